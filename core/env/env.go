@@ -1,0 +1,85 @@
+// Package env is the one seam between ckptsim's production code and the
+// outside world: time, threads and locks.
+//
+// Everything under core/ that reads the clock, sleeps, starts a thread or
+// waits for another thread does it through an Env. Two implementations
+// exist: Wall (this package), which maps each call onto the Go runtime, and
+// sim.World, which runs every simulated thread one at a time under a seeded
+// scheduler and a virtual clock.
+//
+// # Scheduling points
+//
+// Every method of Env, Mutex and Cond is a scheduling point: in a simulated
+// world the calling thread may be suspended there and any other runnable
+// thread resumed before the call takes effect. Code between two scheduling
+// points runs atomically in simulation. Production code must therefore never
+// assume that two env calls happen back to back, and must not rely on
+// anything else (atomics, plain memory) for cross-thread ordering that the
+// simulator should explore; Yield marks such a spot explicitly.
+//
+// # Time
+//
+// Now is the only clock. Durations passed to Sleep and WaitFor are relative
+// to Now. In simulation, time moves only when no thread can run.
+//
+// # Blocking
+//
+// A thread blocks only in Sleep, Mutex.Lock, Cond.Wait and Cond.WaitFor.
+// A simulated world with live threads, none runnable and no pending deadline
+// is deadlocked and reports it.
+package env
+
+import "time"
+
+// Env is the environment that production code runs in.
+type Env interface {
+	// Now returns the current time (virtual in simulation).
+	Now() time.Time
+	// Go starts a new thread running fn. The name identifies the thread in
+	// traces, deadlock reports and thread counts (for example
+	// "checkpoint-dispatcher-3"). Go does not wait for fn to start.
+	Go(name string, fn func())
+	// Sleep blocks the calling thread for at least d. d <= 0 is a pure
+	// scheduling point.
+	Sleep(d time.Duration)
+	// Yield is a pure scheduling point: it lets another thread run. Use it
+	// where the order of two unsynchronised steps matters to correctness
+	// (a check-then-act on atomics) so that the simulator explores both
+	// orders.
+	Yield()
+	// NewMutex returns an unlocked mutex. The name is its lock class: the
+	// lock-order graph and deadlock reports use it, so locks that play the
+	// same role share a name ("coord.lock").
+	NewMutex(name string) Mutex
+	// NewCond returns a condition variable bound to m.
+	NewCond(m Mutex) Cond
+}
+
+// Mutex is a non-reentrant mutual exclusion lock.
+type Mutex interface {
+	// Lock blocks until the lock is held by the caller. Locking a mutex the
+	// caller already holds deadlocks (and is reported as such in simulation).
+	Lock()
+	// Unlock releases the lock. Unlocking a mutex that is not held panics.
+	Unlock()
+	// TryLock takes the lock if it is free and reports whether it did.
+	TryLock() bool
+}
+
+// Cond is a condition variable. Its methods other than Signal and Broadcast
+// must be called with the bound mutex held. Wake-ups are delivered to
+// waiters in the order they started waiting. Callers must re-check their
+// condition in a loop: a Wait may return without a matching Signal (the
+// simulator can inject spurious wake-ups to prove that callers do).
+type Cond interface {
+	// Wait atomically releases the mutex and blocks until woken, then
+	// re-acquires the mutex before returning.
+	Wait()
+	// WaitFor is Wait with a deadline d from now. It reports true when it
+	// returned because the deadline passed without a wake-up.
+	WaitFor(d time.Duration) (timedOut bool)
+	// Signal wakes the longest-waiting thread, if any.
+	Signal()
+	// Broadcast wakes every waiting thread.
+	Broadcast()
+}

@@ -8,7 +8,7 @@ import (
 	_ "github.com/google/go-cmp/cmp"
 	_ "golang.org/x/perf/benchfmt"
 	_ "golang.org/x/perf/benchmath"
+	_ "golang.org/x/term"
 	_ "google.golang.org/protobuf/encoding/protowire"
 	_ "pgregory.net/rapid"
-	_ "golang.org/x/term"
 )

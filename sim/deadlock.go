@@ -1,0 +1,219 @@
+package sim
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+)
+
+// DeadlockReport describes a world in which nothing can run.
+type DeadlockReport struct {
+	Threads []ThreadState
+	// Cycle lists the threads of a wait cycle, each waiting for a lock
+	// the next one holds (empty when the threads wait on conditions).
+	Cycle []string
+}
+
+// ThreadState is one blocked thread in a report.
+type ThreadState struct {
+	Name    string
+	WaitsOn string
+	Holds   []string
+	Owner   string // owner of the lock it waits for, if any
+}
+
+func (r *DeadlockReport) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "deadlock: %d blocked threads\n", len(r.Threads))
+	for _, t := range r.Threads {
+		fmt.Fprintf(&b, "  %s waits on %s", t.Name, t.WaitsOn)
+		if t.Owner != "" {
+			fmt.Fprintf(&b, " (held by %s)", t.Owner)
+		}
+		if len(t.Holds) > 0 {
+			fmt.Fprintf(&b, "; holds %s", strings.Join(t.Holds, ", "))
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Cycle) > 0 {
+		fmt.Fprintf(&b, "  wait cycle: %s -> %s\n", strings.Join(r.Cycle, " -> "), r.Cycle[0])
+	}
+	return b.String()
+}
+
+func (w *World) deadlock() {
+	r := &DeadlockReport{}
+	for _, t := range w.threads {
+		if t.state != tBlocked {
+			continue
+		}
+		s := ThreadState{Name: t.name, WaitsOn: t.waitOn}
+		for _, m := range t.held {
+			s.Holds = append(s.Holds, m.name)
+		}
+		if t.wantMu != nil && t.wantMu.owner != nil {
+			s.Owner = t.wantMu.owner.name
+		}
+		r.Threads = append(r.Threads, s)
+	}
+	r.Cycle = w.waitCycle()
+	w.end(OutcomeDeadlock, r.String())
+	w.result.Deadlock = r
+}
+
+// waitCycle follows "waits for a lock held by" edges from each thread.
+func (w *World) waitCycle() []string {
+	for _, start := range w.threads {
+		seen := map[*thread]int{}
+		var path []*thread
+		for t := start; t != nil && t.wantMu != nil; t = t.wantMu.owner {
+			if i, ok := seen[t]; ok {
+				var names []string
+				for _, x := range path[i:] {
+					names = append(names, x.name)
+				}
+				return names
+			}
+			seen[t] = len(path)
+			path = append(path, t)
+		}
+	}
+	return nil
+}
+
+// LockEdge says that lock class To was acquired while From was held.
+type LockEdge struct {
+	From, To         string
+	FromSite, ToSite string // file:line of the two Lock calls, first time seen
+	Thread           string
+	Count            int
+}
+
+// LockGraph is the lock-order graph over lock classes. It can be merged
+// across runs so that a campaign reports an ordering cycle that no single
+// run completed.
+type LockGraph struct {
+	edges map[[2]string]*LockEdge
+}
+
+// NewLockGraph returns an empty graph.
+func NewLockGraph() *LockGraph { return &LockGraph{edges: map[[2]string]*LockEdge{}} }
+
+func (g *LockGraph) acquired(t *thread, m *mutex) {
+	for _, h := range t.held {
+		if h.name == m.name {
+			continue // same class: nesting of sibling instances
+		}
+		k := [2]string{h.name, m.name}
+		if e, ok := g.edges[k]; ok {
+			e.Count++
+			continue
+		}
+		g.edges[k] = &LockEdge{From: h.name, To: m.name, FromSite: site(h.site), ToSite: site(m.site), Thread: t.name, Count: 1}
+	}
+}
+
+func site(pc uintptr) string {
+	if pc == 0 {
+		return "?"
+	}
+	f, _ := runtime.CallersFrames([]uintptr{pc}).Next()
+	return fmt.Sprintf("%s:%d", f.File, f.Line)
+}
+
+// Merge adds o's edges to g.
+func (g *LockGraph) Merge(o *LockGraph) {
+	if o == nil {
+		return
+	}
+	for k, e := range o.edges {
+		if x, ok := g.edges[k]; ok {
+			x.Count += e.Count
+			continue
+		}
+		c := *e
+		g.edges[k] = &c
+	}
+}
+
+// Edges returns the edges sorted by (From, To).
+func (g *LockGraph) Edges() []LockEdge {
+	var out []LockEdge
+	for _, e := range g.edges {
+		out = append(out, *e)
+	}
+	slices.SortFunc(out, func(a, b LockEdge) int {
+		return strings.Compare(a.From+"\x00"+a.To, b.From+"\x00"+b.To)
+	})
+	return out
+}
+
+// LockCycle is a cycle of lock-order edges.
+type LockCycle []LockEdge
+
+func (c LockCycle) String() string {
+	var b strings.Builder
+	b.WriteString("lock-order cycle:\n")
+	for _, e := range c {
+		fmt.Fprintf(&b, "  %s (%s) then %s (%s) by %s\n", e.From, e.FromSite, e.To, e.ToSite, e.Thread)
+	}
+	return b.String()
+}
+
+// Cycles returns one cycle through each strongly connected set of lock
+// classes, found by depth-first search in sorted order (deterministic).
+func (g *LockGraph) Cycles() []LockCycle {
+	adj := map[string][]string{}
+	for _, e := range g.Edges() {
+		adj[e.From] = append(adj[e.From], e.To)
+	}
+	var nodes []string
+	for n := range adj {
+		nodes = append(nodes, n)
+	}
+	slices.Sort(nodes)
+	var out []LockCycle
+	reported := map[string]bool{}
+	for _, n := range nodes {
+		if reported[n] {
+			continue
+		}
+		if path := g.findCycle(n, adj); path != nil {
+			var c LockCycle
+			for i := range path {
+				c = append(c, *g.edges[[2]string{path[i], path[(i+1)%len(path)]}])
+				reported[path[i]] = true
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// findCycle returns a path start -> ... -> start, if any.
+func (g *LockGraph) findCycle(start string, adj map[string][]string) []string {
+	visited := map[string]bool{}
+	var path []string
+	var dfs func(n string) bool
+	dfs = func(n string) bool {
+		path = append(path, n)
+		for _, m := range adj[n] {
+			if m == start {
+				return true
+			}
+			if !visited[m] {
+				visited[m] = true
+				if dfs(m) {
+					return true
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		return false
+	}
+	if dfs(start) {
+		return path
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+// Package sim is ckptsim's deterministic world: an implementation of
+// core/env in which every simulated thread runs one at a time, a seeded
+// strategy decides which runs next, and a virtual clock moves only when no
+// thread can run.
+//
+// # What is deterministic
+//
+// Given the same Config (seed, strategy, budgets) and the same program, a
+// World makes the same decisions, in the same virtual time, and produces the
+// same trace hash — whatever GOMAXPROCS is and however often it runs. This
+// holds as long as the program reaches time, threads and locks only through
+// the World (the env seam), does not let Go map iteration order decide
+// behaviour, and draws randomness only from World.Rand streams.
+//
+// # Scheduling points
+//
+// Every env call (Now, Go, Sleep, Yield, Mutex.Lock/Unlock/TryLock,
+// Cond.Wait/WaitFor/Signal/Broadcast) is a scheduling point: the calling
+// thread stops, the strategy picks the next thread among the runnable ones
+// (possibly the same one), and that thread resumes. Between two scheduling
+// points a thread runs alone; code there is atomic with respect to the
+// simulation. Threads are coroutines (iter.Pull): a switch costs one
+// coroutine switch, not a channel hand-off (see results/sim-switch.txt).
+//
+// # Time
+//
+// Virtual time starts at Epoch and never moves while a thread is runnable.
+// When none is, the clock jumps to the earliest deadline (a Sleep, a
+// Cond.WaitFor, a Timer) and every thread due at that instant becomes
+// runnable in the order its deadline was set. An optional CPU model charges
+// each scheduling point a cost on one of K virtual cores so that queueing
+// delay under load shows up in virtual time.
+//
+// # Strategies
+//
+// Random walks pick uniformly among runnable threads. PCT (Burckhardt et
+// al., "A Randomized Scheduler with Probabilistic Guarantees of Finding
+// Bugs", ASPLOS 2010) gives each thread a random priority, always runs the
+// highest, and lowers the running thread's priority at d-1 random steps; for
+// a program with n threads and k steps it finds any bug of depth d with
+// probability at least 1/(n·k^(d-1)) per run. Replay follows a recorded
+// decision list exactly and reports a divergence.
+//
+// # Outcomes
+//
+// A run ends when its main function returns (other threads are then
+// stopped, like daemon threads), when a thread panics, when no thread can
+// run and no deadline is pending while main is still alive (a deadlock,
+// reported with each thread's state, what it waits on, the lock owners and
+// the wait cycle), or when the step or virtual-time budget runs out. The
+// lock-order graph records, for every lock class acquired while another is
+// held, the acquisition sites; a cycle in it is reported even when the run
+// did not deadlock.
+//
+// # What is not controlled
+//
+// Goroutines started outside the World, real channels, the OS clock and
+// global random sources are invisible to the simulator; core/ is kept free
+// of them by a test. Memory accesses between scheduling points are not
+// interleaved: a data race that involves no env call is not explored.
+package sim

@@ -1,0 +1,165 @@
+package sim
+
+import (
+	"runtime"
+	"time"
+)
+
+type mutex struct {
+	w       *World
+	id      int32
+	name    string
+	owner   *thread
+	waiters []*thread
+	site    uintptr // pc of the current owner's Lock call (LockOrder only)
+}
+
+func (m *mutex) Lock() {
+	w := m.w
+	t := w.self()
+	w.point()
+	for m.owner != nil {
+		if m.owner == t {
+			t.wantMu = m
+			m.waiters = append(m.waiters, t)
+			w.block(t, "lock "+m.name+" (already held by this thread)")
+			continue
+		}
+		t.wantMu = m
+		m.waiters = append(m.waiters, t)
+		w.block(t, "lock "+m.name)
+	}
+	t.wantMu = nil
+	m.acquire(t)
+}
+
+func (m *mutex) acquire(t *thread) {
+	w := m.w
+	if w.locks != nil {
+		var pcs [1]uintptr
+		runtime.Callers(3, pcs[:])
+		m.site = pcs[0]
+		w.locks.acquired(t, m)
+	}
+	m.owner = t
+	t.held = append(t.held, m)
+	w.record(t, opLock, m.id, m.name)
+}
+
+func (m *mutex) TryLock() bool {
+	w := m.w
+	t := w.self()
+	w.point()
+	if m.owner != nil {
+		return false
+	}
+	m.acquire(t)
+	return true
+}
+
+func (m *mutex) Unlock() {
+	w := m.w
+	t := w.self()
+	if w.killing {
+		return
+	}
+	if m.owner != t {
+		panic("sim: unlock of " + m.name + " not held by " + t.name)
+	}
+	m.release(t)
+	w.record(t, opUnlock, m.id, m.name)
+	w.point()
+}
+
+func (m *mutex) release(t *thread) {
+	m.owner = nil
+	for i := len(t.held) - 1; i >= 0; i-- {
+		if t.held[i] == m {
+			t.held = append(t.held[:i], t.held[i+1:]...)
+			break
+		}
+	}
+	if len(m.waiters) > 0 {
+		next := m.waiters[0]
+		m.waiters = m.waiters[1:]
+		m.w.makeRunnable(next)
+	}
+}
+
+type cond struct {
+	w       *World
+	id      int32
+	m       *mutex
+	waiters []*thread
+}
+
+func (c *cond) Wait() { c.wait(-1) }
+
+func (c *cond) WaitFor(d time.Duration) bool { return c.wait(d) }
+
+// wait releases the mutex, blocks until signalled or d passes (d < 0:
+// forever), then re-acquires the mutex.
+func (c *cond) wait(d time.Duration) bool {
+	w := c.w
+	t := w.self()
+	if c.m.owner != t {
+		panic("sim: Cond wait without holding " + c.m.name)
+	}
+	w.record(t, opWait, c.id, c.m.name)
+	t.timedOut = false
+	c.m.release(t)
+	if w.spurious() {
+		w.point()
+	} else {
+		c.waiters = append(c.waiters, t)
+		if d >= 0 {
+			w.addTimer(t, d, func(bool) { c.remove(t); t.timedOut = true })
+		}
+		w.block(t, "wait on cond of "+c.m.name)
+	}
+	timedOut := t.timedOut
+	c.m.Lock()
+	return timedOut
+}
+
+func (w *World) spurious() bool {
+	return w.cfg.SpuriousWakeups > 0 && w.Rand(StreamSched).Float64() < w.cfg.SpuriousWakeups
+}
+
+func (c *cond) remove(t *thread) {
+	for i, x := range c.waiters {
+		if x == t {
+			c.waiters = append(c.waiters[:i], c.waiters[i+1:]...)
+			return
+		}
+	}
+}
+
+func (c *cond) wake(t *thread) {
+	t.timerGen++ // cancels a pending WaitFor deadline
+	c.w.makeRunnable(t)
+}
+
+func (c *cond) Signal() {
+	w := c.w
+	t := w.self()
+	w.point()
+	w.record(t, opSignal, c.id, c.m.name)
+	if len(c.waiters) == 0 {
+		return
+	}
+	x := c.waiters[0]
+	c.waiters = c.waiters[1:]
+	c.wake(x)
+}
+
+func (c *cond) Broadcast() {
+	w := c.w
+	t := w.self()
+	w.point()
+	w.record(t, opBroadcast, c.id, c.m.name)
+	for _, x := range c.waiters {
+		c.wake(x)
+	}
+	c.waiters = nil
+}

@@ -1,0 +1,510 @@
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"runtime/debug"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/env"
+)
+
+// Epoch is virtual time zero.
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Config describes one simulated run.
+type Config struct {
+	Seed     uint64
+	Strategy StrategyKind // default Random
+	// PCTDepth is d for PCT (default 3); PCTSteps the expected run length
+	// over which change points are spread (default 20 000).
+	PCTDepth int
+	PCTSteps int
+	// Replay is the decision list for StrategyReplay.
+	Replay []int32
+	// MaxSteps and MaxTime end a run with OutcomeBudget (0: unlimited).
+	MaxSteps int64
+	MaxTime  time.Duration
+	// Trace keeps a readable event list (costly); the hash is always kept.
+	Trace bool
+	// RecordDecisions keeps the decision list needed for replay.
+	RecordDecisions bool
+	// LockOrder records the lock-order graph and acquisition sites.
+	LockOrder bool
+	// SpuriousWakeups is the probability that a Cond wait returns without
+	// a signal (callers must loop).
+	SpuriousWakeups float64
+	// CPU, when non-nil, charges virtual time for running threads.
+	CPU *CPUModel
+}
+
+// Outcome is how a run ended.
+type Outcome int
+
+// The outcomes of a run.
+const (
+	OutcomeDone Outcome = iota
+	OutcomeDeadlock
+	OutcomeBudget
+	OutcomePanic
+	OutcomeDivergence
+)
+
+func (o Outcome) String() string {
+	return [...]string{"done", "deadlock", "budget", "panic", "replay-divergence"}[o]
+}
+
+// Result is what a run produced.
+type Result struct {
+	Outcome   Outcome
+	Steps     int64
+	Elapsed   time.Duration // virtual time from Epoch
+	TraceHash uint64
+	Decisions []int32 // when Config.RecordDecisions
+	Deadlock  *DeadlockReport
+	Panic     *PanicReport
+	Reason    string // budget or divergence detail
+	Threads   int    // threads ever started
+}
+
+// PanicReport names the thread that panicked.
+type PanicReport struct {
+	Thread string
+	Value  any
+	Stack  string
+}
+
+type tstate uint8
+
+const (
+	tRunnable tstate = iota
+	tBlocked
+	tDone
+)
+
+type thread struct {
+	id    int32
+	name  string
+	state tstate
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+
+	runIdx   int    // index in World.runq, -1 if absent
+	waitOn   string // what it blocks on, for reports
+	wantMu   *mutex // mutex it waits to acquire
+	timerGen uint64 // invalidates stale timer entries
+	timedOut bool
+	held     []*mutex
+	prio     int64 // PCT priority
+}
+
+// World is a simulated environment. It implements env.Env. A World runs
+// one program once; make a new World per run.
+type World struct {
+	cfg      Config
+	now      int64
+	steps    int64
+	hash     uint64
+	threads  []*thread
+	runq     []*thread
+	current  *thread
+	timers   timerHeap
+	timerSeq uint64
+	nextObj  int32
+	strategy strategy
+	sched    *rand.Rand
+	streams  map[Stream]*rand.Rand
+	ended    bool
+	killing  bool
+	result   Result
+	events   []Event
+	locks    *LockGraph
+	cpu      *cpuState
+	mainDone bool
+}
+
+var _ env.Env = (*World)(nil)
+
+// New returns a world for one run of cfg.
+func New(cfg Config) *World {
+	w := &World{cfg: cfg, hash: 0xcbf29ce484222325, streams: map[Stream]*rand.Rand{}}
+	w.sched = w.Rand(StreamSched)
+	w.strategy = newStrategy(cfg, w.Rand(StreamStrategy))
+	if cfg.LockOrder {
+		w.locks = NewLockGraph()
+	}
+	if cfg.CPU != nil {
+		w.cpu = newCPUState(*cfg.CPU)
+	}
+	return w
+}
+
+// Rand returns the random stream s of this run. Streams are independent.
+func (w *World) Rand(s Stream) *rand.Rand {
+	r, ok := w.streams[s]
+	if !ok {
+		r = NewRand(w.cfg.Seed, s)
+		w.streams[s] = r
+	}
+	return r
+}
+
+// Seed returns the run's seed.
+func (w *World) Seed() uint64 { return w.cfg.Seed }
+
+// Steps returns the number of scheduling decisions so far.
+func (w *World) Steps() int64 { return w.steps }
+
+// Elapsed returns virtual time since Epoch.
+func (w *World) Elapsed() time.Duration { return time.Duration(w.now) }
+
+// LockGraph returns the run's lock-order graph (nil unless Config.LockOrder).
+func (w *World) LockGraph() *LockGraph { return w.locks }
+
+// ThreadName returns the name of the running simulated thread ("" outside).
+func (w *World) ThreadName() string {
+	if w.current == nil {
+		return ""
+	}
+	return w.current.name
+}
+
+// LiveThreads counts started threads that have not returned, by name prefix
+// ("" counts all).
+func (w *World) LiveThreads(prefix string) int {
+	n := 0
+	for _, t := range w.threads {
+		if t.state != tDone && hasPrefix(t.name, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
+
+// Run runs main as the first simulated thread until it returns or the run
+// ends otherwise, then stops every other thread. Run may be called once.
+func (w *World) Run(main func()) Result {
+	if w.ended || len(w.threads) > 0 {
+		panic("sim: World.Run called twice")
+	}
+	w.spawn("main", func() { main(); w.mainDone = true })
+	w.loop()
+	w.killAll()
+	w.result.Steps = w.steps
+	w.result.Elapsed = time.Duration(w.now)
+	w.result.TraceHash = w.hash
+	w.result.Threads = len(w.threads)
+	if !w.cfg.RecordDecisions {
+		w.result.Decisions = nil
+	}
+	return w.result
+}
+
+func (w *World) loop() {
+	for !w.ended {
+		if w.mainDone {
+			w.end(OutcomeDone, "")
+			return
+		}
+		if w.overBudget() {
+			return
+		}
+		if len(w.runq) == 0 {
+			if !w.advance() {
+				w.deadlock()
+				return
+			}
+			continue
+		}
+		t := w.pick()
+		if t == nil {
+			return
+		}
+		w.resume(t)
+	}
+}
+
+func (w *World) overBudget() bool {
+	if w.cfg.MaxSteps > 0 && w.steps >= w.cfg.MaxSteps {
+		w.end(OutcomeBudget, fmt.Sprintf("step budget %d exhausted", w.cfg.MaxSteps))
+		return true
+	}
+	if w.cfg.MaxTime > 0 && w.now > int64(w.cfg.MaxTime) {
+		w.end(OutcomeBudget, fmt.Sprintf("virtual-time budget %v exhausted", w.cfg.MaxTime))
+		return true
+	}
+	return false
+}
+
+func (w *World) end(o Outcome, reason string) {
+	if w.ended {
+		return
+	}
+	w.ended = true
+	w.result.Outcome = o
+	w.result.Reason = reason
+}
+
+func (w *World) pick() *thread {
+	var t *thread
+	if len(w.runq) == 1 {
+		t = w.runq[0]
+	} else {
+		i := w.strategy.pick(w, w.runq)
+		if i < 0 {
+			w.end(OutcomeDivergence, fmt.Sprintf("replay diverged at step %d", w.steps))
+			return nil
+		}
+		t = w.runq[i]
+		if w.cfg.RecordDecisions {
+			w.result.Decisions = append(w.result.Decisions, t.id)
+		}
+	}
+	w.steps++
+	w.mix(uint64(t.id), 0xD1)
+	return t
+}
+
+func (w *World) resume(t *thread) {
+	w.current = t
+	if w.cpu != nil {
+		w.cpu.charge(w, t)
+	}
+	t.next()
+	w.current = nil
+}
+
+// mix folds two words into the trace hash.
+func (w *World) mix(a, b uint64) {
+	h := (w.hash ^ a) * 0x100000001b3
+	w.hash = (h ^ b) * 0x100000001b3
+}
+
+// ---- threads
+
+type killed struct{}
+
+func (w *World) spawn(name string, fn func()) *thread {
+	t := &thread{id: int32(len(w.threads)), name: name, runIdx: -1}
+	w.threads = append(w.threads, t)
+	t.next, t.stop = iter.Pull(func(yield func(struct{}) bool) {
+		t.yield = yield
+		defer w.finish(t)
+		fn()
+	})
+	w.strategy.spawned(w, t)
+	w.makeRunnable(t)
+	w.record(t, opSpawn, 0, name)
+	return t
+}
+
+func (w *World) finish(t *thread) {
+	v := recover()
+	t.state = tDone
+	w.removeRunnable(t)
+	if v == nil {
+		return
+	}
+	if _, ok := v.(killed); ok || w.killing {
+		return
+	}
+	if !w.ended {
+		w.end(OutcomePanic, fmt.Sprint(v))
+		w.result.Panic = &PanicReport{Thread: t.name, Value: v, Stack: string(debug.Stack())}
+	}
+}
+
+func (w *World) makeRunnable(t *thread) {
+	if t.runIdx >= 0 || t.state == tDone {
+		return
+	}
+	t.state = tRunnable
+	t.waitOn = ""
+	t.runIdx = len(w.runq)
+	w.runq = append(w.runq, t)
+}
+
+func (w *World) removeRunnable(t *thread) {
+	i := t.runIdx
+	if i < 0 {
+		return
+	}
+	last := w.runq[len(w.runq)-1]
+	w.runq[i] = last
+	last.runIdx = i
+	w.runq = w.runq[:len(w.runq)-1]
+	t.runIdx = -1
+}
+
+// self returns the calling simulated thread.
+func (w *World) self() *thread {
+	t := w.current
+	if t == nil {
+		panic("sim: env call outside a simulated thread")
+	}
+	return t
+}
+
+// point is a scheduling point: the caller stays runnable and the strategy
+// may run another thread first.
+func (w *World) point() {
+	t := w.self()
+	if w.killing {
+		panic(killed{})
+	}
+	w.park(t)
+}
+
+// block parks the caller until another thread or a timer makes it
+// runnable again.
+func (w *World) block(t *thread, what string) {
+	if w.killing {
+		panic(killed{})
+	}
+	t.state = tBlocked
+	t.waitOn = what
+	w.removeRunnable(t)
+	w.park(t)
+}
+
+func (w *World) park(t *thread) {
+	if !t.yield(struct{}{}) {
+		panic(killed{})
+	}
+	if w.killing {
+		panic(killed{})
+	}
+}
+
+func (w *World) killAll() {
+	w.killing = true
+	for _, t := range w.threads {
+		if t.state != tDone {
+			t.stop()
+		}
+	}
+	w.runq = nil
+	w.timers = nil
+}
+
+// ---- timers
+
+type timerEntry struct {
+	at  int64
+	seq uint64
+	t   *thread
+	gen uint64
+	fn  func(timedOut bool)
+}
+
+type timerHeap []timerEntry
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *timerHeap) Push(x any)   { *h = append(*h, x.(timerEntry)) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+// addTimer wakes t at now+d unless t is woken otherwise first; fn runs
+// when the timer fires while still current.
+func (w *World) addTimer(t *thread, d time.Duration, fn func(bool)) {
+	w.timerSeq++
+	t.timerGen++
+	heap.Push(&w.timers, timerEntry{at: w.now + int64(d), seq: w.timerSeq, t: t, gen: t.timerGen, fn: fn})
+}
+
+// advance moves the clock to the earliest live deadline and fires every
+// timer due then. It reports false when no deadline is pending.
+func (w *World) advance() bool {
+	for len(w.timers) > 0 {
+		e := w.timers[0]
+		if e.gen != e.t.timerGen || e.t.state == tDone {
+			heap.Pop(&w.timers)
+			continue
+		}
+		if e.at > w.now {
+			w.now = e.at
+			w.mix(uint64(w.now), 0xA7)
+		}
+		w.fireDue()
+		return true
+	}
+	return false
+}
+
+func (w *World) fireDue() {
+	for len(w.timers) > 0 && w.timers[0].at <= w.now {
+		e := heap.Pop(&w.timers).(timerEntry)
+		if e.gen != e.t.timerGen || e.t.state == tDone {
+			continue
+		}
+		e.t.timerGen++
+		if e.fn != nil {
+			e.fn(true)
+		}
+		w.makeRunnable(e.t)
+	}
+}
+
+// ---- env.Env
+
+// Now returns the virtual time. It is a scheduling point when called from
+// a simulated thread.
+func (w *World) Now() time.Time {
+	if w.current != nil {
+		w.point()
+	}
+	return Epoch.Add(time.Duration(w.now))
+}
+
+// Go starts a simulated thread.
+func (w *World) Go(name string, fn func()) {
+	if w.current == nil {
+		w.spawn(name, fn)
+		return
+	}
+	w.point()
+	w.spawn(name, fn)
+}
+
+// Sleep blocks the caller for d of virtual time.
+func (w *World) Sleep(d time.Duration) {
+	t := w.self()
+	w.record(t, opSleep, 0, "")
+	if d <= 0 {
+		w.point()
+		return
+	}
+	w.addTimer(t, d, nil)
+	w.block(t, "sleep")
+}
+
+// Yield is a scheduling point.
+func (w *World) Yield() { w.point() }
+
+// NewMutex returns a simulated mutex of the given lock class.
+func (w *World) NewMutex(name string) env.Mutex {
+	w.nextObj++
+	return &mutex{w: w, id: w.nextObj, name: name}
+}
+
+// NewCond returns a simulated condition variable bound to m.
+func (w *World) NewCond(m env.Mutex) env.Cond {
+	w.nextObj++
+	return &cond{w: w, id: w.nextObj, m: m.(*mutex)}
+}

@@ -1,0 +1,36 @@
+// Package exec holds ckptsim's production executors: a worker pool in the
+// manner of Java's ThreadPoolExecutor and a timer service in the manner of
+// ScheduledThreadPoolExecutor, both built only on core/env so that the
+// simulator runs the real pool logic (hand-off, reaping, saturation,
+// shutdown) rather than a stand-in.
+//
+// # Pool
+//
+// A Pool runs submitted functions on named threads ("checkpoint-dispatcher-3").
+// Threads are created on demand: below Core a submission always starts a
+// thread; at or above Core it is queued; when the queue refuses (bounded
+// and full, or direct hand-off with no idle thread) a thread is started up
+// to Max; past Max the submission is rejected with ErrSaturated. Idle
+// threads above Core (or every idle thread, with ReapCore) exit after
+// KeepAlive. After Shutdown or ShutdownNow every submission is rejected with
+// ErrClosed; Shutdown lets queued work finish, ShutdownNow drops it and
+// returns it. Nothing is lost silently: a submission either runs, is
+// returned by ShutdownNow, or its Execute call returned an error.
+//
+// A panic in a submitted function is recovered and passed to OnPanic
+// (never swallowed); the thread that ran it then exits and a replacement is
+// started, as a Java worker dies on an uncaught throwable, so the thread
+// count stays right and Stats.Died shows the churn.
+//
+// # Timer
+//
+// A Timer runs functions after a delay on N timer threads over one
+// deadline heap. Equal deadlines fire in scheduling order. Cancel removes
+// an entry from the heap (remove-on-cancel) and reports whether it won.
+//
+// # Locks
+//
+// Each Pool and Timer has one internal lock ("exec.pool", "exec.timer").
+// It is never held while a submitted function runs, so a function may
+// submit, schedule and cancel freely.
+package exec

@@ -1,0 +1,295 @@
+package exec
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/env"
+)
+
+// Errors returned by Execute.
+var (
+	ErrClosed    = errors.New("exec: pool shut down")
+	ErrSaturated = errors.New("exec: pool saturated")
+)
+
+// QueueKind selects how a Pool holds work that no thread can take yet.
+type QueueKind int
+
+// The queue kinds.
+const (
+	// Unbounded queues every submission once Core threads exist.
+	Unbounded QueueKind = iota
+	// Bounded queues up to QueueCap submissions.
+	Bounded
+	// Direct hands a submission to an idle thread or a new one, never
+	// queueing it (Java's SynchronousQueue).
+	Direct
+)
+
+// PoolConfig configures a Pool.
+type PoolConfig struct {
+	Name      string // thread name prefix; threads are Name-1, Name-2, ...
+	Core, Max int    // Max < Core is raised to Core
+	KeepAlive time.Duration
+	ReapCore  bool // idle core threads also exit after KeepAlive
+	Queue     QueueKind
+	QueueCap  int
+	// OnPanic receives a recovered panic and the thread it killed.
+	OnPanic func(thread string, v any)
+}
+
+// Stats are a Pool's counters.
+type Stats struct {
+	Threads, Active, Queued, Idle int
+	Peak                          int
+	Completed, Rejected, Panicked int64
+	Started, Reaped, Died         int64
+}
+
+type poolState int
+
+const (
+	running poolState = iota
+	shutdown
+	stopped
+)
+
+// Pool is a worker pool. Its methods are safe for concurrent use.
+type Pool struct {
+	e     env.Env
+	cfg   PoolConfig
+	mu    env.Mutex // guards everything below
+	work  env.Cond  // idle threads wait here for work
+	ended env.Cond  // AwaitTermination waits here for threads == 0
+	queue []func()
+	state poolState
+	next  int // thread number
+	s     Stats
+}
+
+// NewPool returns a pool with no threads.
+func NewPool(e env.Env, cfg PoolConfig) *Pool {
+	if cfg.Max < cfg.Core {
+		cfg.Max = cfg.Core
+	}
+	if cfg.Max <= 0 {
+		cfg.Max = 1
+	}
+	p := &Pool{e: e, cfg: cfg, mu: e.NewMutex("exec.pool")}
+	p.work = e.NewCond(p.mu)
+	p.ended = e.NewCond(p.mu)
+	return p
+}
+
+// Execute runs fn on a pool thread, or returns ErrClosed or ErrSaturated.
+func (p *Pool) Execute(fn func()) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state != running {
+		p.s.Rejected++
+		return ErrClosed
+	}
+	if p.s.Threads < p.cfg.Core {
+		p.startLocked(fn)
+		return nil
+	}
+	if p.offerLocked(fn) {
+		if p.s.Threads == 0 {
+			p.startLocked(nil)
+		}
+		return nil
+	}
+	if p.s.Threads < p.cfg.Max {
+		p.startLocked(fn)
+		return nil
+	}
+	p.s.Rejected++
+	return ErrSaturated
+}
+
+// offerLocked queues fn if the queue kind accepts it now.
+func (p *Pool) offerLocked(fn func()) bool {
+	switch p.cfg.Queue {
+	case Bounded:
+		if len(p.queue) >= p.cfg.QueueCap {
+			return false
+		}
+	case Direct:
+		if p.s.Idle <= len(p.queue) {
+			return false
+		}
+	}
+	p.queue = append(p.queue, fn)
+	p.s.Queued = len(p.queue)
+	p.work.Signal()
+	return true
+}
+
+func (p *Pool) startLocked(first func()) {
+	p.next++
+	p.s.Threads++
+	p.s.Started++
+	p.s.Peak = max(p.s.Peak, p.s.Threads)
+	name := fmt.Sprintf("%s-%d", p.cfg.Name, p.next)
+	p.e.Go(name, func() { p.worker(name, first) })
+}
+
+func (p *Pool) worker(name string, task func()) {
+	for {
+		if task == nil {
+			var ok bool
+			if task, ok = p.take(); !ok {
+				return
+			}
+		}
+		if !p.run(name, task) {
+			p.died()
+			return
+		}
+		task = nil
+	}
+}
+
+// take waits for work. It returns false when the thread must exit; the
+// thread count has then already been decremented.
+func (p *Pool) take() (func(), bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for {
+		if p.state == stopped || (p.state == shutdown && len(p.queue) == 0) {
+			p.exitLocked()
+			return nil, false
+		}
+		if len(p.queue) > 0 {
+			fn := p.queue[0]
+			p.queue[0] = nil
+			p.queue = p.queue[1:]
+			p.s.Queued = len(p.queue)
+			return fn, true
+		}
+		if p.waitLocked() {
+			p.s.Reaped++
+			p.exitLocked()
+			return nil, false
+		}
+	}
+}
+
+// waitLocked waits for work and reports whether this idle thread should be
+// reaped (its keep-alive passed with nothing to do).
+func (p *Pool) waitLocked() bool {
+	timed := p.cfg.ReapCore || p.s.Threads > p.cfg.Core
+	p.s.Idle++
+	defer func() { p.s.Idle-- }()
+	if !timed {
+		p.work.Wait()
+		return false
+	}
+	timedOut := p.work.WaitFor(p.cfg.KeepAlive)
+	// Re-check against the thread count now: several threads may time out
+	// together and only those above Core may go.
+	stillTimed := p.cfg.ReapCore || p.s.Threads > p.cfg.Core
+	return timedOut && stillTimed && len(p.queue) == 0 && p.state == running
+}
+
+func (p *Pool) exitLocked() {
+	p.s.Threads--
+	if p.s.Threads == 0 {
+		p.ended.Broadcast()
+	}
+}
+
+// run runs one task and reports false if it panicked.
+func (p *Pool) run(name string, task func()) (ok bool) {
+	p.mu.Lock()
+	p.s.Active++
+	p.mu.Unlock()
+	defer func() {
+		v := recover()
+		p.mu.Lock()
+		p.s.Active--
+		p.s.Completed++
+		if v != nil {
+			p.s.Panicked++
+		}
+		p.mu.Unlock()
+		if v != nil && p.cfg.OnPanic != nil {
+			p.cfg.OnPanic(name, v)
+		}
+		ok = v == nil
+	}()
+	task()
+	return true
+}
+
+// died replaces a thread killed by a panic, as Java's processWorkerExit.
+func (p *Pool) died() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.s.Died++
+	p.exitLocked()
+	if p.state == stopped || (p.state == shutdown && len(p.queue) == 0) {
+		return
+	}
+	if p.s.Threads < p.cfg.Core || len(p.queue) > 0 {
+		p.startLocked(nil)
+	}
+}
+
+// Shutdown rejects new work and lets queued work finish.
+func (p *Pool) Shutdown() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state == running {
+		p.state = shutdown
+	}
+	p.work.Broadcast()
+}
+
+// ShutdownNow rejects new work and returns the queued work it dropped.
+// Running functions are not interrupted.
+func (p *Pool) ShutdownNow() []func() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.state = stopped
+	dropped := p.queue
+	p.queue = nil
+	p.s.Queued = 0
+	p.work.Broadcast()
+	return dropped
+}
+
+// IsShutdown reports whether Shutdown or ShutdownNow was called.
+func (p *Pool) IsShutdown() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.state != running
+}
+
+// AwaitTermination waits up to d for every thread to exit after a shutdown
+// and reports whether they did.
+func (p *Pool) AwaitTermination(d time.Duration) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	deadline := p.e.Now().Add(d)
+	for p.s.Threads > 0 {
+		left := deadline.Sub(p.e.Now())
+		if left <= 0 {
+			return false
+		}
+		p.ended.WaitFor(left)
+	}
+	return true
+}
+
+// Stats returns a snapshot of the counters.
+func (p *Pool) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.s
+}
+
+// Name returns the thread name prefix.
+func (p *Pool) Name() string { return p.cfg.Name }

@@ -1,0 +1,201 @@
+package model
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Watermark operations, keyed by (pipeline, partition). Outputs are nil,
+// or Unknown{} for an operation cut by a failover.
+//
+// The simulator records them from the real offset checkpointer:
+//   - BeginEpoch around Checkpointer.BeginEpoch, once per assigned partition;
+//   - Revoke around Checkpointer.Revoke, once per revoked partition;
+//   - Resolve around an ack's Done (OK) or Fail (not OK), by the thread that
+//     resolves it, with the batch's epoch, sequence and last offset;
+//   - CommitOffset from the TakeWatermarks call to the source's commit
+//     returning, with the offset committed.
+type (
+	BeginEpoch struct {
+		Pipeline, Partition int
+		Epoch               int64
+	}
+	Revoke  struct{ Pipeline, Partition int }
+	Resolve struct {
+		Pipeline, Partition int
+		Epoch, Seq, Last    int64 // Last: the batch's last offset
+		OK                  bool
+	}
+	CommitOffset struct {
+		Pipeline, Partition int
+		Epoch, Offset       int64 // Offset: next offset to read (last + 1)
+	}
+)
+
+func (o BeginEpoch) Key() Key   { return Key{o.Pipeline, o.Partition} }
+func (o Revoke) Key() Key       { return Key{o.Pipeline, o.Partition} }
+func (o Resolve) Key() Key      { return Key{o.Pipeline, o.Partition} }
+func (o CommitOffset) Key() Key { return Key{o.Pipeline, o.Partition} }
+
+func (o BeginEpoch) String() string { return fmt.Sprintf("begin(e%d)", o.Epoch) }
+func (o Revoke) String() string     { return "revoke" }
+func (o CommitOffset) String() string {
+	return fmt.Sprintf("commit(e%d, %d)", o.Epoch, o.Offset)
+}
+func (o Resolve) String() string {
+	verb := "ok"
+	if !o.OK {
+		verb = "FAIL"
+	}
+	return fmt.Sprintf("resolve(e%d #%d ..%d %s)", o.Epoch, o.Seq, o.Last, verb)
+}
+
+// Batch is a resolved batch beyond the contiguous prefix.
+type Batch struct {
+	Seq, Last int64
+	OK        bool
+}
+
+// WatermarkState is one partition's watermark. Sequences start at 0 in
+// every epoch (seed 003); an offset is committable when every batch up to
+// it was resolved OK.
+type WatermarkState struct {
+	Epoch       int64   // -1 before the first BeginEpoch
+	Revoked     bool    // revoked mid-epoch; only a new epoch brings it back
+	Stalled     bool    // batch Next failed: nothing more is committable this epoch
+	Next        int64   // first sequence not in the contiguous resolved prefix
+	Committable int64   // last offset of the OK prefix + 1; -1 when none
+	Committed   int64   // last committed offset this epoch; -1 when none
+	Ahead       []Batch // resolved beyond Next, sorted by Seq; copy-on-write
+}
+
+// Reasons a watermark step is illegal.
+const (
+	ReasonEpochRegress   Reason = "epochs must strictly increase"
+	ReasonFutureEpoch    Reason = "resolution for an epoch that has not begun"
+	ReasonStaleCommit    Reason = "commit for an epoch that is not current"
+	ReasonRevokedCommit  Reason = "commit for a revoked partition"
+	ReasonCommitBackward Reason = "watermark went backwards within the epoch"
+	ReasonCommitPastOK   Reason = "commit past a batch not resolved OK"
+)
+
+// NewWatermarkState is the state before any epoch.
+func NewWatermarkState() WatermarkState {
+	return WatermarkState{Epoch: -1, Committable: -1, Committed: -1}
+}
+
+// Apply is the sequential specification of one partition's watermark.
+func (s WatermarkState) Apply(in, out any) (WatermarkState, Reason) {
+	switch op := in.(type) {
+	case BeginEpoch:
+		if op.Epoch <= s.Epoch {
+			return s, ReasonEpochRegress
+		}
+		next := NewWatermarkState()
+		next.Epoch = op.Epoch
+		return next, ""
+	case Revoke:
+		s.Revoked, s.Ahead = true, nil
+		return s, ""
+	case Resolve:
+		return s.resolve(op)
+	case CommitOffset:
+		if isUnknown(out) {
+			return s, ""
+		}
+		return s.commit(op)
+	}
+	return s, ReasonBadInput
+}
+
+func (s WatermarkState) commit(op CommitOffset) (WatermarkState, Reason) {
+	switch {
+	case op.Epoch != s.Epoch:
+		return s, ReasonStaleCommit
+	case s.Revoked:
+		return s, ReasonRevokedCommit
+	case op.Offset < s.Committed:
+		return s, ReasonCommitBackward
+	case op.Offset > s.Committable:
+		return s, ReasonCommitPastOK
+	}
+	s.Committed = op.Offset
+	return s, ""
+}
+
+// resolve records a batch; stale, duplicate and post-stall ones change
+// nothing.
+func (s WatermarkState) resolve(op Resolve) (WatermarkState, Reason) {
+	if op.Epoch > s.Epoch {
+		return s, ReasonFutureEpoch
+	}
+	if op.Epoch < s.Epoch || s.Revoked || s.Stalled || op.Seq < s.Next {
+		return s, ""
+	}
+	i, dup := slices.BinarySearchFunc(s.Ahead, op.Seq, func(b Batch, seq int64) int {
+		return cmp.Compare(b.Seq, seq)
+	})
+	if dup {
+		return s, ""
+	}
+	s.Ahead = slices.Insert(slices.Clip(s.Ahead), i, Batch{op.Seq, op.Last, op.OK})
+	return s.advance(), ""
+}
+
+// advance moves the contiguous prefix over resolved batches. s.Ahead is
+// freshly allocated by the caller.
+func (s WatermarkState) advance() WatermarkState {
+	n := 0
+	for n < len(s.Ahead) && s.Ahead[n].Seq == s.Next {
+		if !s.Ahead[n].OK {
+			s.Stalled, s.Ahead = true, nil
+			return s
+		}
+		s.Committable = s.Ahead[n].Last + 1
+		s.Next++
+		n++
+	}
+	if s.Ahead = s.Ahead[n:]; len(s.Ahead) == 0 {
+		s.Ahead = nil
+	}
+	return s
+}
+
+// Describe renders the state for the visualisation.
+func (s WatermarkState) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "e%d committed=%d committable=%d next=#%d", s.Epoch, s.Committed, s.Committable, s.Next)
+	if s.Stalled {
+		b.WriteString(" STALLED")
+	}
+	if s.Revoked {
+		b.WriteString(" REVOKED")
+	}
+	for _, a := range s.Ahead {
+		fmt.Fprintf(&b, " [#%d ..%d ok=%t]", a.Seq, a.Last, a.OK)
+	}
+	return b.String()
+}
+
+func (s WatermarkState) equal(o WatermarkState) bool {
+	return s.Epoch == o.Epoch && s.Revoked == o.Revoked && s.Stalled == o.Stalled &&
+		s.Next == o.Next && s.Committable == o.Committable && s.Committed == o.Committed &&
+		slices.Equal(s.Ahead, o.Ahead)
+}
+
+func (s WatermarkState) hash() uint64 {
+	h := mix(uint64(s.Epoch), uint64(s.Next))
+	h = mix(h, uint64(s.Committable)<<2|b2u(s.Stalled)<<1|b2u(s.Revoked))
+	h = mix(h, uint64(s.Committed))
+	for _, a := range s.Ahead {
+		h = mix(h, uint64(a.Seq)<<1|b2u(a.OK))
+	}
+	return h
+}
+
+// Watermark is the per-(pipeline, partition) watermark model.
+var Watermark = newSpec("watermark", NewWatermarkState(),
+	func(k Key) string { return fmt.Sprintf("pipeline %d partition %d", k.ID, k.Sub) },
+	WatermarkState.equal, WatermarkState.hash)

@@ -1,0 +1,48 @@
+package savepoint
+
+import (
+	"errors"
+	"io/fs"
+)
+
+// FS is the file system the stores write through. Paths are slash-separated.
+// Errors for missing paths wrap fs.ErrNotExist. Implementations must be safe
+// for concurrent use.
+//
+// Durability contract (what the stores rely on and what sim/simfs models):
+// a file's content is durable once WriteFile returns; a directory entry
+// (created by WriteFile, moved by Rename, deleted by Remove or RemoveAll) is
+// durable only after SyncDir on its directory, except that the directories
+// MkdirAll creates are durable when it returns.
+type FS interface {
+	// MkdirAll creates dir and any missing parents, making each new entry
+	// durable. It is not an error if dir exists.
+	MkdirAll(dir string) error
+	// WriteFile creates or truncates name, writes data and syncs the file.
+	WriteFile(name string, data []byte) error
+	// Rename atomically moves oldname to newname, replacing newname.
+	Rename(oldname, newname string) error
+	// Remove deletes a file or an empty directory.
+	Remove(name string) error
+	// RemoveAll deletes path and everything below it; a missing path is
+	// not an error.
+	RemoveAll(path string) error
+	// ReadDir lists dir sorted by name.
+	ReadDir(dir string) ([]fs.DirEntry, error)
+	// ReadFile returns the content of name.
+	ReadFile(name string) ([]byte, error)
+	// Stat describes name.
+	Stat(name string) (fs.FileInfo, error)
+	// SyncDir makes dir's entries durable.
+	SyncDir(dir string) error
+}
+
+// exists reports whether name exists; errors other than not-exist are
+// returned.
+func exists(fsys FS, name string) (bool, error) {
+	_, err := fsys.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}

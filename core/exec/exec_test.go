@@ -8,122 +8,25 @@ import (
 
 	"github.com/ckptsim/ckptsim/core/env"
 	"github.com/ckptsim/ckptsim/core/exec"
-	"github.com/ckptsim/ckptsim/sim"
+	"github.com/ckptsim/ckptsim/sim/simtest"
 )
-
-// program is a test body that runs in any env.
-type program func(t *testing.T, e env.Env)
-
-// inSim runs p in a simulated world for each seed.
-func inSim(t *testing.T, seeds int, p program) {
-	t.Helper()
-	for seed := range uint64(seeds) {
-		w := sim.New(sim.Config{Seed: seed, MaxSteps: 2_000_000})
-		r := w.Run(func() { p(t, w) })
-		if r.Outcome != sim.OutcomeDone {
-			t.Fatalf("seed %d: %v: %s", seed, r.Outcome, r.Reason)
-		}
-		if t.Failed() {
-			t.Fatalf("seed %d failed", seed)
-		}
-	}
-}
-
-// inWall runs p once on real goroutines and time.
-func inWall(t *testing.T, p program) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); p(t, env.Wall{}) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("wall program did not finish in 20s")
-	}
-}
-
-func both(t *testing.T, seeds int, p program) {
-	t.Run("sim", func(t *testing.T) { inSim(t, seeds, p) })
-	t.Run("wall", func(t *testing.T) { inWall(t, p) })
-}
-
-// latch blocks tasks until opened, and counts arrivals.
-type latch struct {
-	mu      env.Mutex
-	cv      env.Cond
-	open    bool
-	arrived int
-}
-
-func newLatch(e env.Env) *latch {
-	l := &latch{mu: e.NewMutex("test.latch")}
-	l.cv = e.NewCond(l.mu)
-	return l
-}
-
-func (l *latch) wait() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.arrived++
-	l.cv.Broadcast()
-	for !l.open {
-		l.cv.Wait()
-	}
-}
-
-func (l *latch) release() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.open = true
-	l.cv.Broadcast()
-}
-
-// awaitArrivals waits until n tasks are blocked in the latch.
-func (l *latch) awaitArrivals(n int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for l.arrived < n {
-		l.cv.Wait()
-	}
-}
-
-// counter counts finished tasks and lets a waiter wait for n.
-type counter struct {
-	mu env.Mutex
-	cv env.Cond
-	n  int
-}
-
-func newCounter(e env.Env) *counter {
-	c := &counter{mu: e.NewMutex("test.counter")}
-	c.cv = e.NewCond(c.mu)
-	return c
-}
-
-func (c *counter) add() { c.mu.Lock(); c.n++; c.cv.Broadcast(); c.mu.Unlock() }
-
-func (c *counter) await(n int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for c.n < n {
-		c.cv.Wait()
-	}
-}
 
 func TestPoolNeverExceedsMax(t *testing.T) {
 	seeds := 10000
 	if testing.Short() {
 		seeds = 500
 	}
-	both(t, seeds, func(t *testing.T, e env.Env) {
+	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
 		p := exec.NewPool(e, exec.PoolConfig{Name: "w", Core: 1, Max: 3, KeepAlive: time.Millisecond, Queue: exec.Bounded, QueueCap: 2})
-		ran := newCounter(e)
+		ran := simtest.NewCounter(e)
+		mu := e.NewMutex("test.submitted")
 		submitted, rejected := 0, 0
-		done := newCounter(e)
+		done := simtest.NewCounter(e)
 		for s := range 3 {
 			e.Go("submitter", func() {
 				for i := range 4 {
-					err := p.Execute(func() { e.Sleep(time.Duration(i+s) * time.Microsecond); ran.add() })
-					ran.mu.Lock()
+					err := p.Execute(func() { e.Sleep(time.Duration(i+s) * time.Microsecond); ran.Add() })
+					mu.Lock()
 					submitted++
 					if err != nil {
 						rejected++
@@ -131,16 +34,16 @@ func TestPoolNeverExceedsMax(t *testing.T) {
 							t.Errorf("unexpected error %v", err)
 						}
 					}
-					ran.mu.Unlock()
+					mu.Unlock()
 				}
-				done.add()
+				done.Add()
 			})
 		}
-		done.await(3)
-		ran.mu.Lock()
+		done.Await(3)
+		mu.Lock()
 		want := submitted - rejected
-		ran.mu.Unlock()
-		ran.await(want)
+		mu.Unlock()
+		ran.Await(want)
 		p.Shutdown()
 		p.AwaitTermination(time.Minute)
 		st := p.Stats()
@@ -154,16 +57,16 @@ func TestPoolNeverExceedsMax(t *testing.T) {
 }
 
 func TestIdleThreadsReapedAfterKeepAlive(t *testing.T) {
-	inSim(t, 200, func(t *testing.T, e env.Env) {
+	simtest.Sim(t, 200, func(t testing.TB, e env.Env) {
 		p := exec.NewPool(e, exec.PoolConfig{Name: "w", Core: 1, Max: 4, KeepAlive: time.Second, Queue: exec.Direct})
-		l := newLatch(e)
+		l := simtest.NewLatch(e)
 		for range 4 {
-			if err := p.Execute(l.wait); err != nil {
+			if err := p.Execute(l.Wait); err != nil {
 				t.Fatal(err)
 			}
 		}
-		l.awaitArrivals(4)
-		l.release()
+		l.AwaitArrivals(4)
+		l.Release()
 		start := e.Now()
 		for p.Stats().Threads > 1 {
 			e.Sleep(10 * time.Millisecond)
@@ -176,31 +79,31 @@ func TestIdleThreadsReapedAfterKeepAlive(t *testing.T) {
 			t.Errorf("core thread reaped: %+v", st)
 		}
 	})
-	inSim(t, 50, func(t *testing.T, e env.Env) {
+	simtest.Sim(t, 50, func(t testing.TB, e env.Env) {
 		p := exec.NewPool(e, exec.PoolConfig{Name: "w", Core: 2, Max: 2, KeepAlive: time.Second, ReapCore: true})
-		c := newCounter(e)
-		p.Execute(c.add)
-		p.Execute(c.add)
-		c.await(2)
+		c := simtest.NewCounter(e)
+		p.Execute(c.Add)
+		p.Execute(c.Add)
+		c.Await(2)
 		e.Sleep(2 * time.Second)
 		if st := p.Stats(); st.Threads != 0 {
 			t.Errorf("ReapCore left %d threads", st.Threads)
 		}
-		p.Execute(c.add) // a reaped pool starts threads again
-		c.await(3)
+		p.Execute(c.Add) // a reaped pool starts threads again
+		c.Await(3)
 	})
 }
 
 func TestShutdownNowReturnsDroppedWork(t *testing.T) {
-	both(t, 300, func(t *testing.T, e env.Env) {
+	simtest.Both(t, 300, func(t testing.TB, e env.Env) {
 		p := exec.NewPool(e, exec.PoolConfig{Name: "w", Core: 2, Max: 2})
-		l := newLatch(e)
-		p.Execute(l.wait)
-		p.Execute(l.wait)
-		l.awaitArrivals(2)
-		ran := newCounter(e)
+		l := simtest.NewLatch(e)
+		p.Execute(l.Wait)
+		p.Execute(l.Wait)
+		l.AwaitArrivals(2)
+		ran := simtest.NewCounter(e)
 		for range 5 {
-			if err := p.Execute(ran.add); err != nil {
+			if err := p.Execute(ran.Add); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -208,49 +111,49 @@ func TestShutdownNowReturnsDroppedWork(t *testing.T) {
 		if len(dropped) != 5 {
 			t.Fatalf("dropped %d, want 5", len(dropped))
 		}
-		if err := p.Execute(ran.add); !errors.Is(err, exec.ErrClosed) {
+		if err := p.Execute(ran.Add); !errors.Is(err, exec.ErrClosed) {
 			t.Fatalf("after ShutdownNow: %v", err)
 		}
-		l.release()
+		l.Release()
 		if !p.AwaitTermination(time.Minute) {
 			t.Fatal("threads did not exit")
 		}
-		if ran.n != 0 {
-			t.Fatalf("%d dropped tasks ran", ran.n)
+		if ran.N() != 0 {
+			t.Fatalf("%d dropped tasks ran", ran.N())
 		}
 	})
 }
 
 func TestShutdownFinishesQueuedWork(t *testing.T) {
-	both(t, 300, func(t *testing.T, e env.Env) {
+	simtest.Both(t, 300, func(t testing.TB, e env.Env) {
 		p := exec.NewPool(e, exec.PoolConfig{Name: "w", Core: 1, Max: 1})
-		ran := newCounter(e)
+		ran := simtest.NewCounter(e)
 		for range 6 {
-			p.Execute(ran.add)
+			p.Execute(ran.Add)
 		}
 		p.Shutdown()
 		if !p.AwaitTermination(time.Minute) {
 			t.Fatal("threads did not exit")
 		}
-		if ran.n != 6 {
-			t.Fatalf("ran %d of 6 queued tasks", ran.n)
+		if ran.N() != 6 {
+			t.Fatalf("ran %d of 6 queued tasks", ran.N())
 		}
 	})
 }
 
 func TestDirectHandOffRejectsWhenSaturated(t *testing.T) {
-	both(t, 300, func(t *testing.T, e env.Env) {
+	simtest.Both(t, 300, func(t testing.TB, e env.Env) {
 		p := exec.NewPool(e, exec.PoolConfig{Name: "w", Core: 0, Max: 2, KeepAlive: time.Minute, Queue: exec.Direct})
-		l := newLatch(e)
+		l := simtest.NewLatch(e)
 		for range 2 {
-			if err := p.Execute(l.wait); err != nil {
+			if err := p.Execute(l.Wait); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := p.Execute(l.wait); !errors.Is(err, exec.ErrSaturated) {
+		if err := p.Execute(l.Wait); !errors.Is(err, exec.ErrSaturated) {
 			t.Fatalf("third blocking task: %v, want ErrSaturated", err)
 		}
-		l.release()
+		l.Release()
 		p.Shutdown()
 		p.AwaitTermination(time.Minute)
 		if st := p.Stats(); st.Completed != 2 || st.Rejected != 1 {
@@ -260,7 +163,7 @@ func TestDirectHandOffRejectsWhenSaturated(t *testing.T) {
 }
 
 func TestPanicIsReportedAndThreadReplaced(t *testing.T) {
-	both(t, 300, func(t *testing.T, e env.Env) {
+	simtest.Both(t, 300, func(t testing.TB, e env.Env) {
 		var got []string
 		mu := e.NewMutex("test.panics")
 		p := exec.NewPool(e, exec.PoolConfig{Name: "w", Core: 2, Max: 2, OnPanic: func(th string, v any) {
@@ -268,12 +171,12 @@ func TestPanicIsReportedAndThreadReplaced(t *testing.T) {
 			got = append(got, v.(string))
 			mu.Unlock()
 		}})
-		ran := newCounter(e)
+		ran := simtest.NewCounter(e)
 		p.Execute(func() { panic("boom") })
 		for range 4 {
-			p.Execute(ran.add)
+			p.Execute(ran.Add)
 		}
-		ran.await(4)
+		ran.Await(4)
 		p.Shutdown()
 		p.AwaitTermination(time.Minute)
 		st := p.Stats()
@@ -286,21 +189,21 @@ func TestPanicIsReportedAndThreadReplaced(t *testing.T) {
 }
 
 func TestTimerFiresInDeadlineOrder(t *testing.T) {
-	both(t, 300, func(t *testing.T, e env.Env) {
+	simtest.Both(t, 300, func(t testing.TB, e env.Env) {
 		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 1})
 		mu := e.NewMutex("test.order")
 		var order []int
-		c := newCounter(e)
+		c := simtest.NewCounter(e)
 		delays := []time.Duration{30, 10, 20, 10, 0}
 		for i, d := range delays {
 			tm.Schedule(d*time.Millisecond, func() {
 				mu.Lock()
 				order = append(order, i)
 				mu.Unlock()
-				c.add()
+				c.Add()
 			})
 		}
-		c.await(len(delays))
+		c.Await(len(delays))
 		if want := []int{4, 1, 3, 2, 0}; !slices.Equal(order, want) {
 			t.Fatalf("order %v, want %v", order, want)
 		}
@@ -309,15 +212,15 @@ func TestTimerFiresInDeadlineOrder(t *testing.T) {
 }
 
 func TestTimerCancel(t *testing.T) {
-	both(t, 300, func(t *testing.T, e env.Env) {
+	simtest.Both(t, 300, func(t testing.TB, e env.Env) {
 		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2})
-		ran := newCounter(e)
+		ran := simtest.NewCounter(e)
 		h, _ := tm.Schedule(50*time.Millisecond, func() { t.Error("cancelled entry ran") })
-		tm.Schedule(100*time.Millisecond, ran.add)
+		tm.Schedule(100*time.Millisecond, ran.Add)
 		if !h.Cancel() || h.Cancel() {
 			t.Fatal("Cancel must return true then false")
 		}
-		ran.await(1)
+		ran.Await(1)
 		st := tm.Stats()
 		if st.Canceled != 1 || st.Fired != 1 || st.Threads > 2 {
 			t.Fatalf("%+v", st)
@@ -325,7 +228,7 @@ func TestTimerCancel(t *testing.T) {
 		if n := tm.ShutdownNow(); n != 0 {
 			t.Fatalf("dropped %d", n)
 		}
-		if _, err := tm.Schedule(0, ran.add); !errors.Is(err, exec.ErrClosed) {
+		if _, err := tm.Schedule(0, ran.Add); !errors.Is(err, exec.ErrClosed) {
 			t.Fatalf("schedule after shutdown: %v", err)
 		}
 	})

@@ -63,7 +63,7 @@ type Pool struct {
 	mu    env.Mutex // guards everything below
 	work  env.Cond  // idle threads wait here for work
 	ended env.Cond  // AwaitTermination waits here for threads == 0
-	queue []func()
+	queue []func(string)
 	state poolState
 	next  int // thread number
 	s     Stats
@@ -85,6 +85,12 @@ func NewPool(e env.Env, cfg PoolConfig) *Pool {
 
 // Execute runs fn on a pool thread, or returns ErrClosed or ErrSaturated.
 func (p *Pool) Execute(fn func()) error {
+	return p.ExecuteOn(func(string) { fn() })
+}
+
+// ExecuteOn is Execute for a function that wants the name of the thread
+// that runs it.
+func (p *Pool) ExecuteOn(fn func(thread string)) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.state != running {
@@ -110,7 +116,7 @@ func (p *Pool) Execute(fn func()) error {
 }
 
 // offerLocked queues fn if the queue kind accepts it now.
-func (p *Pool) offerLocked(fn func()) bool {
+func (p *Pool) offerLocked(fn func(string)) bool {
 	switch p.cfg.Queue {
 	case Bounded:
 		if len(p.queue) >= p.cfg.QueueCap {
@@ -127,7 +133,7 @@ func (p *Pool) offerLocked(fn func()) bool {
 	return true
 }
 
-func (p *Pool) startLocked(first func()) {
+func (p *Pool) startLocked(first func(string)) {
 	p.next++
 	p.s.Threads++
 	p.s.Started++
@@ -136,7 +142,7 @@ func (p *Pool) startLocked(first func()) {
 	p.e.Go(name, func() { p.worker(name, first) })
 }
 
-func (p *Pool) worker(name string, task func()) {
+func (p *Pool) worker(name string, task func(string)) {
 	for {
 		if task == nil {
 			var ok bool
@@ -154,7 +160,7 @@ func (p *Pool) worker(name string, task func()) {
 
 // take waits for work. It returns false when the thread must exit; the
 // thread count has then already been decremented.
-func (p *Pool) take() (func(), bool) {
+func (p *Pool) take() (func(string), bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for {
@@ -202,7 +208,7 @@ func (p *Pool) exitLocked() {
 }
 
 // run runs one task and reports false if it panicked.
-func (p *Pool) run(name string, task func()) (ok bool) {
+func (p *Pool) run(name string, task func(string)) (ok bool) {
 	p.mu.Lock()
 	p.s.Active++
 	p.mu.Unlock()
@@ -220,7 +226,7 @@ func (p *Pool) run(name string, task func()) (ok bool) {
 		}
 		ok = v == nil
 	}()
-	task()
+	task(name)
 	return true
 }
 
@@ -248,9 +254,10 @@ func (p *Pool) Shutdown() {
 	p.work.Broadcast()
 }
 
-// ShutdownNow rejects new work and returns the queued work it dropped.
-// Running functions are not interrupted.
-func (p *Pool) ShutdownNow() []func() {
+// ShutdownNow rejects new work and returns the queued work it dropped
+// (each function takes the thread name; "" is fine). Running functions are
+// not interrupted.
+func (p *Pool) ShutdownNow() []func(string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.state = stopped

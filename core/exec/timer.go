@@ -39,7 +39,7 @@ type Handle struct {
 	t     *Timer
 	at    time.Time
 	seq   uint64
-	fn    func()
+	fn    func(string)
 	index int // position in the heap, -1 once fired or cancelled
 	fired bool
 }
@@ -57,6 +57,11 @@ func NewTimer(e env.Env, cfg TimerConfig) *Timer {
 // Schedule runs fn on a timer thread once d has passed. Entries with equal
 // deadlines fire in the order they were scheduled.
 func (t *Timer) Schedule(d time.Duration, fn func()) (*Handle, error) {
+	return t.ScheduleOn(d, func(string) { fn() })
+}
+
+// ScheduleOn is Schedule for a function that wants the timer thread's name.
+func (t *Timer) ScheduleOn(d time.Duration, fn func(thread string)) (*Handle, error) {
 	now := t.e.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -134,7 +139,7 @@ func (t *Timer) fire(name string, h *Handle) {
 			}
 		}
 	}()
-	h.fn()
+	h.fn(name)
 }
 
 // Cancel removes the entry if it has not fired and reports whether it did.
@@ -171,6 +176,13 @@ func (t *Timer) ShutdownNow() int {
 	t.s.Pending = 0
 	t.cv.Broadcast()
 	return n
+}
+
+// Closed reports whether ShutdownNow was called.
+func (t *Timer) Closed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.closed
 }
 
 // Stats returns a snapshot of the counters.

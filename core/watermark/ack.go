@@ -77,8 +77,10 @@ func (a *Ack) release() {
 // Issuer creates the acks of one pipeline thread. Within an epoch each
 // partition must be issued from exactly one Issuer, because sequences are
 // issuer-local; the pipeline runtime guarantees this by giving each
-// partition to exactly one thread. An Issuer is not safe for concurrent
-// use; create one per thread with Checkpointer.NewIssuer.
+// partition to exactly one thread. Breaking this leaves a gap in a
+// partition's sequences, which Checkpointer.Drain reports by panicking. An
+// Issuer is not safe for concurrent use; create one per thread with
+// Checkpointer.NewIssuer.
 type Issuer struct {
 	in    *inbox
 	epoch Epoch
@@ -112,7 +114,8 @@ func (i *Issuer) AtCeiling(p Partition) bool {
 	defer i.in.mu.Unlock()
 	i.syncEpoch()
 	retired, ok := i.in.retired[p]
-	return ok && i.in.ceiling > 0 && i.seqs[p]-retired >= uint64(i.in.ceiling)
+	issued := i.seqs[p]
+	return ok && i.in.ceiling > 0 && issued > retired && issued-retired >= uint64(i.in.ceiling)
 }
 
 // syncEpoch restarts sequences when the published epoch changed. Called

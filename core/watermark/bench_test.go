@@ -75,8 +75,6 @@ var benchOrders = []struct {
 
 // BenchmarkTracker registers 8192 batches, resolves them in the given order
 // and advances every 256 resolutions; ns/batch is per batch round trip.
-//
-//	go test -run '^$' -bench Tracker -benchmem ./core/watermark/
 func BenchmarkTracker(b *testing.B) {
 	impls := []struct {
 		name string

@@ -29,7 +29,8 @@
 //
 // A batch is identified by (partition, epoch, sequence). Sequences are local
 // to an issuer and count its batches per partition, restarting at 0 in each
-// epoch, so a partition must be issued from exactly one Issuer per epoch.
+// epoch, so a partition must be issued from exactly one Issuer per epoch
+// (a gap in a partition's sequences is a programming error: Drain panics).
 // BeginEpoch starts a strictly greater epoch with a fresh tracker per
 // assigned partition (a smaller or equal epoch panics); ExtendEpoch adds
 // partitions to the current epoch and refuses one already admitted to it,

@@ -49,6 +49,8 @@ type Spec struct {
 	Key   func(input any) Key
 	Label func(Key) string // "pipeline 3 partition 1"
 	Model porcupine.Model
+	// Why is Model.Step with the reason: "" when the step is legal.
+	Why func(state, input, output any) Reason
 }
 
 // Specs returns every model, in a fixed order.
@@ -78,6 +80,7 @@ func newSpec[S applier[S]](name string, init S, label func(Key) string,
 	key := func(in any) Key { k, _ := in.(Keyed); return keyOf(k) }
 	return Spec{
 		Name: name, Key: key, Label: label,
+		Why: func(st, in, out any) Reason { _, why := st.(S).Apply(in, out); return why },
 		Model: porcupine.Model{
 			Partition: partitionBy(key),
 			Init:      func() any { return init },

@@ -16,7 +16,13 @@ import (
 //   - Resolve around an ack's Done (OK) or Fail (not OK), by the thread that
 //     resolves it, with the batch's epoch, sequence and last offset;
 //   - CommitOffset from the TakeWatermarks call to the source's commit
-//     returning, with the offset committed.
+//     returning, with the offset committed;
+//   - Quarantine around the DeadLetter callback that TakeWatermarks makes
+//     for a failed head batch when quarantine is enabled.
+//
+// ExtendEpoch is recorded as a BeginEpoch of the current epoch for each
+// partition it adds. A partition with no BeginEpoch is unassigned: any
+// commit for it is illegal.
 type (
 	BeginEpoch struct {
 		Pipeline, Partition int
@@ -32,12 +38,21 @@ type (
 		Pipeline, Partition int
 		Epoch, Offset       int64 // Offset: next offset to read (last + 1)
 	}
+	Quarantine struct {
+		Pipeline, Partition int
+		Epoch, Seq, Last    int64
+	}
 )
 
 func (o BeginEpoch) Key() Key   { return Key{o.Pipeline, o.Partition} }
 func (o Revoke) Key() Key       { return Key{o.Pipeline, o.Partition} }
 func (o Resolve) Key() Key      { return Key{o.Pipeline, o.Partition} }
 func (o CommitOffset) Key() Key { return Key{o.Pipeline, o.Partition} }
+func (o Quarantine) Key() Key   { return Key{o.Pipeline, o.Partition} }
+
+func (o Quarantine) String() string {
+	return fmt.Sprintf("quarantine(e%d #%d ..%d)", o.Epoch, o.Seq, o.Last)
+}
 
 func (o BeginEpoch) String() string { return fmt.Sprintf("begin(e%d)", o.Epoch) }
 func (o Revoke) String() string     { return "revoke" }
@@ -60,15 +75,20 @@ type Batch struct {
 
 // WatermarkState is one partition's watermark. Sequences start at 0 in
 // every epoch (seed 003); an offset is committable when every batch up to
-// it was resolved OK.
+// it was resolved OK (or its failure quarantined). A failed batch at Next
+// stalls the partition until a new epoch or its quarantine.
 type WatermarkState struct {
 	Epoch       int64   // -1 before the first BeginEpoch
 	Revoked     bool    // revoked mid-epoch; only a new epoch brings it back
-	Stalled     bool    // batch Next failed: nothing more is committable this epoch
-	Next        int64   // first sequence not in the contiguous resolved prefix
+	Next        int64   // first sequence not in the contiguous OK prefix
 	Committable int64   // last offset of the OK prefix + 1; -1 when none
 	Committed   int64   // last committed offset this epoch; -1 when none
-	Ahead       []Batch // resolved beyond Next, sorted by Seq; copy-on-write
+	Ahead       []Batch // resolved, at or beyond Next, sorted by Seq; copy-on-write
+}
+
+// Stalled reports whether the batch at Next was resolved as failed.
+func (s WatermarkState) Stalled() bool {
+	return len(s.Ahead) > 0 && s.Ahead[0].Seq == s.Next && !s.Ahead[0].OK
 }
 
 // Reasons a watermark step is illegal.
@@ -79,6 +99,7 @@ const (
 	ReasonRevokedCommit  Reason = "commit for a revoked partition"
 	ReasonCommitBackward Reason = "watermark went backwards within the epoch"
 	ReasonCommitPastOK   Reason = "commit past a batch not resolved OK"
+	ReasonBadQuarantine  Reason = "quarantined a batch that is not the failed head"
 )
 
 // NewWatermarkState is the state before any epoch.
@@ -106,6 +127,8 @@ func (s WatermarkState) Apply(in, out any) (WatermarkState, Reason) {
 			return s, ""
 		}
 		return s.commit(op)
+	case Quarantine:
+		return s.quarantine(op)
 	}
 	return s, ReasonBadInput
 }
@@ -131,7 +154,7 @@ func (s WatermarkState) resolve(op Resolve) (WatermarkState, Reason) {
 	if op.Epoch > s.Epoch {
 		return s, ReasonFutureEpoch
 	}
-	if op.Epoch < s.Epoch || s.Revoked || s.Stalled || op.Seq < s.Next {
+	if op.Epoch < s.Epoch || s.Revoked || op.Seq < s.Next {
 		return s, ""
 	}
 	i, dup := slices.BinarySearchFunc(s.Ahead, op.Seq, func(b Batch, seq int64) int {
@@ -144,15 +167,21 @@ func (s WatermarkState) resolve(op Resolve) (WatermarkState, Reason) {
 	return s.advance(), ""
 }
 
-// advance moves the contiguous prefix over resolved batches. s.Ahead is
+// quarantine passes over the failed head batch as if it were delivered.
+func (s WatermarkState) quarantine(op Quarantine) (WatermarkState, Reason) {
+	if op.Epoch != s.Epoch || s.Revoked || !s.Stalled() || s.Ahead[0].Seq != op.Seq {
+		return s, ReasonBadQuarantine
+	}
+	s.Ahead = slices.Clone(s.Ahead)
+	s.Ahead[0].OK = true
+	return s.advance(), ""
+}
+
+// advance moves the contiguous prefix over batches resolved OK. s.Ahead is
 // freshly allocated by the caller.
 func (s WatermarkState) advance() WatermarkState {
 	n := 0
-	for n < len(s.Ahead) && s.Ahead[n].Seq == s.Next {
-		if !s.Ahead[n].OK {
-			s.Stalled, s.Ahead = true, nil
-			return s
-		}
+	for n < len(s.Ahead) && s.Ahead[n].Seq == s.Next && s.Ahead[n].OK {
 		s.Committable = s.Ahead[n].Last + 1
 		s.Next++
 		n++
@@ -167,7 +196,7 @@ func (s WatermarkState) advance() WatermarkState {
 func (s WatermarkState) Describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "e%d committed=%d committable=%d next=#%d", s.Epoch, s.Committed, s.Committable, s.Next)
-	if s.Stalled {
+	if s.Stalled() {
 		b.WriteString(" STALLED")
 	}
 	if s.Revoked {
@@ -180,14 +209,13 @@ func (s WatermarkState) Describe() string {
 }
 
 func (s WatermarkState) equal(o WatermarkState) bool {
-	return s.Epoch == o.Epoch && s.Revoked == o.Revoked && s.Stalled == o.Stalled &&
-		s.Next == o.Next && s.Committable == o.Committable && s.Committed == o.Committed &&
+	return s.Epoch == o.Epoch && s.Revoked == o.Revoked && s.Next == o.Next && s.Committable == o.Committable && s.Committed == o.Committed &&
 		slices.Equal(s.Ahead, o.Ahead)
 }
 
 func (s WatermarkState) hash() uint64 {
 	h := mix(uint64(s.Epoch), uint64(s.Next))
-	h = mix(h, uint64(s.Committable)<<2|b2u(s.Stalled)<<1|b2u(s.Revoked))
+	h = mix(h, uint64(s.Committable)<<1|b2u(s.Revoked))
 	h = mix(h, uint64(s.Committed))
 	for _, a := range s.Ahead {
 		h = mix(h, uint64(a.Seq)<<1|b2u(a.OK))

@@ -1,0 +1,310 @@
+package linearizability
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/ckptsim/ckptsim/model"
+)
+
+// Options tune CheckWith.
+type Options struct {
+	// Timeout bounds the whole check; partitions not finished by then are
+	// Unknown. 0 means no limit.
+	Timeout time.Duration
+	// Workers is how many partitions are checked at once; 0 means
+	// GOMAXPROCS.
+	Workers int
+	// PorcupineOnly skips the witness search and sends every partition to
+	// porcupine (for measurements; the verdicts are the same).
+	PorcupineOnly bool
+}
+
+// Check checks history h against spec, partition by partition, within
+// timeout (0: no limit). Call it outside any synctest bubble: the time limit
+// is wall time.
+func Check(spec model.Spec, h []porcupine.Operation, timeout time.Duration) Verdict {
+	return CheckWith(spec, h, Options{Timeout: timeout})
+}
+
+// CheckWith is Check with options.
+//
+// Each partition (spec.Key of the operation inputs, in sorted key order) is
+// first replayed in call order, then in return order: both orders respect
+// real time, so a replay the model accepts is a linearization and the
+// partition is Ok. Any other partition goes to porcupine. The verdict is
+// Illegal when some partition is (naming the first in key order), else
+// Unknown when some partition did not finish, else Ok.
+func CheckWith(spec model.Spec, h []porcupine.Operation, opt Options) Verdict {
+	start := time.Now()
+	var deadline time.Time
+	if opt.Timeout > 0 {
+		deadline = start.Add(opt.Timeout)
+	}
+	c := &checker{spec: spec, h: h, opt: opt, deadline: deadline, parts: split(spec, h)}
+	c.run()
+	v := c.verdict()
+	v.Elapsed = time.Since(start)
+	return v
+}
+
+type part struct {
+	key    model.Key
+	idx    []int32 // indices into the history, in history order
+	result Result
+}
+
+type checker struct {
+	spec     model.Spec
+	h        []porcupine.Operation
+	opt      Options
+	deadline time.Time
+	parts    []part
+}
+
+// split groups operation indices by key, keys in sorted order.
+func split(spec model.Spec, h []porcupine.Operation) []part {
+	by := map[model.Key][]int32{}
+	for i, op := range h {
+		k := spec.Key(op.Input)
+		by[k] = append(by[k], int32(i))
+	}
+	parts := make([]part, 0, len(by))
+	for _, k := range slices.SortedFunc(maps.Keys(by), model.Key.Compare) {
+		parts = append(parts, part{key: k, idx: by[k]})
+	}
+	return parts
+}
+
+// run checks partitions on opt.Workers goroutines. Partitions after the
+// first Illegal one found are skipped, but every earlier one is checked, so
+// the reported partition does not depend on scheduling.
+func (c *checker) run() {
+	workers := c.opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next atomic.Int64
+	var firstIllegal atomic.Int64
+	firstIllegal.Store(int64(len(c.parts)))
+	var wg sync.WaitGroup
+	for range min(workers, len(c.parts)) {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(c.parts)); i = next.Add(1) - 1 {
+				if i > firstIllegal.Load() {
+					continue
+				}
+				if c.parts[i].result = c.checkPart(c.parts[i].idx); c.parts[i].result == Illegal {
+					lowerTo(&firstIllegal, i)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func lowerTo(a *atomic.Int64, v int64) {
+	for cur := a.Load(); v < cur && !a.CompareAndSwap(cur, v); cur = a.Load() {
+	}
+}
+
+func (c *checker) checkPart(idx []int32) Result {
+	if !c.opt.PorcupineOnly && witness(c.spec.Model, c.h, idx) {
+		return Ok
+	}
+	timeout, ok := c.remaining()
+	if !ok {
+		return Unknown
+	}
+	switch porcupine.CheckOperationsTimeout(c.single(), gather(c.h, idx), timeout) {
+	case porcupine.Ok:
+		return Ok
+	case porcupine.Illegal:
+		return Illegal
+	}
+	return Unknown
+}
+
+// remaining is the time left (0: no limit); false when it has run out.
+func (c *checker) remaining() (time.Duration, bool) {
+	if c.deadline.IsZero() {
+		return 0, true
+	}
+	d := time.Until(c.deadline)
+	return d, d > 0
+}
+
+// single is the spec's model for one partition.
+func (c *checker) single() porcupine.Model {
+	m := c.spec.Model
+	m.Partition = nil
+	return m
+}
+
+func gather(h []porcupine.Operation, idx []int32) []porcupine.Operation {
+	ops := make([]porcupine.Operation, len(idx))
+	for i, j := range idx {
+		ops[i] = h[j]
+	}
+	return ops
+}
+
+// witness replays the partition in call order, then in return order; true
+// when the model accepts one of them. Both orders put a before b whenever a
+// returned before b was called, so an accepted replay is a linearization.
+func witness(m porcupine.Model, h []porcupine.Operation, idx []int32) bool {
+	order := slices.Clone(idx)
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(h[a].Call, h[b].Call) })
+	if replay(m, h, order) {
+		return true
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(h[a].Return, h[b].Return), cmp.Compare(h[a].Call, h[b].Call))
+	})
+	return replay(m, h, order)
+}
+
+func replay(m porcupine.Model, h []porcupine.Operation, order []int32) bool {
+	st := m.Init()
+	for _, i := range order {
+		ok, next := m.Step(st, h[i].Input, h[i].Output)
+		if !ok {
+			return false
+		}
+		st = next
+	}
+	return true
+}
+
+// verdict sums up the partitions; for an Illegal one it reruns porcupine
+// in verbose mode to explain it.
+func (c *checker) verdict() Verdict {
+	v := Verdict{Model: c.spec.Name, Result: Ok, Ops: len(c.h), Partitions: len(c.parts)}
+	unknown := 0
+	for _, p := range c.parts {
+		switch p.result {
+		case Illegal:
+			c.explain(&v, p)
+			return v
+		case Unknown:
+			if unknown++; unknown == 1 {
+				v.Partition = c.spec.Label(p.key)
+			}
+		}
+	}
+	if unknown > 0 {
+		v.Result = Unknown
+		v.Message = fmt.Sprintf("time limit %s hit: %d of %d partitions unfinished", c.opt.Timeout, unknown, len(c.parts))
+	}
+	return v
+}
+
+// failure is what a visualisation of an Illegal partition needs.
+type failure struct {
+	model porcupine.Model
+	info  porcupine.LinearizationInfo
+	ops   []porcupine.Operation
+}
+
+func (c *checker) explain(v *Verdict, p part) {
+	v.Result, v.Partition = Illegal, c.spec.Label(p.key)
+	m, ops := c.single(), gather(c.h, p.idx)
+	timeout, _ := c.remaining()
+	_, info := porcupine.CheckOperationsVerbose(m, ops, max(timeout, 10*time.Second))
+	v.failure = &failure{model: m, info: info, ops: ops}
+	v.Message = c.longestPrefix(m, ops, info)
+}
+
+// longestPrefix describes the longest linearizable prefix porcupine found
+// and why the earliest operation left out of it cannot follow it.
+func (c *checker) longestPrefix(m porcupine.Model, ops []porcupine.Operation, info porcupine.LinearizationInfo) string {
+	var best []int
+	for _, seq := range firstOr(info.PartialLinearizations()) {
+		if len(seq) > len(best) {
+			best = seq
+		}
+	}
+	st, in := m.Init(), make([]bool, len(ops))
+	for _, i := range best {
+		_, st = m.Step(st, ops[i].Input, ops[i].Output)
+		in[i] = true
+	}
+	msg := fmt.Sprintf("no linearization; the longest legal prefix has %d of %d operations, ending in state {%s}",
+		len(best), len(ops), m.DescribeState(st))
+	next := -1
+	for i := range ops {
+		if !in[i] && (next < 0 || ops[i].Call < ops[next].Call) {
+			next = i
+		}
+	}
+	if next >= 0 {
+		o := ops[next]
+		msg += fmt.Sprintf("; next %v by %v at %d: %s", m.DescribeOperation(o.Input, o.Output),
+			o.Metadata, o.Call, c.spec.Why(st, o.Input, o.Output))
+	}
+	return msg
+}
+
+func firstOr(x [][][]int) [][]int {
+	if len(x) == 0 {
+		return nil
+	}
+	return x[0]
+}
+
+// WriteVisualization writes porcupine's HTML visualisation of the failing
+// partition to dir/<model>-<partition>.html, records the path in
+// v.HTMLPath, and saves the partition's history beside it as
+// <model>-<partition>.hist (the history file format, ready to be copied into
+// testdata and replayed). It does nothing for a verdict that is not Illegal.
+func (v *Verdict) WriteVisualization(dir string) error {
+	if v.failure == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	base := filepath.Join(dir, fileName(v.Model+"-"+v.Partition))
+	if err := porcupine.VisualizePath(v.failure.model, v.failure.info, base+".html"); err != nil {
+		return fmt.Errorf("visualisation of %s %s: %w", v.Model, v.Partition, err)
+	}
+	v.HTMLPath = base + ".html"
+	return v.writeHistory(base + ".hist")
+}
+
+func (v *Verdict) writeHistory(path string) error {
+	spec, ok := model.ByName(v.Model)
+	if !ok {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := WriteHistory(f, spec, "illegal", v.failure.ops); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// fileName keeps letters, digits and '-' and turns the rest into '-'.
+func fileName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
+			return r
+		}
+		return '-'
+	}, s)
+}

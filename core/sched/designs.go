@@ -1,0 +1,153 @@
+package sched
+
+import (
+	"fmt"
+
+	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/exec"
+)
+
+// shared is the member-wide design, with or without the hand-off.
+type shared struct {
+	base
+	timer  *exec.Timer
+	pool   *exec.Pool // nil for shared-inline
+	inline bool
+}
+
+func newShared(e env.Env, cfg Config) *shared {
+	s := &shared{base: base{e: e, cfg: cfg}, inline: cfg.Design == SharedInline}
+	s.timer = exec.NewTimer(e, exec.TimerConfig{Name: "checkpoint-timer", Threads: cfg.TimerThreads, OnPanic: s.onPanic})
+	if !s.inline {
+		n := cfg.Bound()
+		s.pool = exec.NewPool(e, exec.PoolConfig{
+			Name: "checkpoint-dispatcher", Core: n, Max: n, KeepAlive: cfg.KeepAlive,
+			ReapCore: true, Queue: exec.Unbounded, OnPanic: s.onPanic,
+		})
+	}
+	return s
+}
+
+func (s *shared) Lease(job int64, pipeline int) *Lease {
+	l := newLease(&s.base, job, pipeline)
+	l.timer = func() *exec.Timer { return s.timer }
+	l.fire = s.fire
+	return l
+}
+
+// fire runs on a timer thread: it only stamps and hands off (or, inline,
+// runs the body itself).
+func (s *shared) fire(t *Task, thread string) {
+	t.fired = s.e.Now()
+	s.c.fired.Add(1)
+	if s.inline {
+		t.run(thread)
+		return
+	}
+	if err := s.pool.ExecuteOn(t.run); err != nil {
+		s.cfg.Logger.Debug("checkpoint dispatcher rejected a task", "job", t.lease.job, "pipeline", t.lease.pipeline, "err", err)
+		t.Cancel()
+		return
+	}
+	s.c.dispatched.Add(1)
+}
+
+func (s *shared) Close() {
+	if s.closed.Swap(true) {
+		return
+	}
+	s.timer.ShutdownNow()
+	if s.pool != nil {
+		for _, fn := range s.pool.ShutdownNow() {
+			fn("closed") // run sees the scheduler closed and cancels the task
+		}
+	}
+}
+
+func (s *shared) Stats() Stats {
+	var st Stats
+	s.c.into(&st)
+	st.TimerThreads = s.timer.Stats().Threads
+	if s.pool != nil {
+		ps := s.pool.Stats()
+		st.DispatchThreads, st.PeakDispatchThreads, st.Queued = ps.Threads, ps.Peak, ps.Queued
+		st.WorkerDeaths = ps.Died
+	}
+	return st
+}
+
+// perPipeline gives every lease its own two-thread timer that runs bodies
+// itself (the design before the change).
+type perPipeline struct {
+	base
+	mu     env.Mutex // "sched.registry": timers; a leaf lock
+	timers []*exec.Timer
+}
+
+func newPerPipeline(e env.Env, cfg Config) *perPipeline {
+	return &perPipeline{base: base{e: e, cfg: cfg}, mu: e.NewMutex("sched.registry")}
+}
+
+func (p *perPipeline) newTimer(job int64, pipeline int) *exec.Timer {
+	tm := exec.NewTimer(p.e, exec.TimerConfig{
+		Name:    fmt.Sprintf("checkpoint-pipeline-%d-%d-timer", job, pipeline),
+		Threads: p.cfg.TimerThreads, OnPanic: p.onPanic,
+	})
+	p.mu.Lock()
+	p.timers = append(p.timers, tm)
+	p.mu.Unlock()
+	return tm
+}
+
+func (p *perPipeline) Lease(job int64, pipeline int) *Lease {
+	l := newLease(&p.base, job, pipeline)
+	cur := p.newTimer(job, pipeline)
+	l.timer = func() *exec.Timer {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return cur
+	}
+	l.fire = func(t *Task, thread string) {
+		t.fired = p.e.Now()
+		p.c.fired.Add(1)
+		t.run(thread)
+	}
+	l.reset = func() {
+		fresh := p.newTimer(job, pipeline)
+		l.mu.Lock()
+		old := cur
+		cur = fresh
+		l.mu.Unlock()
+		old.ShutdownNow()
+	}
+	return l
+}
+
+func (p *perPipeline) Close() {
+	if p.closed.Swap(true) {
+		return
+	}
+	p.mu.Lock()
+	timers := p.timers
+	p.mu.Unlock()
+	for _, tm := range timers {
+		tm.ShutdownNow()
+	}
+}
+
+func (p *perPipeline) Stats() Stats {
+	var st Stats
+	p.c.into(&st)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	live := p.timers[:0]
+	for _, tm := range p.timers {
+		ts := tm.Stats()
+		st.TimerThreads += ts.Threads
+		if ts.Threads > 0 || !tm.Closed() {
+			live = append(live, tm) // prune timers replaced by a reset once their threads exit
+		}
+	}
+	p.timers = live
+	return st
+}

@@ -1,0 +1,90 @@
+package sched
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/exec"
+)
+
+// Lease is one pipeline's view of the scheduler: it tracks only its own
+// outstanding tasks. Its methods are safe for concurrent use.
+type Lease struct {
+	s        *base
+	job      int64
+	pipeline int
+	mu       env.Mutex // "sched.lease": tasks, task handles and results; a leaf lock
+	settled  env.Cond  // broadcast whenever a task settles
+	tasks    map[uint64]*Task
+	nextID   uint64
+	timer    func() *exec.Timer // the timer to arm on (per-pipeline: replaced by reset)
+	fire     func(t *Task, thread string)
+	reset    func() // per-pipeline: rebuild the timer after CancelAll
+}
+
+func newLease(s *base, job int64, pipeline int) *Lease {
+	l := &Lease{s: s, job: job, pipeline: pipeline, tasks: map[uint64]*Task{}}
+	l.mu = s.e.NewMutex("sched.lease")
+	l.settled = s.e.NewCond(l.mu)
+	return l
+}
+
+// Job and Pipeline identify the lease.
+func (l *Lease) Job() int64    { return l.job }
+func (l *Lease) Pipeline() int { return l.pipeline }
+
+// Schedule runs body after delay. It never returns nil; after the
+// scheduler is closed the task is already cancelled and never runs.
+func (l *Lease) Schedule(delay time.Duration, body func() error) *Task {
+	t := &Task{lease: l, body: body}
+	if l.s.Closed() {
+		t.cancelled.Store(true)
+		t.done, t.err = true, ErrCanceled
+		return t
+	}
+	l.mu.Lock()
+	l.nextID++
+	t.id = l.nextID
+	l.tasks[t.id] = t
+	l.mu.Unlock()
+	t.due = l.s.e.Now().Add(max(delay, 0))
+	h, err := l.timer().ScheduleOn(delay, func(thread string) { l.fire(t, thread) })
+	if err != nil {
+		l.s.cfg.Logger.Debug("checkpoint timer rejected a task", "job", l.job, "pipeline", l.pipeline, "err", err)
+		t.Cancel()
+		return t
+	}
+	l.s.c.scheduled.Add(1)
+	t.attach(h)
+	return t
+}
+
+// CancelAll cancels this lease's outstanding tasks. The lease stays
+// usable.
+func (l *Lease) CancelAll() {
+	l.mu.Lock()
+	snapshot := sorted(l.tasks)
+	l.mu.Unlock()
+	for _, t := range snapshot {
+		t.Cancel()
+	}
+	l.mu.Lock()
+	clear(l.tasks)
+	l.mu.Unlock()
+	if l.reset != nil {
+		l.reset()
+	}
+}
+
+// Outstanding returns how many tasks are scheduled and not yet settled.
+func (l *Lease) Outstanding() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.tasks)
+}
+
+// Closed reports whether the scheduler behind the lease is closed.
+func (l *Lease) Closed() bool { return l.s.Closed() }
+
+func (l *Lease) String() string { return fmt.Sprintf("lease(job %d, pipeline %d)", l.job, l.pipeline) }

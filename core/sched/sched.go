@@ -1,0 +1,189 @@
+package sched
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/env"
+)
+
+// Design names a scheduler design.
+type Design string
+
+// The designs.
+const (
+	PerPipeline  Design = "per-pipeline"
+	Shared       Design = "shared"
+	SharedInline Design = "shared-inline"
+)
+
+// Designs lists every design, default first.
+var Designs = []Design{Shared, PerPipeline, SharedInline}
+
+// ParseDesign validates a design name.
+func ParseDesign(s string) (Design, error) {
+	for _, d := range Designs {
+		if string(d) == s {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("unknown scheduler design %q (want per-pipeline, shared or shared-inline)", s)
+}
+
+// Config configures a Scheduler.
+type Config struct {
+	Design Design // default Shared
+	// Cores sizes the dispatch pool: max(8, 2 x Cores). Default: the
+	// machine's CPU count (set it explicitly in simulation).
+	Cores int
+	// DispatchThreads overrides the dispatch bound when > 0.
+	DispatchThreads int
+	TimerThreads    int           // default 2
+	KeepAlive       time.Duration // dispatch idle reaping, default 60 s
+	// TaskFailure is "recover" (default) or "kill-worker".
+	TaskFailure string
+	Logger      *slog.Logger
+	// Observe, when set, receives every firing's stage timestamps after
+	// the body ends or is skipped. It runs on the thread that ran the body.
+	Observe func(Firing)
+}
+
+// Bound returns the dispatch pool size for c.
+func (c Config) Bound() int {
+	if c.DispatchThreads > 0 {
+		return c.DispatchThreads
+	}
+	cores := c.Cores
+	if cores <= 0 {
+		cores = runtime.NumCPU()
+	}
+	return max(8, 2*cores)
+}
+
+// Scheduler is the interface the coordinators, the simulator and the
+// benchmarks use, whatever the design.
+type Scheduler interface {
+	// Lease returns a new lease for one pipeline of one job.
+	Lease(job int64, pipeline int) *Lease
+	// Close stops every timer and dispatch thread; later schedules return
+	// cancelled tasks.
+	Close()
+	Closed() bool
+	Design() Design
+	Stats() Stats
+}
+
+// Stats are a scheduler's counters.
+type Stats struct {
+	TimerThreads, DispatchThreads int // live now
+	PeakDispatchThreads           int
+	Queued                        int // tasks waiting for a dispatch thread
+	WorkerDeaths                  int64
+	Scheduled                     int64
+	Fired                         int64 // timer fired
+	Dispatched                    int64 // handed to the dispatch pool
+	CanceledBeforeFire            int64
+	SkippedAfterHandoff           int64 // cancel observed by the dispatch thread
+	RanAfterCancel                int64 // body ran although cancelled (best effort lost)
+	Completed, Failed             int64
+}
+
+// Firing is one task's stage timestamps.
+type Firing struct {
+	Job      int64
+	Pipeline int
+	Due      time.Time // when the timer was due
+	Fired    time.Time // timer thread fired
+	Started  time.Time // body started (zero if skipped)
+	Ended    time.Time
+	Thread   string // thread that ran (or skipped) the body
+	Skipped  bool
+	Err      error
+}
+
+// Delay is due to body start; TimerLate due to fired; Hop fired to start.
+func (f Firing) Delay() time.Duration     { return f.Started.Sub(f.Due) }
+func (f Firing) TimerLate() time.Duration { return f.Fired.Sub(f.Due) }
+func (f Firing) Hop() time.Duration       { return f.Started.Sub(f.Fired) }
+
+// ErrCanceled is the failure of a cancelled task.
+var ErrCanceled = errors.New("sched: task cancelled")
+
+// counters are updated with atomics so that no lock is needed on the
+// firing path.
+type counters struct {
+	scheduled, fired, dispatched, canceledBeforeFire atomic.Int64
+	skipped, ranAfterCancel, completed, failed       atomic.Int64
+}
+
+func (c *counters) into(s *Stats) {
+	s.Scheduled = c.scheduled.Load()
+	s.Fired = c.fired.Load()
+	s.Dispatched = c.dispatched.Load()
+	s.CanceledBeforeFire = c.canceledBeforeFire.Load()
+	s.SkippedAfterHandoff = c.skipped.Load()
+	s.RanAfterCancel = c.ranAfterCancel.Load()
+	s.Completed = c.completed.Load()
+	s.Failed = c.failed.Load()
+}
+
+// New returns a scheduler of cfg.Design.
+func New(e env.Env, cfg Config) (Scheduler, error) {
+	if cfg.Design == "" {
+		cfg.Design = Shared
+	}
+	if cfg.TimerThreads <= 0 {
+		cfg.TimerThreads = 2
+	}
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = 60 * time.Second
+	}
+	switch cfg.TaskFailure {
+	case "":
+		cfg.TaskFailure = "recover"
+	case "recover", "kill-worker":
+	default:
+		return nil, fmt.Errorf("unknown task-failure %q (want recover or kill-worker)", cfg.TaskFailure)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	switch cfg.Design {
+	case Shared, SharedInline:
+		return newShared(e, cfg), nil
+	case PerPipeline:
+		return newPerPipeline(e, cfg), nil
+	}
+	_, err := ParseDesign(string(cfg.Design))
+	return nil, err
+}
+
+// base is what every design shares.
+type base struct {
+	e      env.Env
+	cfg    Config
+	c      counters
+	closed atomic.Bool
+}
+
+func (b *base) Closed() bool   { return b.closed.Load() }
+func (b *base) Design() Design { return b.cfg.Design }
+
+func (b *base) onPanic(thread string, v any) {
+	b.cfg.Logger.Error("checkpoint scheduler thread died", "thread", thread, "panic", fmt.Sprint(v))
+}
+
+// sorted returns a lease's tasks in scheduling order (never map order).
+func sorted(m map[uint64]*Task) []*Task {
+	out := make([]*Task, 0, len(m))
+	for _, t := range m {
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b *Task) int { return int(a.id - b.id) })
+	return out
+}

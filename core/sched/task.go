@@ -1,0 +1,162 @@
+package sched
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/exec"
+)
+
+// Task is a scheduled body and the future of its outcome.
+type Task struct {
+	id        uint64
+	lease     *Lease
+	body      func() error
+	cancelled atomic.Bool
+	due       time.Time
+	fired     time.Time
+
+	// guarded by lease.mu
+	handle *exec.Handle
+	done   bool
+	err    error
+}
+
+func (t *Task) attach(h *exec.Handle) {
+	l := t.lease
+	l.mu.Lock()
+	t.handle = h
+	l.mu.Unlock()
+	if t.cancelled.Load() {
+		h.Cancel() // the cancel raced the attach
+	}
+}
+
+// Cancel cancels the task and reports whether this call did it. A cancel
+// before the timer fires keeps the body from ever reaching the dispatch
+// pool; after the hand-off it is best-effort (see the package doc).
+func (t *Task) Cancel() bool {
+	if !t.cancelled.CompareAndSwap(false, true) {
+		return false
+	}
+	l := t.lease
+	l.mu.Lock()
+	h := t.handle
+	l.mu.Unlock()
+	if h != nil && h.Cancel() {
+		l.s.c.canceledBeforeFire.Add(1)
+	}
+	t.settle(ErrCanceled)
+	return true
+}
+
+// settle completes the future (first outcome wins) and removes the task
+// from its lease.
+func (t *Task) settle(err error) {
+	l := t.lease
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !t.done {
+		t.done, t.err = true, err
+	}
+	delete(l.tasks, t.id)
+	l.settled.Broadcast()
+}
+
+// Cancelled reports whether Cancel succeeded.
+func (t *Task) Cancelled() bool { return t.cancelled.Load() }
+
+// Done reports whether the task settled (ran, failed or was cancelled).
+func (t *Task) Done() bool {
+	l := t.lease
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return t.done
+}
+
+// Err returns the task's failure: nil after a successful run, the body's
+// error or panic, or ErrCanceled.
+func (t *Task) Err() error {
+	l := t.lease
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return t.err
+}
+
+// Await waits up to d for the task to settle and reports whether it did.
+func (t *Task) Await(d time.Duration) bool {
+	l := t.lease
+	e := l.s.e
+	deadline := e.Now().Add(d)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for !t.done {
+		left := deadline.Sub(e.Now())
+		if left <= 0 {
+			return false
+		}
+		l.settled.WaitFor(left)
+	}
+	return true
+}
+
+// Due returns when the task was due to fire.
+func (t *Task) Due() time.Time { return t.due }
+
+// Delay returns the time left until the task is due (0 once due).
+func (t *Task) Delay() time.Duration {
+	return max(t.due.Sub(t.lease.s.e.Now()), 0)
+}
+
+// run is the dispatch-side body: check the cancel flag, run, settle.
+func (t *Task) run(thread string) {
+	s := t.lease.s
+	f := Firing{Job: t.lease.job, Pipeline: t.lease.pipeline, Due: t.due, Fired: t.fired, Thread: thread}
+	if s.Closed() || t.cancelled.Load() {
+		t.Cancel()
+		s.c.skipped.Add(1)
+		f.Skipped = true
+		s.observe(f)
+		return
+	}
+	s.e.Yield() // a cancel may land here: the best-effort window (H2)
+	f.Started = s.e.Now()
+	if t.cancelled.Load() {
+		s.c.ranAfterCancel.Add(1)
+	}
+	err := t.call()
+	f.Ended, f.Err = s.e.Now(), err
+	t.finish(err)
+	s.observe(f)
+	if err != nil && s.cfg.TaskFailure == "kill-worker" {
+		panic(err) // PR-B: the re-throw kills the dispatch worker (H3)
+	}
+}
+
+func (t *Task) finish(err error) {
+	s, l := t.lease.s, t.lease
+	if err == nil {
+		s.c.completed.Add(1)
+	} else {
+		s.c.failed.Add(1)
+		s.cfg.Logger.Error("checkpoint task failed", "job", l.job, "pipeline", l.pipeline, "err", err)
+	}
+	t.settle(err)
+}
+
+// call runs the body, turning a panic into an error.
+func (t *Task) call() (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("sched: task panicked: %v", v)
+		}
+	}()
+	return t.body()
+}
+
+func (b *base) observe(f Firing) {
+	if b.cfg.Observe != nil {
+		b.cfg.Observe(f)
+	}
+}

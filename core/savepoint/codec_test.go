@@ -1,0 +1,153 @@
+package savepoint
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// stateOpts compares decoded states: an empty State element decodes as an
+// empty slice whatever it was written as.
+var stateOpts = cmp.Options{cmpopts.EquateEmpty()}
+
+func TestPayloadRoundTrip(t *testing.T) {
+	for _, typ := range []CheckpointType{TypeCheckpoint, TypeSchemaChangeBefore, TypeSchemaChangeAfter, TypeSavepoint, TypeCompletedPoint} {
+		want := sampleCheckpoint(7, 3, 99, typ)
+		got, err := DecodePayload(EncodePayload(want))
+		if err != nil {
+			t.Fatalf("%s: %v", typ, err)
+		}
+		if diff := cmp.Diff(want, got, stateOpts); diff != "" {
+			t.Errorf("%s round trip (-want +got):\n%s", typ, diff)
+		}
+	}
+}
+
+func TestCoordinatorPresenceSurvives(t *testing.T) {
+	c := goldenCheckpoint()
+	got, err := DecodePayload(EncodePayload(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ActionStates[1].Coordinator == nil {
+		t.Error("an empty coordinator state decoded as absent")
+	}
+	if got.ActionStates[2].Coordinator != nil {
+		t.Error("an absent coordinator state decoded as present")
+	}
+}
+
+func TestRestoredIsNotEncoded(t *testing.T) {
+	c := goldenCheckpoint()
+	plain := EncodePayload(c)
+	c.Restored = true
+	if !bytes.Equal(plain, EncodePayload(c)) {
+		t.Error("the runtime-only Restored flag changed the encoding")
+	}
+	got, _ := DecodePayload(plain)
+	if got.Restored {
+		t.Error("decoding set Restored")
+	}
+}
+
+func TestEnumsAreStoredByName(t *testing.T) {
+	b := EncodePayload(goldenCheckpoint())
+	for _, name := range []string{"SAVEPOINT", "RUNNING", "SAVEPOINT_PREPARE_CLOSE"} {
+		if !bytes.Contains(b, []byte(name)) {
+			t.Errorf("payload does not contain the enum name %q", name)
+		}
+	}
+}
+
+func TestUnknownFieldsAreSkipped(t *testing.T) {
+	unknown := func(b []byte) []byte {
+		b = protowire.AppendTag(b, 90, protowire.VarintType)
+		b = protowire.AppendVarint(b, 12345)
+		b = protowire.AppendTag(b, 91, protowire.BytesType)
+		b = protowire.AppendBytes(b, []byte("future"))
+		b = protowire.AppendTag(b, 92, protowire.Fixed64Type)
+		b = protowire.AppendFixed64(b, 1)
+		b = protowire.AppendTag(b, 93, protowire.Fixed32Type)
+		return protowire.AppendFixed32(b, 2)
+	}
+	// A newer writer adds fields at the top level and inside an action.
+	c := goldenCheckpoint()
+	var w wireBuf
+	encodeCheckpoint(&w, &CompletedCheckpoint{JobID: c.JobID, PipelineID: c.PipelineID, CheckpointID: c.CheckpointID,
+		Type: c.Type, TriggerTimestampMs: c.TriggerTimestampMs, CompletedTimestampMs: c.CompletedTimestampMs,
+		TaskStatistics: c.TaskStatistics})
+	for i := range c.ActionStates {
+		w.Bytes(ckActionState, unknown(func() []byte {
+			var a wireBuf
+			encodeAction(&a, &c.ActionStates[i])
+			return a.b
+		}()))
+	}
+	got, err := DecodePayload(unknown(w.b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(c, got, stateOpts); diff != "" {
+		t.Errorf("unknown fields changed the state (-want +got):\n%s", diff)
+	}
+}
+
+func TestDecodePayloadRejects(t *testing.T) {
+	valid := EncodePayload(goldenCheckpoint())
+	typ := func(name string) []byte {
+		var w wireBuf
+		putString(&w, ckType, name)
+		return w.b
+	}
+	cases := map[string][]byte{
+		"empty (no type)":        nil,
+		"unknown type name":      typ("CHECKPOINT_TYPE"),
+		"type by number":         protowire.AppendVarint(protowire.AppendTag(nil, ckType, protowire.VarintType), 3),
+		"job id as bytes":        append(typ("SAVEPOINT"), protowire.AppendBytes(protowire.AppendTag(nil, ckJobID, protowire.BytesType), nil)...),
+		"pipeline overflows i32": append(typ("SAVEPOINT"), protowire.AppendVarint(protowire.AppendTag(nil, ckPipelineID, protowire.VarintType), 1<<40)...),
+		"truncated":              valid[:len(valid)-1],
+		"unknown status name":    append(typ("SAVEPOINT"), statsWithStatus("PAUSED")...),
+	}
+	for name, b := range cases {
+		if _, err := DecodePayload(b); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: err = %v, want ErrCorrupt", name, err)
+		}
+	}
+}
+
+func statsWithStatus(name string) []byte {
+	var w wireBuf
+	w.Message(ckTaskStats, func(s fieldSink) {
+		s.Message(tsSubtask, func(m fieldSink) { putString(m, stStatus, name) })
+	})
+	return w.b
+}
+
+func TestEveryPrefixOfAPayloadIsHandled(t *testing.T) {
+	valid := EncodePayload(goldenCheckpoint())
+	for n := range len(valid) {
+		c, err := DecodePayload(valid[:n])
+		if err == nil && c.Type != TypeSavepoint {
+			t.Fatalf("prefix %d decoded without a type", n)
+		}
+	}
+}
+
+func TestEnumNames(t *testing.T) {
+	for typ, name := range checkpointTypeNames {
+		got, err := ParseCheckpointType(name)
+		if err != nil || got != typ || typ.String() != name {
+			t.Errorf("%v: %q -> %v, %v", typ, name, got, err)
+		}
+	}
+	if s := CheckpointType(42).String(); s != "CheckpointType(42)" {
+		t.Errorf("unknown type prints %q", s)
+	}
+	if s := SubtaskStatus(0).String(); s != "SubtaskStatus(0)" {
+		t.Errorf("unknown status prints %q", s)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
 )
@@ -117,3 +118,11 @@ func reseal(b []byte) []byte {
 	sum := sha256.Sum256(body)
 	return append(slices.Clone(body), sum[:]...)
 }
+
+// clockEnv is env.Wall with a settable Now.
+type clockEnv struct {
+	env.Wall
+	now time.Time
+}
+
+func (c *clockEnv) Now() time.Time { return c.now }

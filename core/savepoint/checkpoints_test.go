@@ -1,0 +1,141 @@
+package savepoint
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func newTestCheckpoints(t *testing.T, ns string, maxRetained int) (*Checkpoints, *logRecorder) {
+	log := &logRecorder{}
+	return NewCheckpoints(OSFS{}, ns, maxRetained, log.logf), log
+}
+
+func TestCheckpointsStoreRotateLatest(t *testing.T) {
+	cp, _ := newTestCheckpoints(t, filepath.ToSlash(t.TempDir()), 3)
+	for id := int64(1); id <= 7; id++ {
+		if err := cp.Store(sampleCheckpoint(job, 1, id, TypeCheckpoint)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = cp.Store(sampleCheckpoint(job, 2, 1, TypeSchemaChangeAfter))
+	if got, _ := cp.List(job, 1); !slices.Equal(got, []int64{7, 6, 5}) {
+		t.Errorf("after rotation pipeline 1 keeps %v, want [7 6 5]", got)
+	}
+	latest, err := cp.Latest(job, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(sampleCheckpoint(job, 1, 7, TypeCheckpoint), latest, stateOpts); diff != "" {
+		t.Errorf("Latest (-want +got):\n%s", diff)
+	}
+	if got, _ := cp.List(job, 2); !slices.Equal(got, []int64{1}) {
+		t.Errorf("pipeline 2 = %v; rotation crossed pipelines", got)
+	}
+	if _, err := cp.Latest(job, 3); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Latest of an empty pipeline = %v", err)
+	}
+}
+
+func TestCheckpointsRefuseSavepoints(t *testing.T) {
+	cp, _ := newTestCheckpoints(t, filepath.ToSlash(t.TempDir()), 3)
+	if err := cp.Store(sampleCheckpoint(job, 1, 1, TypeSavepoint)); !errors.Is(err, ErrWrongType) {
+		t.Errorf("Store(SAVEPOINT) = %v, want ErrWrongType", err)
+	}
+}
+
+func TestLatestSkipsUnreadableAndFailsClosed(t *testing.T) {
+	ns := filepath.ToSlash(t.TempDir())
+	cp, log := newTestCheckpoints(t, ns, 0)
+	_ = cp.Store(sampleCheckpoint(job, 1, 1, TypeCheckpoint))
+	_ = cp.Store(sampleCheckpoint(job, 1, 2, TypeCheckpoint))
+	newest := filepath.Join(ns, CheckpointDir, "1001", "1", "2.ser")
+	mustOS(t, os.WriteFile(newest, []byte("garbage"), 0o644))
+	c, err := cp.Latest(job, 1)
+	if err != nil || c.CheckpointID != 1 {
+		t.Fatalf("Latest = %v, %v; want checkpoint 1", c, err)
+	}
+	if !logged(log, "skip", "2.ser") {
+		t.Errorf("skip not logged: %v", log.lines)
+	}
+	mustOS(t, os.WriteFile(filepath.Join(ns, CheckpointDir, "1001", "1", "1.ser"), []byte{0x89, 'C', 'K', 'P', 1}, 0o644))
+	var fe *FileError
+	if _, err := cp.Latest(job, 1); !errors.As(err, &fe) || fe.Path != filepath.ToSlash(newest) {
+		t.Errorf("all unreadable: Latest = %v, want the newest file's error", err)
+	}
+}
+
+func TestLegacyCheckpointFileIsRestorable(t *testing.T) {
+	ns := filepath.ToSlash(t.TempDir())
+	cp, _ := newTestCheckpoints(t, ns, 0)
+	dir := filepath.Join(ns, CheckpointDir, "1001", "1")
+	mustOS(t, os.MkdirAll(dir, 0o755))
+	mustOS(t, os.WriteFile(filepath.Join(dir, "17.ser"), golden(t, "golden/legacy-v0.bin", encodeLegacyV0(goldenCheckpoint())), 0o644))
+	c, err := cp.Latest(job, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(goldenCheckpoint(), c, stateOpts); diff != "" {
+		t.Errorf("legacy checkpoint (-want +got):\n%s", diff)
+	}
+}
+
+func TestTerminalCleanupAndRotationNeverTouchSavepoints(t *testing.T) {
+	ns := filepath.ToSlash(t.TempDir())
+	s := NewStore(OSFS{}, ns, testEnv, Options{})
+	cp, _ := newTestCheckpoints(t, ns, 1)
+	save(t, s, 5, 1, 2)
+	for id := int64(1); id <= 4; id++ {
+		_ = cp.Store(sampleCheckpoint(job, 1, id, TypeCheckpoint))
+	}
+	if err := cp.DeleteJob(job); err != nil {
+		t.Fatal(err)
+	}
+	if ids, _ := cp.List(job, 1); len(ids) != 0 {
+		t.Errorf("DeleteJob left checkpoints %v", ids)
+	}
+	if _, err := s.Read(job, 5); err != nil {
+		t.Errorf("savepoint after checkpoint cleanup: %v", err)
+	}
+}
+
+func TestRestorePrefersTheNewestSavepoint(t *testing.T) {
+	ns := filepath.ToSlash(t.TempDir())
+	clock := &clockEnv{now: time.UnixMilli(1_000)}
+	log := &logRecorder{}
+	s := NewStore(OSFS{}, ns, clock, Options{Logf: log.logf})
+	cp, _ := newTestCheckpoints(t, ns, 2)
+
+	if _, err := Restore(s, cp, job, 1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Restore with nothing stored = %v, want ErrNotFound", err)
+	}
+	_ = cp.Store(sampleCheckpoint(job, 1, 30, TypeCheckpoint))
+	c, err := Restore(s, cp, job, 1)
+	if err != nil || c.CheckpointID != 30 || !c.Restored {
+		t.Fatalf("fallback Restore = %+v, %v; want checkpoint 30, restored", c, err)
+	}
+	if !logged(log, "falling back") {
+		t.Errorf("fallback not logged: %v", log.lines)
+	}
+
+	for i, id := range []int64{10, 20} {
+		clock.now = clock.now.Add(time.Duration(i+1) * time.Second)
+		save(t, s, id, 1, 2)
+	}
+	c, err = Restore(s, cp, job, 2)
+	if err != nil || c.Type != TypeSavepoint || c.CheckpointID != 202 || !c.Restored {
+		t.Fatalf("Restore = %+v, %v; want pipeline 2 of savepoint 20", c, err)
+	}
+	if _, err := Restore(s, cp, job, 3); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Restore of a pipeline the savepoint lacks = %v, want ErrNotFound", err)
+	}
+	_ = s.Delete(job, 20)
+	if c, _ := Restore(s, cp, job, 2); c == nil || c.CheckpointID != 102 {
+		t.Errorf("after deleting the newest, Restore = %+v; want savepoint 10", c)
+	}
+}

@@ -218,7 +218,7 @@ func TestListSkipsWhatIsNotACommittedBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	jobDir := filepath.Join(ns, SavepointDir, "1001")
-	mustOS(t, os.MkdirAll(filepath.Join(jobDir, "70"), 0o755))              // no marker
+	mustOS(t, os.MkdirAll(filepath.Join(jobDir, "70"), 0o755))                  // no marker
 	mustOS(t, os.WriteFile(filepath.Join(jobDir, "stray"), []byte("x"), 0o644)) // not a bundle
 	mustOS(t, os.CopyFS(filepath.Join(jobDir, "80"), os.DirFS(filepath.Join(jobDir, "50"))))
 	save(t, s, 90, 1)

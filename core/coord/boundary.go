@@ -1,0 +1,106 @@
+package coord
+
+import "time"
+
+// Transport reaches the pipeline's tasks. In a cluster these are RPCs; in
+// the simulator they are simulated tasks. A method returns once the
+// operation is dispatched, not when it lands (seed 000, #12111).
+type Transport interface {
+	TriggerBarrier(job int64, pipeline int, task TaskID, b Barrier) error
+	NotifyComplete(job int64, pipeline int, task TaskID, c *Completed) error
+	NotifyStart(job int64, pipeline int, task TaskID) error
+	RestoreState(job int64, pipeline int, task TaskID, c *Completed) error
+}
+
+// Storage is checkpoint storage. Store must make the checkpoint durable
+// before it returns: a completed checkpoint is reported only after.
+type Storage interface {
+	Store(c *Completed) error
+	Delete(job int64, pipeline int, ids []int64) error
+	Latest(job int64, pipeline int) (*Completed, error)
+	// IDs lists stored checkpoint ids oldest first (rebuilds retention
+	// after a coordinator is recreated).
+	IDs(job int64, pipeline int) ([]int64, error)
+}
+
+// SavepointWriter receives one pipeline's savepoint; the manager commits
+// the bundle once every pipeline wrote.
+type SavepointWriter interface {
+	WritePipeline(c *Completed) error
+}
+
+// StatusStore is the engine's replicated map ("IMap"). Get and Set may fail
+// with an error wrapping ErrRetryable, which callers retry.
+type StatusStore interface {
+	Get(key string) (string, error)
+	Set(key, value string) error
+	Delete(key string) error
+}
+
+// IDCounter allocates checkpoint ids per pipeline, starting at 1.
+type IDCounter interface {
+	Next(job int64, pipeline int) (int64, error)
+	Set(job int64, pipeline int, next int64) error
+}
+
+// JobMaster is told when a pipeline's coordinator fails, so that it can
+// fail over (restore) the pipeline.
+type JobMaster interface {
+	HandleCheckpointError(job int64, pipeline int, gen uint64, reason Reason)
+}
+
+// Executor is the master's coordinator executor (SPEC 1.13): core 10, no
+// maximum, direct hand-off, rejects only after shutdown. *exec.Pool fits.
+type Executor interface {
+	Execute(fn func()) error
+}
+
+// Hooks are fault injection points the simulator sets; nil hooks do
+// nothing. A hook models an exception raised at that point of the
+// upstream code.
+type Hooks struct {
+	// TriggerFault is called in the trigger path before the lock (H4).
+	TriggerFault func(job int64, pipeline int) error
+}
+
+// EventKind names an observable coordinator step.
+type EventKind int
+
+// The events a coordinator reports to its Observer.
+const (
+	EvTriggered      EventKind = iota // pending checkpoint created (ID, Type)
+	EvCompleted                       // stored and about to be reported (ID)
+	EvAborted                         // pending aborted (ID, Reason)
+	EvGenFailed                       // a deferred effect failed generation Gen (ArmedGen)
+	EvStaleDropped                    // a deferred effect of ArmedGen dropped (Gen current)
+	EvRestored                        // new generation Gen; ID = latest completed read (0: none)
+	EvExpiryFallback                  // executor rejected the expiry; ran inline
+	EvTriggerArmed                    // a periodic trigger was armed (Delay)
+	EvTriggerStopped                  // trigger path returned without re-arming (Reason)
+	EvCanceled
+	EvFinished // generation reached FINISHED or SUSPEND
+	EvPendingCount
+)
+
+var eventNames = [...]string{"triggered", "completed", "aborted", "gen-failed", "stale-dropped", "restored",
+	"expiry-fallback", "trigger-armed", "trigger-stopped", "canceled", "finished", "pending-count"}
+
+func (k EventKind) String() string { return eventNames[k] }
+
+// Event is one observable step of a coordinator.
+type Event struct {
+	Kind     EventKind
+	Job      int64
+	Pipeline int
+	Gen      uint64 // generation current when it happened (or failed)
+	ArmedGen uint64 // for deferred effects: generation that armed it
+	ID       int64
+	Type     Type
+	Reason   Reason
+	Delay    time.Duration
+	Count    int
+}
+
+// Observer receives events synchronously on the thread that caused them.
+// It must not call back into the coordinator.
+type Observer func(Event)

@@ -1,0 +1,133 @@
+package coord
+
+import "fmt"
+
+// Acknowledge records a task's acknowledgement of checkpoint id. The last
+// acknowledgement completes the pending future on this thread (SPEC 1.7).
+func (c *Coordinator) Acknowledge(task TaskID, id int64, state []byte) {
+	if c.isCompleted() {
+		return
+	}
+	p := c.lookup(id)
+	if p == nil {
+		c.log().Debug("skip already acked or unknown checkpoint", "id", id, "task", task)
+		return
+	}
+	last, dup := p.ack(task, state)
+	if dup {
+		return
+	}
+	if last {
+		p.fut.Complete(p.completed(c.e.Now()))
+	}
+}
+
+// complete is completePendingCheckpoint (SPEC 1.8), serialised by
+// coord.completion. It stores the checkpoint before reporting it.
+func (c *Coordinator) complete(p *Pending, cp *Completed) error {
+	c.complMu.Lock()
+	defer c.complMu.Unlock()
+	if c.deferredFence() {
+		if cur, _ := c.Generation(); cur != p.Gen {
+			c.stale(p.Gen, ReasonCompleteFailed) // a restore replaced the generation
+			return nil
+		}
+	}
+	if err := c.persist(cp); err != nil {
+		return err
+	}
+	c.latestCompleted.Store(cp)
+	c.emit(Event{Kind: EvCompleted, Gen: p.Gen, ID: cp.ID, Type: cp.Type})
+	if err := c.notifyCompleted(cp); err != nil {
+		c.handleError(p.Gen, ReasonNotifyFailed, err, c.deferredFence(), false)
+		return nil // the error path's clean resets the counter
+	}
+	c.mapMu.Lock()
+	delete(c.pending, p.ID)
+	c.mapMu.Unlock()
+	if p.watchdog != nil {
+		p.watchdog.Cancel()
+	}
+	n := c.pendingCounter.Add(-1)
+	c.emit(Event{Kind: EvPendingCount, Count: int(n)})
+	if c.isCompleted() {
+		c.finish(p.Gen, cp.Type)
+	}
+	return nil
+}
+
+// persist writes the checkpoint (or savepoint) and applies retention.
+func (c *Coordinator) persist(cp *Completed) error {
+	memory := c.cfg.Variants.Retention == "memory"
+	if cp.Type == CompletedPoint {
+		if memory {
+			c.retain(cp.ID) // upstream counts it although it is never stored (#12096)
+		}
+		return nil
+	}
+	if cp.Type == Savepoint {
+		if w := c.savepointWriter(); w != nil {
+			if err := w.WritePipeline(cp); err != nil {
+				return fmt.Errorf("write savepoint: %w", err)
+			}
+			return nil
+		}
+	}
+	if err := c.d.Storage.Store(cp); err != nil {
+		return fmt.Errorf("store checkpoint %d: %w", cp.ID, err)
+	}
+	return c.retain(cp.ID)
+}
+
+// retain appends id to the retention deque and deletes the oldest
+// MaxRetained ids each time the deque reaches a multiple of MaxRetained
+// above the first (upstream's batch deletion: N..2N-1 kept).
+func (c *Coordinator) retain(id int64) error {
+	c.mapMu.Lock()
+	c.completedIDs = append(c.completedIDs, id)
+	n := c.cfg.MaxRetained
+	var drop []int64
+	if len(c.completedIDs)%n == 0 && len(c.completedIDs)/n > 1 {
+		drop = append(drop, c.completedIDs[:n]...)
+		c.completedIDs = append([]int64(nil), c.completedIDs[n:]...)
+	}
+	c.mapMu.Unlock()
+	if len(drop) == 0 {
+		return nil
+	}
+	return c.d.Storage.Delete(c.job, c.pipeline, drop)
+}
+
+// notifyCompleted sends CheckpointFinished to every task; the schema-change
+// after checkpoint also ends the schema change and re-arms the trigger.
+func (c *Coordinator) notifyCompleted(cp *Completed) error {
+	if cp == nil {
+		return nil
+	}
+	for _, t := range c.tasks {
+		if err := c.d.Transport.NotifyComplete(c.job, c.pipeline, t, cp); err != nil {
+			return fmt.Errorf("notify task %d of checkpoint %d: %w", t, cp.ID, err)
+		}
+	}
+	if cp.Type == SchemaChangeAfter {
+		if !c.schemaChanging.CompareAndSwap(true, false) {
+			return fmt.Errorf("schema change after checkpoint %d completed while not schema changing", cp.ID)
+		}
+		c.scheduleTrigger(Checkpoint, c.cfg.Interval)
+	}
+	return nil
+}
+
+// finish ends a generation whose final checkpoint completed.
+func (c *Coordinator) finish(gen uint64, t Type) {
+	st := Finished
+	if t == Savepoint {
+		st = Suspended
+	}
+	c.clean(ReasonCompleted, gen, false)
+	c.updateStatus(st)
+	_, f := c.Generation()
+	if f.Complete(st) {
+		c.emit(Event{Kind: EvFinished, Gen: gen, Type: t})
+	}
+}

@@ -1,0 +1,235 @@
+package coord
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/sched"
+)
+
+// Config is one pipeline's checkpoint configuration (SPEC section C).
+type Config struct {
+	Interval       time.Duration // 0 disables periodic checkpoints (batch)
+	Timeout        time.Duration // default 30 s
+	SchemaTimeout  time.Duration // SCHEMA_CHANGE_AFTER timeout, default 30 s
+	MinPause       time.Duration // -1 or 0: disabled
+	MaxRetained    int           // default 20
+	Tasks          int           // tasks of the pipeline, default 1
+	StatusRetries  int           // IMap retries, default 30
+	StatusBackoff  time.Duration // default 2 s
+	PendingBackoff time.Duration // guard 7 re-arm, default 500 ms
+	SavepointPoll  time.Duration // savepoint sleep-poll, default 500 ms
+	Variants       Variants
+	Logger         *slog.Logger
+	Observer       Observer
+	Hooks          Hooks
+}
+
+func (c Config) withDefaults() Config {
+	if c.Timeout <= 0 {
+		c.Timeout = 30 * time.Second
+	}
+	if c.SchemaTimeout <= 0 {
+		c.SchemaTimeout = 30 * time.Second
+	}
+	if c.MaxRetained <= 0 {
+		c.MaxRetained = 20
+	}
+	if c.Tasks <= 0 {
+		c.Tasks = 1
+	}
+	if c.StatusRetries <= 0 {
+		c.StatusRetries = 30
+	}
+	if c.StatusBackoff <= 0 {
+		c.StatusBackoff = 2 * time.Second
+	}
+	if c.PendingBackoff <= 0 {
+		c.PendingBackoff = 500 * time.Millisecond
+	}
+	if c.SavepointPoll <= 0 {
+		c.SavepointPoll = 500 * time.Millisecond
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	c.Variants = c.Variants.Normalize()
+	return c
+}
+
+// Deps are a coordinator's boundaries.
+type Deps struct {
+	Env       env.Env
+	Lease     *sched.Lease
+	Executor  func() Executor // the current coordinator executor (replaced on master reactivation)
+	Transport Transport
+	Storage   Storage
+	Status    StatusStore
+	IDs       IDCounter
+	Master    JobMaster
+}
+
+// Coordinator runs the checkpoint protocol of one pipeline of one job.
+//
+// Locks, in the order they may be taken (never the reverse):
+//
+//	coord.completion  completePendingCheckpoint (Java: synchronized on the coordinator)
+//	coord.lock        trigger critical section, savepoint wait, clean; re-entrant for the
+//	                  barrier-continuation=inline variant only
+//	coord.generation  the generation counter and its terminal future
+//	coord.pending     the pending map, task status, ready-to-close sets (leaf)
+//	coord.ack, coord.future, sched.lease, exec.*   leaves
+//
+// The manager's "coord.manager" lock is taken only before coord.lock or
+// alone. No lock is held while calling the Transport, the Storage or the
+// StatusStore except coord.completion (storage writes are serialised by
+// it) and coord.lock in the savepoint-wait=under-lock and inline variants,
+// which is the hazard those variants reproduce.
+type Coordinator struct {
+	d        Deps
+	e        env.Env
+	cfg      Config
+	job      int64
+	pipeline int
+	tasks    []TaskID
+
+	lock    env.Mutex
+	complMu env.Mutex
+	genMu   env.Mutex
+	gen     uint64          // guarded by genMu
+	fut     *Future[Status] // guarded by genMu; replaced by restore
+	mapMu   env.Mutex
+
+	// guarded by mapMu
+	pending      map[int64]*Pending
+	taskStatus   map[TaskID]TaskState
+	readyToClose map[TaskID]bool
+	completedIDs []int64 // retention deque; also guarded by complMu for writes
+	savepointReq *Future[*Completed]
+	spWriter     SavepointWriter
+
+	pendingCounter  atomic.Int32
+	latestCompleted atomic.Pointer[Completed]
+	latestTrigger   atomic.Int64 // unix ns
+	shutdown        atomic.Bool
+	allTaskReady    atomic.Bool
+	schemaChanging  atomic.Bool
+	firstError      atomic.Pointer[string]
+}
+
+// New returns a coordinator for (job, pipeline). restored, when non-nil,
+// is the pipeline state it starts from.
+func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coordinator {
+	cfg = cfg.withDefaults()
+	if d.Lease == nil {
+		// H7: upstream NPEs later; fail at construction with the reason.
+		panic(fmt.Sprintf("coord: nil scheduler lease for job %d pipeline %d", job, pipeline))
+	}
+	e := d.Env
+	c := &Coordinator{d: d, e: e, cfg: cfg, job: job, pipeline: pipeline,
+		lock: e.NewMutex("coord.lock"), complMu: e.NewMutex("coord.completion"),
+		genMu: e.NewMutex("coord.generation"), mapMu: e.NewMutex("coord.pending"),
+		pending: map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{}}
+	for i := range cfg.Tasks {
+		c.tasks = append(c.tasks, TaskID(i))
+	}
+	c.gen = 1
+	c.fut = NewFuture[Status](e)
+	if restored != nil {
+		r := *restored
+		r.Restored = true
+		c.latestCompleted.Store(&r)
+	}
+	c.latestTrigger.Store(e.Now().UnixNano())
+	return c
+}
+
+// Job and Pipeline identify the coordinator.
+func (c *Coordinator) Job() int64    { return c.job }
+func (c *Coordinator) Pipeline() int { return c.pipeline }
+
+// Generation returns the current generation and its terminal future.
+func (c *Coordinator) Generation() (uint64, *Future[Status]) {
+	c.genMu.Lock()
+	defer c.genMu.Unlock()
+	return c.gen, c.fut
+}
+
+// PendingCount returns the single-in-flight counter.
+func (c *Coordinator) PendingCount() int { return int(c.pendingCounter.Load()) }
+
+// LatestCompleted returns the latest completed checkpoint (nil: none).
+func (c *Coordinator) LatestCompleted() *Completed { return c.latestCompleted.Load() }
+
+// Lease returns the coordinator's scheduler lease.
+func (c *Coordinator) Lease() *sched.Lease { return c.d.Lease }
+
+func (c *Coordinator) emit(ev Event) {
+	if c.cfg.Observer == nil {
+		return
+	}
+	ev.Job, ev.Pipeline = c.job, c.pipeline
+	c.cfg.Observer(ev)
+}
+
+func (c *Coordinator) log() *slog.Logger {
+	return c.cfg.Logger.With("job", c.job, "pipeline", c.pipeline)
+}
+
+// isCompleted: the latest completed checkpoint is final and not restored.
+func (c *Coordinator) isCompleted() bool {
+	l := c.latestCompleted.Load()
+	return l != nil && l.Type.Final() && !l.Restored
+}
+
+// async runs fn on the coordinator executor.
+func (c *Coordinator) async(fn func()) error {
+	return c.d.Executor().Execute(fn)
+}
+
+// lockUnlessHeld takes coord.lock unless the caller's chain already holds
+// it (only in the barrier-continuation=inline variant, where Java's
+// re-entrant monitor lets the continuation re-enter).
+func (c *Coordinator) lockUnlessHeld(held bool) (unlock func()) {
+	if held {
+		return func() {}
+	}
+	c.lock.Lock()
+	return c.lock.Unlock
+}
+
+// pendingSnapshot returns the pending checkpoints in id order.
+func (c *Coordinator) pendingSnapshot() []*Pending {
+	c.mapMu.Lock()
+	defer c.mapMu.Unlock()
+	out := make([]*Pending, 0, len(c.pending))
+	for _, p := range c.pending {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b *Pending) int { return cmpInt(a.ID, b.ID) })
+	return out
+}
+
+func (c *Coordinator) lookup(id int64) *Pending {
+	c.mapMu.Lock()
+	defer c.mapMu.Unlock()
+	return c.pending[id]
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (c *Coordinator) statusKey() string {
+	return fmt.Sprintf("checkpoint_state_%d_%d", c.job, c.pipeline)
+}

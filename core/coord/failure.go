@@ -1,0 +1,153 @@
+package coord
+
+import (
+	"errors"
+	"fmt"
+)
+
+// watchdog is the timeout body (SPEC 1.6 step 4). It runs on a dispatch
+// thread and keeps only the lookup and the fully-acked check; the failing
+// work is handed to the executor.
+func (c *Coordinator) watchdog(p *Pending) {
+	if c.lookup(p.ID) != p || p.FullyAcked() {
+		return
+	}
+	c.log().Warn("timeout checkpoint", "id", p.ID, "generation", p.Gen)
+	c.expire(p)
+}
+
+// expire hands the expiry to the coordinator executor; if the executor
+// rejects (master step-down, H11) it runs inline with a warning, because a
+// dropped expiry would leave the checkpoint pending forever.
+func (c *Coordinator) expire(p *Pending) {
+	if c.cfg.Variants.ExpiryExec == "inline" {
+		c.failExpired(p)
+		return
+	}
+	if err := c.async(func() { c.failExpired(p) }); err != nil {
+		c.log().Warn("coordinator executor rejected the expiry; expiring inline", "id", p.ID, "err", err)
+		c.emit(Event{Kind: EvExpiryFallback, ID: p.ID, ArmedGen: p.Gen})
+		c.failExpired(p)
+	}
+}
+
+// failExpired is failExpiredCheckpoint(token): with expiry-fence=generation
+// the expiry fails only the generation that armed it (H1).
+func (c *Coordinator) failExpired(p *Pending) {
+	fence := c.cfg.Variants.ExpiryFence == "generation"
+	if fence && c.lookup(p.ID) != p {
+		c.stale(p.Gen, ReasonExpired)
+		return
+	}
+	c.handleError(p.Gen, ReasonExpired, fmt.Errorf("checkpoint %d expired", p.ID), fence, false)
+}
+
+func (c *Coordinator) stale(armed uint64, r Reason) {
+	cur, _ := c.Generation()
+	c.log().Info("dropping a stale deferred effect", "armed_generation", armed, "generation", cur, "reason", r)
+	c.emit(Event{Kind: EvStaleDropped, ArmedGen: armed, Gen: cur, Reason: r})
+}
+
+// handleError is handleCoordinatorError (SPEC 1.9). armed is the
+// generation the failing work belongs to; with fence, work of an earlier
+// generation is dropped instead of failing the current one (H1, H9).
+// lockHeld is true only when called from inside coord.lock (inline
+// variant).
+func (c *Coordinator) handleError(armed uint64, r Reason, err error, fence, lockHeld bool) {
+	msg := fmt.Sprintf("%s: %v", r, err)
+	c.firstError.CompareAndSwap(nil, &msg)
+	c.genMu.Lock()
+	cur, f := c.gen, c.fut
+	c.genMu.Unlock()
+	if fence && armed != cur {
+		c.stale(armed, r)
+		return
+	}
+	if f.Done() {
+		return // first error wins
+	}
+	c.updateStatus(Failed)
+	if !f.Complete(Failed) {
+		return
+	}
+	c.log().Error("checkpoint coordinator failed", "reason", r, "err", err, "generation", cur)
+	c.emit(Event{Kind: EvGenFailed, ArmedGen: armed, Gen: cur, Reason: r})
+	c.d.Master.HandleCheckpointError(c.job, c.pipeline, cur, r)
+	c.clean(r, cur, lockHeld)
+}
+
+// updateStatus writes the status to the status store, retrying retryable
+// errors up to StatusRetries times with StatusBackoff between (30 x 2 s
+// upstream: the slow, blocking part of the error path).
+func (c *Coordinator) updateStatus(s Status) {
+	var err error
+	for range c.cfg.StatusRetries {
+		if err = c.d.Status.Set(c.statusKey(), s.String()); err == nil || !errors.Is(err, ErrRetryable) {
+			break
+		}
+		c.e.Sleep(c.cfg.StatusBackoff)
+	}
+	if err != nil {
+		c.log().Error("status update failed", "status", s, "err", err)
+	}
+}
+
+// clean is cleanPendingCheckpoint (SPEC 1.9). gen is the generation being
+// cleaned: with the generation fence a clean for a generation that a
+// restore already replaced does nothing (the restore cleaned it).
+func (c *Coordinator) clean(r Reason, gen uint64, lockHeld bool) {
+	if c.deferredFence() && r != ReasonReset {
+		if cur, _ := c.Generation(); cur != gen {
+			return
+		}
+	}
+	c.shutdown.Store(true)
+	c.allTaskReady.Store(false)
+	unlock := c.lockUnlessHeld(lockHeld)
+	defer unlock()
+	for _, p := range c.takePending() {
+		c.abort(p, r)
+	}
+	c.pendingCounter.Store(0)
+	c.emit(Event{Kind: EvPendingCount, Count: 0})
+	c.schemaChanging.Store(false)
+	if r != ReasonReset {
+		c.d.Status.Delete(c.statusKey() + "_ready_to_close")
+	}
+	c.d.Lease.CancelAll()
+}
+
+// takePending empties the pending map and the task bookkeeping.
+func (c *Coordinator) takePending() []*Pending {
+	ps := c.pendingSnapshot()
+	c.mapMu.Lock()
+	clear(c.pending)
+	clear(c.taskStatus)
+	clear(c.readyToClose)
+	c.mapMu.Unlock()
+	return ps
+}
+
+// abort completes a pending future: with nil for RESET and PIPELINE_END,
+// exceptionally otherwise (which schedules the deferred handler, H9b).
+func (c *Coordinator) abort(p *Pending, r Reason) {
+	if p.watchdog != nil {
+		p.watchdog.Cancel()
+	}
+	c.emit(Event{Kind: EvAborted, Gen: p.Gen, ID: p.ID, Reason: r})
+	if r == ReasonReset || r == ReasonPipelineEnd {
+		p.fut.Complete(nil)
+		return
+	}
+	p.fut.Fail(&Aborted{Reason: r})
+}
+
+// ReportTaskError is reportCheckpointErrorFromTask: a task failed its
+// checkpoint. It is handed to the executor, fenced by generation.
+func (c *Coordinator) ReportTaskError(msg string) {
+	gen, _ := c.Generation()
+	err := fmt.Errorf("task reported: %s", msg)
+	if xerr := c.async(func() { c.handleError(gen, ReasonTaskReported, err, c.deferredFence(), false) }); xerr != nil {
+		c.handleError(gen, ReasonTaskReported, err, c.deferredFence(), false)
+	}
+}

@@ -1,0 +1,157 @@
+package coord
+
+import (
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/env"
+)
+
+// Future is a once-settled value, a small CompletableFuture. Callbacks
+// registered with WhenDone run on the thread that settles it (or on the
+// caller, if already settled); callers that need a hop submit from there.
+type Future[T any] struct {
+	e   env.Env
+	mu  env.Mutex // "coord.future": a leaf lock
+	cv  env.Cond
+	set bool
+	val T
+	err error
+	cbs []func(T, error)
+}
+
+// NewFuture returns an unsettled future.
+func NewFuture[T any](e env.Env) *Future[T] {
+	f := &Future[T]{e: e, mu: e.NewMutex("coord.future")}
+	f.cv = e.NewCond(f.mu)
+	return f
+}
+
+// Complete settles the future with v; it reports false if already settled.
+func (f *Future[T]) Complete(v T) bool { return f.settle(v, nil) }
+
+// Fail settles the future with err; it reports false if already settled.
+func (f *Future[T]) Fail(err error) bool {
+	var zero T
+	return f.settle(zero, err)
+}
+
+func (f *Future[T]) settle(v T, err error) bool {
+	f.mu.Lock()
+	if f.set {
+		f.mu.Unlock()
+		return false
+	}
+	f.set, f.val, f.err = true, v, err
+	cbs := f.cbs
+	f.cbs = nil
+	f.cv.Broadcast()
+	f.mu.Unlock()
+	for _, cb := range cbs {
+		cb(v, err)
+	}
+	return true
+}
+
+// WhenDone runs cb once the future settles.
+func (f *Future[T]) WhenDone(cb func(T, error)) {
+	f.mu.Lock()
+	if !f.set {
+		f.cbs = append(f.cbs, cb)
+		f.mu.Unlock()
+		return
+	}
+	v, err := f.val, f.err
+	f.mu.Unlock()
+	cb(v, err)
+}
+
+// Done reports whether the future is settled.
+func (f *Future[T]) Done() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.set
+}
+
+// Get waits for the future and returns its outcome.
+func (f *Future[T]) Get() (T, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for !f.set {
+		f.cv.Wait()
+	}
+	return f.val, f.err
+}
+
+// GetFor waits up to d; ok is false on timeout.
+func (f *Future[T]) GetFor(d time.Duration) (v T, err error, ok bool) {
+	deadline := f.e.Now().Add(d)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for !f.set {
+		left := deadline.Sub(f.e.Now())
+		if left <= 0 {
+			return v, nil, false
+		}
+		f.cv.WaitFor(left)
+	}
+	return f.val, f.err, true
+}
+
+// Pending is a checkpoint that was triggered and is waiting for acks.
+type Pending struct {
+	ID          int64
+	Type        Type
+	TriggeredAt time.Time
+	Gen         uint64 // generation that created it
+	job         int64
+	pipeline    int
+	mu          env.Mutex // "coord.ack": notAcked and states; a leaf lock
+	notAcked    map[TaskID]bool
+	states      map[TaskID][]byte
+	fut         *Future[*Completed] // nil value: aborted by RESET or PIPELINE_END
+	watchdog    watchdogHandle
+}
+
+type watchdogHandle interface{ Cancel() bool }
+
+func newPending(e env.Env, job int64, pipeline int, id int64, typ Type, ts time.Time, gen uint64, tasks []TaskID) *Pending {
+	p := &Pending{ID: id, Type: typ, TriggeredAt: ts, Gen: gen, job: job, pipeline: pipeline,
+		mu: e.NewMutex("coord.ack"), notAcked: map[TaskID]bool{}, states: map[TaskID][]byte{}, fut: NewFuture[*Completed](e)}
+	for _, t := range tasks {
+		p.notAcked[t] = true
+	}
+	return p
+}
+
+// ack records a task's acknowledgement and reports whether it was the last.
+func (p *Pending) ack(task TaskID, state []byte) (last, dup bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.notAcked[task] {
+		return false, true
+	}
+	delete(p.notAcked, task)
+	p.states[task] = state
+	return len(p.notAcked) == 0, false
+}
+
+// FullyAcked reports whether every task acknowledged.
+func (p *Pending) FullyAcked() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.notAcked) == 0
+}
+
+func (p *Pending) completed(now time.Time) *Completed {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	states := make(map[TaskID][]byte, len(p.states))
+	for k, v := range p.states {
+		states[k] = v
+	}
+	return &Completed{Job: p.job, Pipeline: p.pipeline, ID: p.ID, Type: p.Type, TriggeredAt: p.TriggeredAt,
+		CompletedAt: now, States: states, Generation: p.Gen}
+}
+
+// Future is the pending checkpoint's completion.
+func (p *Pending) Future() *Future[*Completed] { return p.fut }

@@ -1,0 +1,234 @@
+package coord
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ReportTask records a task's state and hops to the executor: a task
+// waiting for restore gets its state, and the last READY_START starts
+// checkpointing (SPEC 1.3). Failures fail the reporting generation.
+func (c *Coordinator) ReportTask(task TaskID, st TaskState) {
+	c.mapMu.Lock()
+	c.taskStatus[task] = st
+	c.mapMu.Unlock()
+	gen, _ := c.Generation()
+	err := c.async(func() {
+		var err error
+		switch st {
+		case TaskWaitingRestore:
+			err = c.d.Transport.RestoreState(c.job, c.pipeline, task, c.latestCompleted.Load())
+		case TaskReadyStart:
+			err = c.allTaskReadyCheck()
+		}
+		if err != nil {
+			c.handleError(gen, ReasonTaskFailed, err, c.deferredFence(), false)
+		}
+	})
+	if err != nil {
+		c.log().Warn("coordinator executor rejected a task report", "task", task, "err", err)
+	}
+}
+
+// allTaskReadyCheck is allTaskReady: once every task reported READY_START
+// it notifies start, re-commits the restored checkpoint and arms the
+// first periodic trigger after one interval.
+func (c *Coordinator) allTaskReadyCheck() error {
+	c.mapMu.Lock()
+	ready := 0
+	for _, s := range c.taskStatus {
+		if s == TaskReadyStart {
+			ready++
+		}
+	}
+	c.mapMu.Unlock()
+	if ready < len(c.tasks) || !c.allTaskReady.CompareAndSwap(false, true) {
+		return nil
+	}
+	for _, t := range c.tasks {
+		if err := c.d.Transport.NotifyStart(c.job, c.pipeline, t); err != nil {
+			return fmt.Errorf("notify start task %d: %w", t, err)
+		}
+	}
+	if err := c.notifyCompleted(c.latestCompleted.Load()); err != nil {
+		return err
+	}
+	if c.cfg.Interval > 0 {
+		c.scheduleTrigger(Checkpoint, c.cfg.Interval)
+	}
+	return nil
+}
+
+// Start marks every task ready, as if each reported READY_START, and
+// arms the first trigger (a convenience for jobs without task reports).
+func (c *Coordinator) Start() {
+	for _, t := range c.tasks {
+		c.ReportTask(t, TaskReadyStart)
+	}
+}
+
+// Restore is restoreCoordinator(alreadyStarted) (SPEC 1.10): a new
+// generation on the same coordinator and the same lease. The new
+// generation is installed under coord.generation before anything else, so
+// a deferred effect of the old one can tell it is stale. With restored
+// read from storage (a master failover recreates state from storage), the
+// latest completed checkpoint is what storage holds.
+func (c *Coordinator) Restore(alreadyStarted bool) error {
+	c.genMu.Lock()
+	c.gen++
+	gen := c.gen
+	c.fut = NewFuture[Status](c.e)
+	c.genMu.Unlock()
+	c.firstError.Store(nil)
+	c.updateStatus(Running)
+	restoredClose, err := c.loadReadyToClose()
+	if err != nil {
+		return err
+	}
+	c.clean(ReasonReset, gen, false)
+	if err := c.reloadLatest(); err != nil {
+		return err
+	}
+	c.shutdown.Store(false)
+	c.mapMu.Lock()
+	for _, t := range restoredClose {
+		c.readyToClose[t] = true
+	}
+	c.mapMu.Unlock()
+	latest := int64(0)
+	if l := c.latestCompleted.Load(); l != nil {
+		latest = l.ID
+	}
+	c.emit(Event{Kind: EvRestored, Gen: gen, ID: latest})
+	if !alreadyStarted {
+		c.allTaskReady.Store(false)
+		return nil
+	}
+	return c.resume()
+}
+
+// resume is the alreadyStarted branch of restore: re-commit the latest
+// checkpoint and trigger inline.
+func (c *Coordinator) resume() error {
+	c.allTaskReady.Store(true)
+	if err := c.notifyCompleted(c.latestCompleted.Load()); err != nil {
+		return err
+	}
+	typ := Checkpoint
+	if c.allReadyToClose() {
+		typ = CompletedPoint
+	}
+	return c.tryTrigger(typ)
+}
+
+// reloadLatest reads the latest stored checkpoint (restore's read of the
+// register) and rebuilds retention from storage in the durable variant.
+func (c *Coordinator) reloadLatest() error {
+	l, err := c.d.Storage.Latest(c.job, c.pipeline)
+	if err != nil {
+		return fmt.Errorf("read latest checkpoint: %w", err)
+	}
+	if l != nil {
+		r := *l
+		r.Restored = true
+		c.latestCompleted.Store(&r)
+	} else if cur := c.latestCompleted.Load(); cur != nil && !cur.Restored {
+		r := *cur
+		r.Restored = true
+		c.latestCompleted.Store(&r)
+	}
+	if c.cfg.Variants.Retention == "memory" {
+		return nil // upstream keeps the deque in memory only (#12094)
+	}
+	ids, err := c.d.Storage.IDs(c.job, c.pipeline)
+	if err != nil {
+		return fmt.Errorf("list checkpoints: %w", err)
+	}
+	c.mapMu.Lock()
+	c.completedIDs = ids
+	c.mapMu.Unlock()
+	return nil
+}
+
+func (c *Coordinator) loadReadyToClose() ([]TaskID, error) {
+	v, err := c.d.Status.Get(c.statusKey() + "_ready_to_close")
+	if err != nil {
+		return nil, fmt.Errorf("load ready-to-close: %w", err)
+	}
+	var out []TaskID
+	for f := range strings.FieldsSeq(strings.ReplaceAll(v, ",", " ")) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("ready-to-close entry %q: %w", f, err)
+		}
+		out = append(out, TaskID(n))
+	}
+	return out, nil
+}
+
+// ReadyToClose records that a task's bounded source finished; when every
+// task has, the COMPLETED_POINT checkpoint is triggered inline.
+func (c *Coordinator) ReadyToClose(task TaskID) error {
+	c.mapMu.Lock()
+	c.readyToClose[task] = true
+	var ids []string
+	for t := range c.readyToClose {
+		ids = append(ids, strconv.Itoa(int(t)))
+	}
+	c.mapMu.Unlock()
+	slices.Sort(ids)
+	if err := c.d.Status.Set(c.statusKey()+"_ready_to_close", strings.Join(ids, ",")); err != nil {
+		return fmt.Errorf("persist ready-to-close: %w", err)
+	}
+	if c.allReadyToClose() {
+		return c.tryTrigger(CompletedPoint)
+	}
+	return nil
+}
+
+func (c *Coordinator) allReadyToClose() bool {
+	c.mapMu.Lock()
+	defer c.mapMu.Unlock()
+	for _, t := range c.tasks {
+		if !c.readyToClose[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// SchemaChangeBefore arms a SCHEMA_CHANGE_BEFORE trigger now; periodic
+// triggers pause until the after checkpoint completes.
+func (c *Coordinator) SchemaChangeBefore() bool {
+	if !c.schemaChanging.CompareAndSwap(false, true) {
+		c.log().Warn("schema change already in progress")
+		return false
+	}
+	c.scheduleTrigger(SchemaChangeBefore, 0)
+	return true
+}
+
+// SchemaChangeAfter arms the SCHEMA_CHANGE_AFTER trigger now.
+func (c *Coordinator) SchemaChangeAfter() bool {
+	if !c.schemaChanging.Load() {
+		return false
+	}
+	c.scheduleTrigger(SchemaChangeAfter, 0)
+	return true
+}
+
+// Cancel is cancelCheckpoint: clean with PIPELINE_END and end the
+// generation CANCELED.
+func (c *Coordinator) Cancel() {
+	gen, f := c.Generation()
+	if f.Done() {
+		return
+	}
+	c.clean(ReasonPipelineEnd, gen, false)
+	c.updateStatus(Canceled)
+	if f.Complete(Canceled) {
+		c.emit(Event{Kind: EvCanceled, Gen: gen})
+	}
+}

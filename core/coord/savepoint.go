@@ -1,0 +1,90 @@
+package coord
+
+func (c *Coordinator) savepointWriter() SavepointWriter {
+	c.mapMu.Lock()
+	defer c.mapMu.Unlock()
+	return c.spWriter
+}
+
+// StartSavepoint is startSavepoint (SPEC 1.11). It waits while a periodic
+// checkpoint is pending, then triggers a SAVEPOINT that bypasses interval
+// and min-pause. Concurrent requests share one savepoint. The wait polls
+// with a sleep on the calling thread (never on the timer queue); with
+// savepoint-wait=under-lock (upstream, H5) coord.lock is held across it.
+func (c *Coordinator) StartSavepoint(w SavepointWriter) (*Future[*Completed], error) {
+	if c.shutdown.Load() || c.isCompleted() {
+		return nil, ErrShutdown
+	}
+	if !c.allTaskReady.Load() {
+		return nil, ErrTasksNotReady
+	}
+	c.mapMu.Lock()
+	if r := c.savepointReq; r != nil && !r.Done() {
+		c.mapMu.Unlock()
+		return r, nil
+	}
+	req := NewFuture[*Completed](c.e)
+	c.savepointReq = req
+	c.spWriter = w
+	c.mapMu.Unlock()
+	pf, err := c.savepointCreate()
+	if err != nil {
+		req.Fail(err)
+		return req, nil
+	}
+	pf.WhenDone(func(p *Pending, err error) {
+		if err != nil {
+			req.Fail(err)
+			return
+		}
+		p.fut.WhenDone(func(cp *Completed, err error) { c.savepointDone(req, cp, err) })
+	})
+	return req, nil
+}
+
+func (c *Coordinator) savepointDone(req *Future[*Completed], cp *Completed, err error) {
+	switch {
+	case err != nil:
+		req.Fail(err)
+	case cp == nil:
+		req.Fail(&Aborted{Reason: ReasonReset})
+	default:
+		req.Complete(cp)
+	}
+}
+
+// savepointCreate waits for the pending checkpoint and creates the
+// SAVEPOINT under coord.lock.
+func (c *Coordinator) savepointCreate() (*Future[*Pending], error) {
+	if c.cfg.Variants.SavepointWait == "under-lock" {
+		c.lock.Lock()
+		for c.pendingCounter.Load() > 0 && !c.shutdown.Load() {
+			c.e.Sleep(c.cfg.SavepointPoll)
+		}
+	} else {
+		c.waitNoPending()
+	}
+	defer c.lock.Unlock()
+	if c.shutdown.Load() || c.isCompleted() {
+		return nil, ErrShutdown
+	}
+	pf, err := c.createPending(c.e.Now(), Savepoint)
+	if err != nil {
+		return nil, err
+	}
+	c.startPending(pf, true)
+	return pf, nil
+}
+
+// waitNoPending returns holding coord.lock once nothing is pending or the
+// coordinator shut down; it sleeps outside the lock.
+func (c *Coordinator) waitNoPending() {
+	for {
+		c.lock.Lock()
+		if c.pendingCounter.Load() == 0 || c.shutdown.Load() {
+			return
+		}
+		c.lock.Unlock()
+		c.e.Sleep(c.cfg.SavepointPoll)
+	}
+}

@@ -1,0 +1,231 @@
+package coord
+
+import (
+	"fmt"
+	"time"
+)
+
+// scheduleTrigger arms a trigger of typ after delay on the lease.
+func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration) {
+	c.emit(Event{Kind: EvTriggerArmed, Type: typ, Delay: delay})
+	c.d.Lease.Schedule(delay, func() error { return c.triggerBody(typ) })
+}
+
+// triggerBody is what the scheduler runs. With trigger-errors=report a
+// failure in the trigger path fails the generation visibly (the job master
+// then restores it); with silent (H4) the error only fails the task, and
+// since the trigger was the only re-armer, checkpoints stop.
+func (c *Coordinator) triggerBody(typ Type) (err error) {
+	if c.cfg.Variants.TriggerErrors == "silent" {
+		return c.tryTrigger(typ)
+	}
+	gen, _ := c.Generation()
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("trigger panicked: %v", v)
+		}
+		if err != nil {
+			c.log().Error("checkpoint trigger failed", "type", typ, "err", err)
+			c.handleError(gen, ReasonTriggerFailed, err, true, false)
+		}
+	}()
+	return c.tryTrigger(typ)
+}
+
+// TryTrigger is tryTriggerPendingCheckpoint (SPEC 1.4), with its guards in
+// upstream order.
+func (c *Coordinator) tryTrigger(typ Type) error {
+	if c.d.Lease.Closed() { // guard 0: the scheduler was shut down (Java: interrupted)
+		c.stopped("scheduler closed")
+		return nil
+	}
+	now := c.e.Now()
+	if typ == Checkpoint {
+		if rearmed, stop := c.periodicGuards(now); rearmed || stop {
+			return nil
+		}
+	}
+	if h := c.cfg.Hooks.TriggerFault; h != nil {
+		if err := h(c.job, c.pipeline); err != nil {
+			return err
+		}
+	}
+	c.lock.Lock()
+	defer c.lock.Unlock()
+	return c.triggerLocked(now, typ)
+}
+
+// periodicGuards are guards 1-4; they apply to CHECKPOINT only.
+func (c *Coordinator) periodicGuards(now time.Time) (rearmed, stop bool) {
+	if !c.allTaskReady.Load() {
+		c.stopped("tasks not ready") // guard 1: allTaskReady or restore re-arms
+		return false, true
+	}
+	elapsed := now.Sub(time.Unix(0, c.latestTrigger.Load()))
+	if elapsed <= 0 {
+		c.log().Error("clock went backwards or trigger in the same instant", "elapsed", elapsed)
+	}
+	if elapsed < c.cfg.Interval { // guard 3
+		c.scheduleTrigger(Checkpoint, c.cfg.Interval-elapsed)
+		return true, false
+	}
+	if l := c.latestCompleted.Load(); l != nil && c.cfg.MinPause > 0 { // guard 4
+		if since := now.Sub(l.CompletedAt); since < c.cfg.MinPause {
+			c.scheduleTrigger(Checkpoint, c.cfg.MinPause-since)
+			return true, false
+		}
+	}
+	return false, false
+}
+
+// triggerLocked is guards 5-9; the caller holds coord.lock.
+func (c *Coordinator) triggerLocked(now time.Time, typ Type) error {
+	if c.isCompleted() || c.shutdown.Load() { // guard 5
+		c.stopped("completed or shut down")
+		return nil
+	}
+	if c.schemaChanging.Load() && typ == Checkpoint { // guard 6
+		c.stopped("schema changing")
+		return nil
+	}
+	if c.pendingCounter.Load() > 0 { // guard 7
+		c.scheduleTrigger(typ, c.cfg.PendingBackoff)
+		return nil
+	}
+	pf, err := c.createPending(now, typ) // guard 8
+	if err != nil {
+		return err
+	}
+	c.startPending(pf, true)
+	if typ == Checkpoint { // guard 9
+		c.scheduleTrigger(Checkpoint, c.cfg.Interval)
+	}
+	return nil
+}
+
+func (c *Coordinator) stopped(why string) {
+	c.emit(Event{Kind: EvTriggerStopped, Reason: Reason(why)})
+}
+
+// createPending is createPendingCheckpoint (SPEC 1.5): the caller holds
+// coord.lock. The id, the pending checkpoint and its registration are
+// built in three hops on the coordinator executor.
+func (c *Coordinator) createPending(now time.Time, typ Type) (*Future[*Pending], error) {
+	gen, _ := c.Generation()
+	c.latestTrigger.Store(now.UnixNano())
+	pf := NewFuture[*Pending](c.e)
+	err := c.async(func() {
+		id, err := c.allocateID(typ)
+		if err != nil {
+			c.handleError(gen, ReasonIDFailed, err, c.deferredFence(), false)
+			pf.Fail(err)
+			return
+		}
+		c.hop(pf, gen, func() {
+			p := newPending(c.e, c.job, c.pipeline, id, typ, now, gen, c.tasksToAck())
+			c.hop(pf, gen, func() { c.register(p); pf.Complete(p) })
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create pending checkpoint: %w", err)
+	}
+	return pf, nil
+}
+
+// hop runs fn on the executor; a rejection fails pf and the generation.
+func (c *Coordinator) hop(pf *Future[*Pending], gen uint64, fn func()) {
+	if err := c.async(fn); err != nil {
+		c.handleError(gen, ReasonTriggerFailed, err, c.deferredFence(), false)
+		pf.Fail(err)
+	}
+}
+
+func (c *Coordinator) allocateID(typ Type) (int64, error) {
+	if typ == CompletedPoint {
+		return CompletedPointID, nil
+	}
+	return c.d.IDs.Next(c.job, c.pipeline)
+}
+
+// tasksToAck is every task not closed (all of them: idle-task closing is
+// not modelled).
+func (c *Coordinator) tasksToAck() []TaskID { return c.tasks }
+
+func (c *Coordinator) register(p *Pending) {
+	c.mapMu.Lock()
+	c.pending[p.ID] = p
+	c.mapMu.Unlock()
+	c.emit(Event{Kind: EvTriggered, Gen: p.Gen, ID: p.ID, Type: p.Type})
+}
+
+// startPending is startTriggerPendingCheckpoint (SPEC 1.6). The fixed
+// design always hops to the executor (thenAcceptAsync); the inline variant
+// (H6) runs the continuation on the calling thread, inside coord.lock and
+// before the counter increment, when the future is already complete.
+func (c *Coordinator) startPending(pf *Future[*Pending], lockHeld bool) {
+	if c.cfg.Variants.BarrierContinuation == "inline" {
+		if pf.Done() {
+			p, err := pf.Get()
+			c.continuation(p, err, lockHeld)
+		} else {
+			pf.WhenDone(func(p *Pending, err error) { c.continuation(p, err, false) })
+		}
+	} else {
+		pf.WhenDone(func(p *Pending, err error) {
+			if xerr := c.async(func() { c.continuation(p, err, false) }); xerr != nil && p != nil {
+				c.handleError(p.Gen, ReasonTriggerFailed, xerr, c.deferredFence(), false)
+			}
+		})
+	}
+	n := c.pendingCounter.Add(1)
+	c.emit(Event{Kind: EvPendingCount, Count: int(n)})
+}
+
+// continuation registers completion handling, dispatches barriers and
+// arms the timeout watchdog.
+func (c *Coordinator) continuation(p *Pending, err error, lockHeld bool) {
+	if err != nil || p == nil {
+		return // already reported by the hop that failed
+	}
+	p.fut.WhenDone(func(cp *Completed, err error) { c.onPendingDone(p, cp, err) })
+	b := Barrier{ID: p.ID, Timestamp: p.TriggeredAt, Type: p.Type}
+	for _, t := range c.tasks {
+		if err := c.d.Transport.TriggerBarrier(c.job, c.pipeline, t, b); err != nil {
+			c.handleError(p.Gen, ReasonInsideError, fmt.Errorf("barrier dispatch to task %d: %w", t, err), c.deferredFence(), lockHeld)
+			return
+		}
+	}
+	if c.cfg.Interval <= 0 && p.Type != CompletedPoint && p.Type != Savepoint {
+		return
+	}
+	timeout := c.cfg.Timeout
+	if p.Type == SchemaChangeAfter {
+		timeout = c.cfg.SchemaTimeout
+	}
+	p.watchdog = c.d.Lease.Schedule(timeout, func() error { c.watchdog(p); return nil })
+}
+
+// onPendingDone hops the pending future's outcome to the executor
+// (whenCompleteAsync): an abort fails the generation that armed it, a
+// completion completes it, a nil result (RESET, PIPELINE_END) is skipped.
+func (c *Coordinator) onPendingDone(p *Pending, cp *Completed, err error) {
+	xerr := c.async(func() {
+		switch {
+		case err != nil:
+			c.handleError(p.Gen, ReasonTriggerFailed, err, c.deferredFence(), false)
+		case cp != nil:
+			if err := c.complete(p, cp); err != nil {
+				c.handleError(p.Gen, ReasonCompleteFailed, err, c.deferredFence(), false)
+			}
+		default:
+			c.log().Debug("pending checkpoint aborted without failure", "id", p.ID)
+		}
+	})
+	if xerr != nil {
+		// Upstream's whenCompleteAsync on a shut-down executor loses the
+		// handler; the next generation's restore cleans up.
+		c.log().Warn("coordinator executor rejected a completion handler", "id", p.ID, "err", xerr)
+	}
+}
+
+func (c *Coordinator) deferredFence() bool { return c.cfg.Variants.DeferredFence == "generation" }

@@ -1,0 +1,116 @@
+package coord
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Type is a checkpoint type (SeaTunnel's CheckpointType).
+type Type int
+
+// The checkpoint types.
+const (
+	Checkpoint Type = iota
+	SchemaChangeBefore
+	SchemaChangeAfter
+	Savepoint
+	CompletedPoint
+)
+
+var typeNames = [...]string{"CHECKPOINT", "SCHEMA_CHANGE_BEFORE", "SCHEMA_CHANGE_AFTER", "SAVEPOINT", "COMPLETED_POINT"}
+
+func (t Type) String() string { return typeNames[t] }
+
+// Final reports whether the type ends the pipeline (savepoint or the
+// completed point of a bounded source).
+func (t Type) Final() bool { return t == Savepoint || t == CompletedPoint }
+
+// SchemaChange reports whether the type is one of the schema-change pair.
+func (t Type) SchemaChange() bool { return t == SchemaChangeBefore || t == SchemaChangeAfter }
+
+// CompletedPointID is the sentinel id of the COMPLETED_POINT checkpoint.
+const CompletedPointID = math.MaxInt64
+
+// TaskID names a task of a pipeline (0..Tasks-1).
+type TaskID int
+
+// TaskState is what a task reports to its coordinator.
+type TaskState int
+
+// The task states the coordinator acts on.
+const (
+	TaskCreated TaskState = iota
+	TaskWaitingRestore
+	TaskReadyStart
+	TaskRunning
+)
+
+// Barrier is sent to every task of the pipeline to start a checkpoint.
+type Barrier struct {
+	ID        int64
+	Timestamp time.Time
+	Type      Type
+}
+
+// Completed is a completed checkpoint.
+type Completed struct {
+	Job         int64
+	Pipeline    int
+	ID          int64
+	Type        Type
+	TriggeredAt time.Time
+	CompletedAt time.Time
+	States      map[TaskID][]byte // per task state; nil entries allowed
+	Generation  uint64            // runtime only: the generation that completed it
+	Restored    bool              // runtime only: loaded at restore
+}
+
+// Status is the terminal state of one coordinator generation.
+type Status int
+
+// The coordinator statuses.
+const (
+	Running Status = iota
+	Finished
+	Suspended
+	Failed
+	Canceled
+)
+
+var statusNames = [...]string{"RUNNING", "FINISHED", "SUSPEND", "FAILED", "CANCELED"}
+
+func (s Status) String() string { return statusNames[s] }
+
+// Reason is why a pending checkpoint was aborted or a coordinator failed.
+type Reason string
+
+// The failure and abort reasons of SeaTunnel's CheckpointCloseReason.
+const (
+	ReasonExpired        Reason = "CHECKPOINT_EXPIRED"
+	ReasonInsideError    Reason = "CHECKPOINT_INSIDE_ERROR"
+	ReasonReset          Reason = "CHECKPOINT_COORDINATOR_RESET"
+	ReasonPipelineEnd    Reason = "PIPELINE_END"
+	ReasonCompleted      Reason = "CHECKPOINT_COORDINATOR_COMPLETED"
+	ReasonNotifyFailed   Reason = "CHECKPOINT_NOTIFY_COMPLETE_FAILED"
+	ReasonShutdown       Reason = "CHECKPOINT_COORDINATOR_SHUTDOWN"
+	ReasonTasksNotReady  Reason = "TASK_NOT_ALL_READY_WHEN_SAVEPOINT"
+	ReasonTriggerFailed  Reason = "TRIGGER_FAILED"
+	ReasonCompleteFailed Reason = "COMPLETE_CHECKPOINT_FAILED"
+	ReasonIDFailed       Reason = "GET_CHECKPOINT_ID_FAILED"
+	ReasonTaskFailed     Reason = "TASK_RUNNING_FAILED"
+	ReasonTaskReported   Reason = "TASK_REPORTED_ERROR"
+)
+
+// Aborted is the failure of a pending checkpoint aborted for a reason.
+type Aborted struct{ Reason Reason }
+
+func (a *Aborted) Error() string { return fmt.Sprintf("checkpoint aborted: %s", a.Reason) }
+
+// Errors of the coordinator API.
+var (
+	ErrShutdown      = errors.New("coord: coordinator shut down or completed")
+	ErrTasksNotReady = errors.New("coord: not all tasks ready")
+	ErrRetryable     = errors.New("coord: operation needs retry")
+)

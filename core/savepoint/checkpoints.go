@@ -109,6 +109,8 @@ func (c *Checkpoints) Store(cp *CompletedCheckpoint) error {
 }
 
 // Rotate deletes all but the newest maxRetained checkpoints of a pipeline.
+// A crash between a Store's rename and its rotation leaves one checkpoint
+// too many until the next Store or Rotate of that pipeline.
 func (c *Checkpoints) Rotate(job int64, pipeline int32) error {
 	ids, err := c.List(job, pipeline)
 	if err != nil || c.maxRetained <= 0 || len(ids) <= c.maxRetained {

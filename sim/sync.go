@@ -16,6 +16,9 @@ type mutex struct {
 
 func (m *mutex) Lock() {
 	w := m.w
+	if w.outside() {
+		return
+	}
 	t := w.self()
 	w.point()
 	for m.owner != nil {
@@ -48,6 +51,9 @@ func (m *mutex) acquire(t *thread) {
 
 func (m *mutex) TryLock() bool {
 	w := m.w
+	if w.outside() {
+		return true
+	}
 	t := w.self()
 	w.point()
 	if m.owner != nil {
@@ -59,6 +65,9 @@ func (m *mutex) TryLock() bool {
 
 func (m *mutex) Unlock() {
 	w := m.w
+	if w.outside() {
+		return
+	}
 	t := w.self()
 	if w.killing {
 		return
@@ -142,6 +151,9 @@ func (c *cond) wake(t *thread) {
 
 func (c *cond) Signal() {
 	w := c.w
+	if w.outside() {
+		return
+	}
 	t := w.self()
 	w.point()
 	w.record(t, opSignal, c.id, c.m.name)
@@ -155,6 +167,9 @@ func (c *cond) Signal() {
 
 func (c *cond) Broadcast() {
 	w := c.w
+	if w.outside() {
+		return
+	}
 	t := w.self()
 	w.point()
 	w.record(t, opBroadcast, c.id, c.m.name)
@@ -162,4 +177,11 @@ func (c *cond) Broadcast() {
 		c.wake(x)
 	}
 	c.waiters = nil
+}
+
+// outside reports a lock call made outside any simulated thread before or
+// after the run (set-up and post-mortem inspection are single-threaded,
+// so locks are no-ops there).
+func (w *World) outside() bool {
+	return w.current == nil && (w.ended || len(w.threads) == 0)
 }

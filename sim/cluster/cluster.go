@@ -1,0 +1,164 @@
+// Package cluster is the simulated side of ckptsim's boundaries: tasks
+// reached through a transport, checkpoint storage, the status store, the
+// id counter, the job master and the coordinator executor, all running as
+// simulated threads in one sim.World and drawing latencies and faults
+// from its seeded streams.
+package cluster
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/core/exec"
+	"github.com/ckptsim/ckptsim/core/sched"
+	"github.com/ckptsim/ckptsim/sim"
+)
+
+// Workload shapes the simulated tasks and stores.
+type Workload struct {
+	AckLatency      Dist // barrier received to acknowledgement
+	DispatchLatency Dist // a barrier RPC dispatch (the caller blocks)
+	NotifyLatency   Dist
+	StatusLatency   Dist // each status-store call
+	StorageLatency  Dist // each checkpoint store
+	RestartDelay    Dist // job master: failure reported to restore
+}
+
+// FaultRates are per-operation fault probabilities; the swarm switches
+// them on and off per seed.
+type FaultRates struct {
+	StatusRetryable float64 // status Set/Get fails with a retryable error
+	StorageFail     float64 // checkpoint store fails
+	IDFail          float64 // id allocation fails
+	AckDrop         float64 // a task never acknowledges a barrier (expiry)
+	BarrierFail     float64 // barrier dispatch fails
+	NotifyFail      float64 // notify-complete fails
+	TriggerThrow    float64 // an exception in the trigger path (H4)
+}
+
+// Config configures a cluster.
+type Config struct {
+	Jobs, Pipelines, Tasks int
+	Coord                  coord.Config
+	Sched                  sched.Config
+	Workload               Workload
+	Faults                 FaultRates
+	ExecutorCore           int // coordinator executor core threads (10)
+}
+
+// Cluster is one simulated member running jobs.
+type Cluster struct {
+	W        *sim.World
+	cfg      Config
+	work     *rand.Rand
+	faults   *rand.Rand
+	Storage  *Storage
+	Status   *Status
+	IDs      *IDs
+	Sched    sched.Scheduler
+	Managers []*coord.Manager
+	Recorder *Recorder
+	exec     *exec.Pool
+	healed   bool
+}
+
+// New builds the cluster's stores, scheduler, executor and job managers.
+// Call it from a simulated thread.
+func New(w *sim.World, cfg Config) (*Cluster, error) {
+	c := &Cluster{W: w, cfg: cfg, work: w.Rand(sim.StreamWorkload), faults: w.Rand(sim.StreamFaults)}
+	c.Recorder = newRecorder(w)
+	c.Storage = newStorage(c)
+	c.Status = &Status{c: c, m: map[string]string{}, mu: w.NewMutex("sim.status")}
+	c.IDs = &IDs{c: c, next: map[[2]int64]int64{}, mu: w.NewMutex("sim.ids")}
+	s, err := sched.New(w, cfg.Sched)
+	if err != nil {
+		return nil, err
+	}
+	c.Sched = s
+	c.exec = c.newExecutor()
+	ccfg := cfg.Coord
+	ccfg.Tasks = cfg.Tasks
+	ccfg.Observer = c.Recorder.observe
+	ccfg.Hooks.TriggerFault = c.triggerFault
+	for j := range cfg.Jobs {
+		deps := coord.ManagerDeps{Scheduler: s, Deps: coord.Deps{
+			Env: w, Executor: c.executor, Transport: &Transport{c: c, job: int64(j)},
+			Storage: c.Storage, Status: c.Status, IDs: c.IDs, Master: &Master{c: c},
+		}}
+		c.Managers = append(c.Managers, coord.NewManager(deps, int64(j), cfg.Pipelines, ccfg))
+	}
+	return c, nil
+}
+
+func (c *Cluster) newExecutor() *exec.Pool {
+	core := c.cfg.ExecutorCore
+	if core <= 0 {
+		core = 10
+	}
+	return exec.NewPool(c.W, exec.PoolConfig{Name: "coordinator-executor", Core: core, Max: 1 << 30,
+		KeepAlive: 60 * time.Second, Queue: exec.Direct})
+}
+
+func (c *Cluster) executor() coord.Executor { return c.exec }
+
+// Executor returns the current coordinator executor.
+func (c *Cluster) Executor() *exec.Pool { return c.exec }
+
+// StepDown shuts the coordinator executor down (a master step-down, H11);
+// Reactivate installs a fresh one.
+func (c *Cluster) StepDown() {
+	c.W.Note("fault: master step-down")
+	c.exec.ShutdownNow()
+}
+
+// Reactivate replaces a shut-down coordinator executor.
+func (c *Cluster) Reactivate() {
+	if c.exec.IsShutdown() {
+		c.W.Note("fault: master reactivated")
+		c.exec = c.newExecutor()
+	}
+}
+
+// Heal switches every fault off (the liveness phase).
+func (c *Cluster) Heal() {
+	c.W.Note("heal: faults off")
+	c.healed = true
+	c.Reactivate()
+}
+
+// Healed reports whether faults are off.
+func (c *Cluster) Healed() bool { return c.healed }
+
+func (c *Cluster) fault(p float64) bool { return !c.healed && chance(c.faults, p) }
+
+func (c *Cluster) sleep(d Dist) {
+	if v := d.Draw(c.work); v > 0 {
+		c.W.Sleep(v)
+	}
+}
+
+func (c *Cluster) triggerFault(job int64, pipeline int) error {
+	if c.fault(c.cfg.Faults.TriggerThrow) {
+		c.W.Note("fault: trigger throws job %d pipeline %d", job, pipeline)
+		return fmt.Errorf("injected exception in trigger path")
+	}
+	return nil
+}
+
+// Start reports every task ready so that checkpointing begins.
+func (c *Cluster) Start() {
+	for _, m := range c.Managers {
+		m.Start()
+	}
+}
+
+// Coordinators returns every coordinator, job by job.
+func (c *Cluster) Coordinators() []*coord.Coordinator {
+	var out []*coord.Coordinator
+	for _, m := range c.Managers {
+		out = append(out, m.Coordinators()...)
+	}
+	return out
+}

@@ -1,0 +1,73 @@
+package cluster_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/core/sched"
+	"github.com/ckptsim/ckptsim/sim"
+	"github.com/ckptsim/ckptsim/sim/cluster"
+)
+
+func smoke(seed uint64, v coord.Variants, faults cluster.FaultRates) (sim.Result, *cluster.Cluster) {
+	w := sim.New(sim.Config{Seed: seed, MaxTime: time.Hour})
+	var c *cluster.Cluster
+	r := w.Run(func() {
+		var err error
+		c, err = cluster.New(w, cluster.Config{
+			Jobs: 1, Pipelines: 10, Tasks: 2,
+			Coord: coord.Config{Interval: 10 * time.Second, Timeout: 5 * time.Second, MaxRetained: 3, Variants: v},
+			Sched: sched.Config{Cores: 2},
+			Workload: cluster.Workload{
+				AckLatency:      cluster.Dist{Kind: "uniform", Min: 10 * time.Millisecond, Max: 2 * time.Second},
+				DispatchLatency: cluster.Dist{Kind: "uniform", Max: time.Millisecond},
+				RestartDelay:    cluster.Dist{Min: time.Second},
+			},
+			Faults: faults,
+		})
+		if err != nil {
+			panic(err)
+		}
+		c.Start()
+		w.Sleep(10 * time.Minute)
+	})
+	return r, c
+}
+
+func TestSmokeCheckpointsComplete(t *testing.T) {
+	for seed := range uint64(20) {
+		r, c := smoke(seed, coord.Variants{}, cluster.FaultRates{})
+		if r.Outcome != sim.OutcomeDone {
+			t.Fatalf("seed %d: %v %s", seed, r.Outcome, r.Reason)
+		}
+		if len(c.Recorder.Violations) > 0 {
+			t.Fatalf("seed %d: %v", seed, c.Recorder.Violations)
+		}
+		for p := range 10 {
+			_, n, _ := c.Recorder.LastCompleted(0, p)
+			if n < 50 {
+				t.Fatalf("seed %d pipeline %d completed only %d checkpoints in 10 min at 10 s", seed, p, n)
+			}
+			if got := c.Storage.Count(0, p); got < 3 || got > 5 {
+				t.Fatalf("seed %d pipeline %d retains %d checkpoints, want 3..5", seed, p, got)
+			}
+		}
+	}
+}
+
+func TestSmokeWithFaultsStaysSafe(t *testing.T) {
+	faults := cluster.FaultRates{AckDrop: 0.05, StorageFail: 0.02, StatusRetryable: 0.1, BarrierFail: 0.01, NotifyFail: 0.01, IDFail: 0.01}
+	for seed := range uint64(20) {
+		r, c := smoke(seed, coord.Variants{}, faults)
+		if r.Outcome != sim.OutcomeDone {
+			t.Fatalf("seed %d: %v %s", seed, r.Outcome, r.Reason)
+		}
+		if len(c.Recorder.Violations) > 0 {
+			t.Fatalf("seed %d: %v", seed, c.Recorder.Violations)
+		}
+		if c.Recorder.Counts[coord.EvGenFailed] == 0 || c.Recorder.Counts[coord.EvRestored] == 0 {
+			t.Fatalf("seed %d: faults caused no failure/restore: %v", seed, c.Recorder.Counts)
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package cluster
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/sim"
+)
+
+// Record is one coordinator event at a virtual time.
+type Record struct {
+	At  time.Duration
+	Seq int64 // total order of records
+	coord.Event
+}
+
+// Violation is a broken safety invariant observed during the run.
+type Violation struct {
+	At       time.Duration
+	Check    string
+	Job      int64
+	Pipeline int
+	Message  string
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("%v job %d pipeline %d: %s: %s", v.At, v.Job, v.Pipeline, v.Check, v.Message)
+}
+
+type pipeState struct {
+	lastID      int64
+	gen         uint64
+	triggeredAt map[int64]time.Duration
+	restoredAt  time.Duration
+	awaitFirst  bool
+	expiredAt   time.Duration
+	lastDone    time.Duration
+	completed   int
+	finished    bool
+}
+
+// Recorder keeps the coordinator event log, checks the cheap invariants
+// as events arrive, and gathers virtual-time latencies.
+type Recorder struct {
+	w          *sim.World
+	Records    []Record
+	Violations []Violation
+	pipes      map[[2]int64]*pipeState
+	// Latencies in virtual time.
+	TriggerToComplete []time.Duration
+	FailoverToFirst   []time.Duration
+	ExpiryToTrigger   []time.Duration
+	Counts            map[coord.EventKind]int
+	// Windows counts named race windows reached (see coverage).
+	Windows map[string]int
+}
+
+func newRecorder(w *sim.World) *Recorder {
+	return &Recorder{w: w, pipes: map[[2]int64]*pipeState{}, Counts: map[coord.EventKind]int{}, Windows: map[string]int{}}
+}
+
+func (r *Recorder) pipe(job int64, p int) *pipeState {
+	k := key(job, p)
+	s, ok := r.pipes[k]
+	if !ok {
+		s = &pipeState{gen: 1, triggeredAt: map[int64]time.Duration{}}
+		r.pipes[k] = s
+	}
+	return s
+}
+
+func (r *Recorder) violate(ev coord.Event, check, format string, args ...any) {
+	v := Violation{At: r.w.Elapsed(), Check: check, Job: ev.Job, Pipeline: ev.Pipeline, Message: fmt.Sprintf(format, args...)}
+	r.Violations = append(r.Violations, v)
+	r.w.Note("violation: %s", v)
+}
+
+func (r *Recorder) observe(ev coord.Event) {
+	now := r.w.Elapsed()
+	r.Records = append(r.Records, Record{At: now, Seq: int64(len(r.Records)), Event: ev})
+	r.Counts[ev.Kind]++
+	s := r.pipe(ev.Job, ev.Pipeline)
+	switch ev.Kind {
+	case coord.EvPendingCount:
+		if ev.Count > 1 || ev.Count < 0 {
+			r.violate(ev, "one-pending", "pending counter is %d", ev.Count)
+		}
+	case coord.EvTriggered:
+		r.triggered(s, ev, now)
+	case coord.EvCompleted:
+		r.completed(s, ev, now)
+	case coord.EvGenFailed:
+		if ev.ArmedGen != ev.Gen {
+			r.violate(ev, "generation-fence", "%s armed in generation %d failed generation %d", ev.Reason, ev.ArmedGen, ev.Gen)
+		}
+		if ev.Reason == coord.ReasonExpired {
+			s.expiredAt = now
+		}
+	case coord.EvRestored:
+		r.restored(s, ev, now)
+	case coord.EvFinished:
+		s.finished = true
+	}
+}
+
+func (r *Recorder) triggered(s *pipeState, ev coord.Event, now time.Duration) {
+	if ev.ID != coord.CompletedPointID {
+		if ev.ID <= s.lastID {
+			r.violate(ev, "increasing-ids", "checkpoint id %d after %d", ev.ID, s.lastID)
+		}
+		s.lastID = ev.ID
+	}
+	s.triggeredAt[ev.ID] = now
+	if s.expiredAt > 0 {
+		r.ExpiryToTrigger = append(r.ExpiryToTrigger, now-s.expiredAt)
+		s.expiredAt = 0
+	}
+}
+
+func (r *Recorder) completed(s *pipeState, ev coord.Event, now time.Duration) {
+	if t, ok := s.triggeredAt[ev.ID]; ok {
+		r.TriggerToComplete = append(r.TriggerToComplete, now-t)
+		delete(s.triggeredAt, ev.ID)
+	}
+	if s.awaitFirst {
+		r.FailoverToFirst = append(r.FailoverToFirst, now-s.restoredAt)
+		s.awaitFirst = false
+	}
+	s.lastDone = now
+	s.completed++
+}
+
+func (r *Recorder) restored(s *pipeState, ev coord.Event, now time.Duration) {
+	if ev.Gen <= s.gen {
+		r.violate(ev, "generation-order", "restored generation %d after %d", ev.Gen, s.gen)
+	}
+	s.gen = ev.Gen
+	s.restoredAt, s.awaitFirst, s.finished = now, true, false
+	clear(s.triggeredAt)
+}
+
+// LastCompleted returns when a pipeline last completed a checkpoint and
+// how many it completed.
+func (r *Recorder) LastCompleted(job int64, p int) (time.Duration, int, bool) {
+	s := r.pipe(job, p)
+	return s.lastDone, s.completed, s.finished
+}

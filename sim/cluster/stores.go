@@ -1,0 +1,154 @@
+package cluster
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/core/env"
+)
+
+// Storage is simulated checkpoint storage: durable once Store returns.
+type Storage struct {
+	c  *Cluster
+	mu env.Mutex
+	m  map[[2]int64][]*coord.Completed // (job, pipeline) -> by id
+	// Deleted counts deletions, for retention checks.
+	Deleted int
+}
+
+func newStorage(c *Cluster) *Storage {
+	return &Storage{c: c, mu: c.W.NewMutex("sim.storage"), m: map[[2]int64][]*coord.Completed{}}
+}
+
+func key(job int64, pipeline int) [2]int64 { return [2]int64{job, int64(pipeline)} }
+
+// Store writes a checkpoint, after a latency, unless a fault fails it.
+func (s *Storage) Store(cp *coord.Completed) error {
+	s.c.sleep(s.c.cfg.Workload.StorageLatency)
+	if s.c.fault(s.c.cfg.Faults.StorageFail) {
+		s.c.W.Note("fault: storage write fails job %d pipeline %d id %d", cp.Job, cp.Pipeline, cp.ID)
+		return fmt.Errorf("simulated storage failure")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(cp.Job, cp.Pipeline)
+	s.m[k] = append(s.m[k], cp)
+	slices.SortFunc(s.m[k], func(a, b *coord.Completed) int { return int(a.ID - b.ID) })
+	return nil
+}
+
+// Delete removes checkpoints by id.
+func (s *Storage) Delete(job int64, pipeline int, ids []int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(job, pipeline)
+	s.m[k] = slices.DeleteFunc(s.m[k], func(c *coord.Completed) bool { return slices.Contains(ids, c.ID) })
+	s.Deleted += len(ids)
+	return nil
+}
+
+// Latest returns the newest checkpoint, or nil.
+func (s *Storage) Latest(job int64, pipeline int) (*coord.Completed, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.m[key(job, pipeline)]
+	if len(l) == 0 {
+		return nil, nil
+	}
+	return l[len(l)-1], nil
+}
+
+// IDs lists stored ids oldest first.
+func (s *Storage) IDs(job int64, pipeline int) ([]int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []int64
+	for _, c := range s.m[key(job, pipeline)] {
+		ids = append(ids, c.ID)
+	}
+	return ids, nil
+}
+
+// Count returns how many checkpoints a pipeline holds.
+func (s *Storage) Count(job int64, pipeline int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.m[key(job, pipeline)])
+}
+
+// Status is the simulated status store ("IMap").
+type Status struct {
+	c  *Cluster
+	mu env.Mutex
+	m  map[string]string
+}
+
+func (s *Status) op() error {
+	s.c.sleep(s.c.cfg.Workload.StatusLatency)
+	if s.c.fault(s.c.cfg.Faults.StatusRetryable) {
+		return fmt.Errorf("simulated status store: %w", coord.ErrRetryable)
+	}
+	return nil
+}
+
+// Get reads a key ("" when absent).
+func (s *Status) Get(k string) (string, error) {
+	if err := s.op(); err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[k], nil
+}
+
+// Set writes a key.
+func (s *Status) Set(k, v string) error {
+	if err := s.op(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[k] = v
+	return nil
+}
+
+// Delete removes a key.
+func (s *Status) Delete(k string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, k)
+	return nil
+}
+
+// IDs is the simulated checkpoint id counter.
+type IDs struct {
+	c    *Cluster
+	mu   env.Mutex
+	next map[[2]int64]int64
+}
+
+// Next returns the next id of a pipeline, starting at 1.
+func (i *IDs) Next(job int64, pipeline int) (int64, error) {
+	if i.c.fault(i.c.cfg.Faults.IDFail) {
+		i.c.W.Note("fault: id allocation fails job %d pipeline %d", job, pipeline)
+		return 0, fmt.Errorf("simulated id counter failure")
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	k := key(job, pipeline)
+	if i.next[k] == 0 {
+		i.next[k] = 1
+	}
+	id := i.next[k]
+	i.next[k]++
+	return id, nil
+}
+
+// Set sets the next id (restore from savepoint).
+func (i *IDs) Set(job int64, pipeline int, next int64) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.next[key(job, pipeline)] = next
+	return nil
+}

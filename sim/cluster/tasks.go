@@ -1,0 +1,75 @@
+package cluster
+
+import (
+	"fmt"
+
+	"github.com/ckptsim/ckptsim/core/coord"
+)
+
+// Transport delivers coordinator calls to simulated tasks.
+type Transport struct {
+	c   *Cluster
+	job int64
+}
+
+// TriggerBarrier blocks for the dispatch latency, then a task thread
+// acknowledges after the ack latency (or never, under the AckDrop fault).
+func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b coord.Barrier) error {
+	c := t.c
+	c.sleep(c.cfg.Workload.DispatchLatency)
+	if c.fault(c.cfg.Faults.BarrierFail) {
+		c.W.Note("fault: barrier dispatch fails job %d pipeline %d", job, pipeline)
+		return fmt.Errorf("simulated barrier dispatch failure")
+	}
+	drop := c.fault(c.cfg.Faults.AckDrop)
+	lat := c.cfg.Workload.AckLatency.Draw(c.work)
+	c.W.Go(fmt.Sprintf("task-%d-%d-%d", job, pipeline, task), func() {
+		c.W.Sleep(lat)
+		if drop {
+			c.W.Note("fault: task %d-%d-%d drops ack of %d", job, pipeline, task, b.ID)
+			return
+		}
+		state := fmt.Appendf(nil, "state-%d-%d-%d-%d", job, pipeline, task, b.ID)
+		c.Managers[job].Acknowledge(pipeline, task, b.ID, state)
+	})
+	return nil
+}
+
+// NotifyComplete blocks for the notify latency and may fail.
+func (t *Transport) NotifyComplete(job int64, pipeline int, task coord.TaskID, cp *coord.Completed) error {
+	c := t.c
+	c.sleep(c.cfg.Workload.NotifyLatency)
+	if c.fault(c.cfg.Faults.NotifyFail) {
+		c.W.Note("fault: notify-complete fails job %d pipeline %d", job, pipeline)
+		return fmt.Errorf("simulated notify failure")
+	}
+	return nil
+}
+
+// NotifyStart does nothing.
+func (t *Transport) NotifyStart(int64, int, coord.TaskID) error { return nil }
+
+// RestoreState does nothing.
+func (t *Transport) RestoreState(int64, int, coord.TaskID, *coord.Completed) error { return nil }
+
+// Master is the simulated job master: a failed pipeline is restored after
+// the restart delay, on its own thread.
+type Master struct{ c *Cluster }
+
+// HandleCheckpointError schedules the pipeline's restore.
+func (m *Master) HandleCheckpointError(job int64, pipeline int, gen uint64, r coord.Reason) {
+	c := m.c
+	delay := c.cfg.Workload.RestartDelay.Draw(c.work)
+	c.W.Go(fmt.Sprintf("job-master-%d-%d", job, pipeline), func() {
+		c.W.Sleep(delay)
+		co := c.Managers[job].Coordinator(pipeline)
+		for attempt := 0; ; attempt++ {
+			if err := co.Restore(true); err == nil || attempt >= 10 {
+				return
+			}
+			c.W.Sleep(restoreBackoff)
+		}
+	})
+}
+
+const restoreBackoff = 1e9 // 1 s between restore attempts

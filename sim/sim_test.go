@@ -198,7 +198,14 @@ func lostWakeup(w *World) func() {
 		mu := w.NewMutex("m")
 		cv := w.NewCond(mu)
 		var ready bool
-		w.Go("producer", func() { mu.Lock(); ready = true; mu.Unlock(); mu.Lock(); cv.Signal(); mu.Unlock() })
+		w.Go("producer", func() {
+			mu.Lock()
+			ready = true
+			mu.Unlock()
+			mu.Lock()
+			cv.Signal()
+			mu.Unlock()
+		})
 		if !ready {
 			w.Yield()
 			mu.Lock()

@@ -2,6 +2,7 @@ package savepoint
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -144,7 +145,7 @@ func parseManifestV1(body []byte) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(m.Entries, func(a, b ManifestEntry) int { return int(a.PipelineID) - int(b.PipelineID) })
+	slices.SortFunc(m.Entries, func(a, b ManifestEntry) int { return cmp.Compare(a.PipelineID, b.PipelineID) })
 	return m, m.validate()
 }
 

@@ -147,7 +147,8 @@ func (w *Writer) stage(c *CompletedCheckpoint) (ManifestEntry, error) {
 // _metadata.ser; before it nothing is visible to List or Read, after it the
 // whole bundle is. Commit after a successful Commit is a no-op; after Abort
 // it returns ErrClosed. A Commit that fails before the commit point leaves
-// the writer open for Abort.
+// nothing visible; it cannot be retried (it returns the same error again),
+// so the caller aborts and begins a new attempt.
 func (w *Writer) Commit() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -163,6 +164,9 @@ func (w *Writer) Commit() error {
 		return err
 	}
 	if err := w.publish(w.manifest()); err != nil {
+		if w.state == writerOpen {
+			w.err = err // staged files may have moved: only Abort is left
+		}
 		return err
 	}
 	w.removeStaging()

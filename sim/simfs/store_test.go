@@ -227,6 +227,9 @@ func TestFailedCommitThenAbortLeavesNoTrace(t *testing.T) {
 		t.Fatalf("Commit = %v, want %v", err, boom)
 	}
 	f.SetFailHook(nil)
+	if err := w.Commit(); !errors.Is(err, boom) {
+		t.Errorf("retried Commit = %v, want the first failure again", err)
+	}
 	if got := fmt.Sprint(listed(t, s)); got != "[1]" {
 		t.Errorf("after failed commit List = %s", got)
 	}

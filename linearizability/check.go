@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -120,7 +121,7 @@ func lowerTo(a *atomic.Int64, v int64) {
 }
 
 func (c *checker) checkPart(idx []int32) Result {
-	if !c.opt.PorcupineOnly && witness(c.spec.Model, c.h, idx) {
+	if !c.opt.PorcupineOnly && witness(c.spec, c.h, idx) {
 		return Ok
 	}
 	timeout, ok := c.remaining()
@@ -160,29 +161,57 @@ func gather(h []porcupine.Operation, idx []int32) []porcupine.Operation {
 	return ops
 }
 
-// witness replays the partition in call order, then in return order; true
-// when the model accepts one of them. Both orders put a before b whenever a
-// returned before b was called, so an accepted replay is a linearization.
-func witness(m porcupine.Model, h []porcupine.Operation, idx []int32) bool {
-	order := slices.Clone(idx)
-	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(h[a].Call, h[b].Call) })
-	if replay(m, h, order) {
+// witness looks for a linearization cheaply: operations with a known
+// outcome are replayed in call order, then (if that fails) in return order;
+// both orders put a before b whenever a returned before b was called.
+// Operations with an unknown outcome (Return = math.MaxInt64, concurrent
+// with everything after their call) are held back and applied only when
+// the next known operation fails without them, and the rest at the end.
+// Every step is checked by the model, so an accepted replay is a
+// linearization; a refused one proves nothing and goes to porcupine.
+func witness(spec model.Spec, h []porcupine.Operation, idx []int32) bool {
+	var known, unknown []int32
+	for _, i := range idx {
+		if h[i].Return == math.MaxInt64 {
+			unknown = append(unknown, i)
+		} else {
+			known = append(known, i)
+		}
+	}
+	byCall := func(a, b int32) int { return cmp.Compare(h[a].Call, h[b].Call) }
+	slices.SortStableFunc(unknown, byCall)
+	slices.SortStableFunc(known, byCall)
+	if replay(spec.NewMachine(), h, known, unknown, func(o *porcupine.Operation) int64 { return o.Call }) {
 		return true
 	}
-	slices.SortStableFunc(order, func(a, b int32) int {
-		return cmp.Or(cmp.Compare(h[a].Return, h[b].Return), cmp.Compare(h[a].Call, h[b].Call))
+	slices.SortStableFunc(known, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(h[a].Return, h[b].Return), byCall(a, b))
 	})
-	return replay(m, h, order)
+	return replay(spec.NewMachine(), h, known, unknown, func(o *porcupine.Operation) int64 { return o.Return })
 }
 
-func replay(m porcupine.Model, h []porcupine.Operation, order []int32) bool {
-	st := m.Init()
-	for _, i := range order {
-		ok, next := m.Step(st, h[i].Input, h[i].Output)
-		if !ok {
+// replay steps through known in order. An unknown operation u may be placed
+// before known operation x once u.Call <= key(x), key being the sort key of
+// known: every operation after x then has a key, hence a return, at or past
+// u's call.
+func replay(m model.Machine, h []porcupine.Operation, known, unknown []int32, key func(*porcupine.Operation) int64) bool {
+	try := func(i int32) bool { return m.Try(h[i].Input, h[i].Output) == "" }
+	applied, avail := 0, 0
+	for _, x := range known {
+		for avail < len(unknown) && h[unknown[avail]].Call <= key(&h[x]) {
+			avail++
+		}
+		for !try(x) {
+			if applied == avail || !try(unknown[applied]) {
+				return false
+			}
+			applied++
+		}
+	}
+	for _, u := range unknown[applied:] {
+		if !try(u) {
 			return false
 		}
-		st = next
 	}
 	return true
 }
@@ -250,10 +279,17 @@ func (c *checker) longestPrefix(m porcupine.Model, ops []porcupine.Operation, in
 	}
 	if next >= 0 {
 		o := ops[next]
-		msg += fmt.Sprintf("; next %v by %v at %d: %s", m.DescribeOperation(o.Input, o.Output),
-			o.Metadata, o.Call, c.spec.Why(st, o.Input, o.Output))
+		msg += fmt.Sprintf("; next %v by %s at %d: %s", m.DescribeOperation(o.Input, o.Output),
+			actorOf(o), o.Call, c.spec.Why(st, o.Input, o.Output))
 	}
 	return msg
+}
+
+func actorOf(op porcupine.Operation) string {
+	if a, ok := op.Metadata.(string); ok {
+		return a
+	}
+	return fmt.Sprintf("client %d", op.ClientId)
 }
 
 func firstOr(x [][][]int) [][]int {

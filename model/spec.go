@@ -51,7 +51,32 @@ type Spec struct {
 	Model porcupine.Model
 	// Why is Model.Step with the reason: "" when the step is legal.
 	Why func(state, input, output any) Reason
+	// NewMachine returns a machine in the initial state, for replays that
+	// step many operations without boxing every state.
+	NewMachine func() Machine
 }
+
+// Machine is a model's state machine driven one operation at a time: a
+// reference implementation to run beside the system under test.
+type Machine interface {
+	// Try applies the operation when it is legal in the current state and
+	// returns "" ; otherwise it returns why and leaves the state unchanged.
+	Try(input, output any) Reason
+	// State returns the current state, as Spec.Model's states.
+	State() any
+}
+
+type machine[S applier[S]] struct{ st S }
+
+func (m *machine[S]) Try(in, out any) Reason {
+	next, why := m.st.Apply(in, out)
+	if why == "" {
+		m.st = next
+	}
+	return why
+}
+
+func (m *machine[S]) State() any { return m.st }
 
 // Specs returns every model, in a fixed order.
 func Specs() []Spec {
@@ -80,7 +105,8 @@ func newSpec[S applier[S]](name string, init S, label func(Key) string,
 	key := func(in any) Key { k, _ := in.(Keyed); return keyOf(k) }
 	return Spec{
 		Name: name, Key: key, Label: label,
-		Why: func(st, in, out any) Reason { _, why := st.(S).Apply(in, out); return why },
+		Why:        func(st, in, out any) Reason { _, why := st.(S).Apply(in, out); return why },
+		NewMachine: func() Machine { return &machine[S]{init} },
 		Model: porcupine.Model{
 			Partition: partitionBy(key),
 			Init:      func() any { return init },

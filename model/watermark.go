@@ -67,10 +67,14 @@ func (o Resolve) String() string {
 	return fmt.Sprintf("resolve(e%d #%d ..%d %s)", o.Epoch, o.Seq, o.Last, verb)
 }
 
-// Batch is a resolved batch beyond the contiguous prefix.
-type Batch struct {
-	Seq, Last int64
-	OK        bool
+// Run is a run of resolved batches beyond the contiguous prefix: sequences
+// From..To, all OK, with Last the last offset of batch To; or one failed
+// batch (From == To, OK false). Runs are kept maximal, so a state has one
+// representation and stays small however many batches resolve out of order
+// or behind a failed one.
+type Run struct {
+	From, To, Last int64
+	OK             bool
 }
 
 // WatermarkState is one partition's watermark. Sequences start at 0 in
@@ -78,17 +82,17 @@ type Batch struct {
 // it was resolved OK (or its failure quarantined). A failed batch at Next
 // stalls the partition until a new epoch or its quarantine.
 type WatermarkState struct {
-	Epoch       int64   // -1 before the first BeginEpoch
-	Revoked     bool    // revoked mid-epoch; only a new epoch brings it back
-	Next        int64   // first sequence not in the contiguous OK prefix
-	Committable int64   // last offset of the OK prefix + 1; -1 when none
-	Committed   int64   // last committed offset this epoch; -1 when none
-	Ahead       []Batch // resolved, at or beyond Next, sorted by Seq; copy-on-write
+	Epoch       int64 // -1 before the first BeginEpoch
+	Revoked     bool  // revoked mid-epoch; only a new epoch brings it back
+	Next        int64 // first sequence not in the contiguous OK prefix
+	Committable int64 // last offset of the OK prefix + 1; -1 when none
+	Committed   int64 // last committed offset this epoch; -1 when none
+	Ahead       []Run // resolved, at or beyond Next, sorted; copy-on-write
 }
 
 // Stalled reports whether the batch at Next was resolved as failed.
 func (s WatermarkState) Stalled() bool {
-	return len(s.Ahead) > 0 && s.Ahead[0].Seq == s.Next && !s.Ahead[0].OK
+	return len(s.Ahead) > 0 && s.Ahead[0].From == s.Next && !s.Ahead[0].OK
 }
 
 // Reasons a watermark step is illegal.
@@ -157,19 +161,44 @@ func (s WatermarkState) resolve(op Resolve) (WatermarkState, Reason) {
 	if op.Epoch < s.Epoch || s.Revoked || op.Seq < s.Next {
 		return s, ""
 	}
-	i, dup := slices.BinarySearchFunc(s.Ahead, op.Seq, func(b Batch, seq int64) int {
-		return cmp.Compare(b.Seq, seq)
-	})
-	if dup {
-		return s, ""
+	if op.Seq == s.Next && op.OK && !s.Stalled() { // in order: no allocation
+		s.Committable, s.Next = op.Last+1, op.Seq+1
+		return s.advance(), ""
 	}
-	s.Ahead = slices.Insert(slices.Clip(s.Ahead), i, Batch{op.Seq, op.Last, op.OK})
+	i, _ := slices.BinarySearchFunc(s.Ahead, op.Seq, func(r Run, seq int64) int {
+		return cmp.Compare(r.To, seq)
+	})
+	if i < len(s.Ahead) && s.Ahead[i].From <= op.Seq {
+		return s, "" // duplicate
+	}
+	s.Ahead = insertRun(s.Ahead, i, Run{op.Seq, op.Seq, op.Last, op.OK})
 	return s.advance(), ""
+}
+
+// insertRun returns a new slice with r inserted at i, merged with OK
+// neighbours it touches.
+func insertRun(runs []Run, i int, r Run) []Run {
+	left := i > 0 && r.OK && runs[i-1].OK && runs[i-1].To+1 == r.From
+	right := i < len(runs) && r.OK && runs[i].OK && runs[i].From == r.To+1
+	out := make([]Run, 0, len(runs)+1)
+	out = append(out, runs[:i]...)
+	switch {
+	case left && right:
+		out[i-1].To, out[i-1].Last = runs[i].To, runs[i].Last
+		return append(out, runs[i+1:]...)
+	case left:
+		out[i-1].To, out[i-1].Last = r.To, r.Last
+		return append(out, runs[i:]...)
+	case right:
+		r.To, r.Last = runs[i].To, runs[i].Last
+		return append(append(out, r), runs[i+1:]...)
+	}
+	return append(append(out, r), runs[i:]...)
 }
 
 // quarantine passes over the failed head batch as if it were delivered.
 func (s WatermarkState) quarantine(op Quarantine) (WatermarkState, Reason) {
-	if op.Epoch != s.Epoch || s.Revoked || !s.Stalled() || s.Ahead[0].Seq != op.Seq {
+	if op.Epoch != s.Epoch || s.Revoked || !s.Stalled() || s.Ahead[0].From != op.Seq {
 		return s, ReasonBadQuarantine
 	}
 	s.Ahead = slices.Clone(s.Ahead)
@@ -177,13 +206,13 @@ func (s WatermarkState) quarantine(op Quarantine) (WatermarkState, Reason) {
 	return s.advance(), ""
 }
 
-// advance moves the contiguous prefix over batches resolved OK. s.Ahead is
-// freshly allocated by the caller.
+// advance moves the contiguous prefix over batches resolved OK. It only
+// reslices s.Ahead, never writes to it.
 func (s WatermarkState) advance() WatermarkState {
 	n := 0
-	for n < len(s.Ahead) && s.Ahead[n].Seq == s.Next && s.Ahead[n].OK {
+	for n < len(s.Ahead) && s.Ahead[n].From == s.Next && s.Ahead[n].OK {
 		s.Committable = s.Ahead[n].Last + 1
-		s.Next++
+		s.Next = s.Ahead[n].To + 1
 		n++
 	}
 	if s.Ahead = s.Ahead[n:]; len(s.Ahead) == 0 {
@@ -202,8 +231,12 @@ func (s WatermarkState) Describe() string {
 	if s.Revoked {
 		b.WriteString(" REVOKED")
 	}
-	for _, a := range s.Ahead {
-		fmt.Fprintf(&b, " [#%d ..%d ok=%t]", a.Seq, a.Last, a.OK)
+	for _, r := range s.Ahead {
+		if r.OK {
+			fmt.Fprintf(&b, " [#%d-#%d ..%d ok]", r.From, r.To, r.Last)
+		} else {
+			fmt.Fprintf(&b, " [#%d ..%d FAILED]", r.From, r.Last)
+		}
 	}
 	return b.String()
 }
@@ -217,8 +250,8 @@ func (s WatermarkState) hash() uint64 {
 	h := mix(uint64(s.Epoch), uint64(s.Next))
 	h = mix(h, uint64(s.Committable)<<1|b2u(s.Revoked))
 	h = mix(h, uint64(s.Committed))
-	for _, a := range s.Ahead {
-		h = mix(h, uint64(a.Seq)<<1|b2u(a.OK))
+	for _, r := range s.Ahead {
+		h = mix(mix(h, uint64(r.From)), uint64(r.To)<<1|b2u(r.OK))
 	}
 	return h
 }

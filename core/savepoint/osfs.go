@@ -16,19 +16,21 @@ func native(name string) string { return filepath.FromSlash(name) }
 
 // MkdirAll creates the missing directories top-down, syncing the parent of
 // each one it creates.
-func (o OSFS) MkdirAll(dir string) error {
+func (fsys OSFS) MkdirAll(dir string) error {
 	dir = filepath.Clean(native(dir))
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 		return nil
 	}
 	parent := filepath.Dir(dir)
 	if parent != dir {
-		if err := o.MkdirAll(filepath.ToSlash(parent)); err != nil {
+		if err := fsys.MkdirAll(filepath.ToSlash(parent)); err != nil {
 			return err
 		}
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
-		return err
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if fi, serr := os.Stat(dir); serr != nil || !fi.IsDir() {
+			return err // not created, and not a directory raced into place
+		}
 	}
 	return syncDir(parent)
 }

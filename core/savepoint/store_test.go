@@ -304,3 +304,15 @@ func checkDamaged(t *testing.T, s *Store, log *logRecorder, file string, offset 
 		t.Fatalf("byte %d of %s: no skip logged with the reason; log: %v", offset, file, log.lines)
 	}
 }
+
+func TestOSFSMkdirAllRefusesAFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	mustOS(t, os.WriteFile(file, nil, 0o644))
+	if err := (OSFS{}).MkdirAll(filepath.ToSlash(file)); err == nil {
+		t.Error("MkdirAll over a file succeeded")
+	}
+	if err := (OSFS{}).MkdirAll(filepath.ToSlash(filepath.Join(dir, "a", "b"))); err != nil {
+		t.Error(err)
+	}
+}

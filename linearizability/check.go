@@ -251,8 +251,22 @@ func (c *checker) explain(v *Verdict, p part) {
 	m, ops := c.single(), gather(c.h, p.idx)
 	timeout, _ := c.remaining()
 	_, info := porcupine.CheckOperationsVerbose(m, ops, max(timeout, 10*time.Second))
-	v.failure = &failure{model: m, info: info, ops: ops}
 	v.Message = c.longestPrefix(m, ops, info)
+	info.AddAnnotations([]porcupine.Annotation{banner(ops, v.Model+" "+v.Partition+": illegal", v.Message)})
+	v.failure = &failure{model: m, info: info, ops: ops}
+}
+
+// banner is an annotation row across the whole partition naming it.
+func banner(ops []porcupine.Operation, title, details string) porcupine.Annotation {
+	start, end := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, op := range ops {
+		start = min(start, op.Call)
+		if op.Return != math.MaxInt64 {
+			end = max(end, op.Return)
+		}
+	}
+	return porcupine.Annotation{Tag: "check", Start: start, End: max(end, start), Description: title,
+		Details: details, BackgroundColor: "#f8d7da"}
 }
 
 // longestPrefix describes the longest linearizable prefix porcupine found

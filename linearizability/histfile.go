@@ -49,7 +49,7 @@ type HistoryLine struct {
 	Line        int
 	Actor       string
 	Call, Ret   int64 // Ret is math.MaxInt64 for '?'
-	Input, Outp any
+	Input, Outp any   // Outp is model.Unknown{} for '?'
 }
 
 // ReadHistory parses a history file.
@@ -147,6 +147,9 @@ func parseOp(modelName, line string) (HistoryLine, error) {
 	}
 	out.lenient = l.Ret == math.MaxInt64
 	l.Input, l.Outp, err = build(modelName, f[3], in, out)
+	if l.Ret == math.MaxInt64 {
+		l.Outp = model.Unknown{}
+	}
 	if err == nil {
 		err = in.unused("input")
 	}

@@ -118,7 +118,7 @@ func newSpec[S applier[S]](name string, init S, label func(Key) string,
 			Hash:                      func(s any) uint64 { return hash(s.(S)) },
 			DescribeOperation:         describeOp,
 			DescribeState:             func(s any) string { return s.(S).Describe() },
-			DescribeOperationMetadata: func(m any) string { return fmt.Sprint(m) },
+			DescribeOperationMetadata: describeMeta,
 		},
 	}
 }
@@ -158,6 +158,13 @@ func describeOp(in, out any) string {
 	default:
 		return s + " -> " + fmt.Sprint(o)
 	}
+}
+
+func describeMeta(m any) string {
+	if m == nil {
+		return ""
+	}
+	return fmt.Sprint(m)
 }
 
 func isUnknown(out any) bool { _, ok := out.(Unknown); return ok }

@@ -31,13 +31,14 @@
 //
 // An operation cut by a failover has the output Unknown{} and is recorded
 // with Return = math.MaxInt64. Every model treats it as "may or may not have
-// taken effect": a read with an unknown result is legal and changes
-// nothing; a write applies its effect (when its preconditions hold) and is
-// always legal. Because porcupine may place such an operation after every
-// other one, applying the effect never rules out the history in which the
-// write did not happen. An unknown watermark commit is the exception: it is
-// legal and changes nothing, since a commit that may not have happened
-// proves nothing and a lower "last committed" only permits more.
+// taken effect", and such an operation is always legal: a read with an
+// unknown result changes nothing; a write applies its effect when that is
+// legal where porcupine places it, and otherwise is taken not to have
+// happened. Because porcupine may place it after every other operation,
+// applying the effect never rules out the history in which the write did
+// not happen. An unknown watermark commit changes nothing: a commit that may
+// not have happened proves nothing, and a lower "last committed" only
+// permits more.
 //
 // The package imports only the standard library and porcupine, and does no
 // I/O.

@@ -92,6 +92,11 @@ const (
 
 // Apply is the sequential specification of one pipeline's generations.
 func (s GenerationState) Apply(in, out any) (GenerationState, Reason) {
+	next, why := s.apply(in, out)
+	return tolerate(s, out, next, why)
+}
+
+func (s GenerationState) apply(in, out any) (GenerationState, Reason) {
 	switch op := in.(type) {
 	case Restore:
 		if op.NewGen <= s.Gen {

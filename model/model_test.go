@@ -180,3 +180,31 @@ func TestSpecModelWorksWithPorcupineDirectly(t *testing.T) {
 		t.Fatalf("partitions not split by pipeline in key order: %v", got)
 	}
 }
+
+// TestUnknownIsAlwaysLegal: an operation with an unknown outcome that
+// cannot take effect is taken not to have happened, in every model.
+func TestUnknownIsAlwaysLegal(t *testing.T) {
+	tests := []struct {
+		spec  Spec
+		setup []step
+		in    any
+	}{
+		{Watermark, []step{{BeginEpoch{Epoch: 3}, nil, ""}}, BeginEpoch{Epoch: 2}},
+		{Watermark, []step{{BeginEpoch{Epoch: 3}, nil, ""}}, Resolve{Epoch: 4, Seq: 0, Last: 9, OK: true}},
+		{Watermark, []step{{BeginEpoch{Epoch: 3}, nil, ""}}, Quarantine{Epoch: 3, Seq: 0}},
+		{Generation, []step{{Restore{NewGen: 3}, nil, ""}}, Restore{NewGen: 2}},
+		{Savepoints, []step{{SavepointCommit{ID: 1}, SavepointResult{OK: true}, ""}}, SavepointCommit{ID: 1}},
+	}
+	for _, tt := range tests {
+		m := tt.spec.NewMachine()
+		for _, s := range tt.setup {
+			if why := m.Try(s.in, s.out); why != "" {
+				t.Fatal(why)
+			}
+		}
+		before := m.State()
+		if why := m.Try(tt.in, Unknown{}); why != "" || !tt.spec.Model.Equal(before, m.State()) {
+			t.Errorf("%s: unknown %v: reason %q, state %v -> %v", tt.spec.Name, tt.in, why, before, m.State())
+		}
+	}
+}

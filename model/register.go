@@ -35,6 +35,11 @@ const ReasonStaleRead Reason = "read is not the last completed checkpoint"
 
 // Apply is the sequential specification of the register.
 func (s RegisterState) Apply(in, out any) (RegisterState, Reason) {
+	next, why := s.apply(in, out)
+	return tolerate(s, out, next, why)
+}
+
+func (s RegisterState) apply(in, out any) (RegisterState, Reason) {
 	switch op := in.(type) {
 	case Complete:
 		return RegisterState(op.ID), ""

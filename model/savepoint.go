@@ -53,6 +53,11 @@ const (
 
 // Apply is the sequential specification of a job's savepoints.
 func (s SavepointState) Apply(in, out any) (SavepointState, Reason) {
+	next, why := s.apply(in, out)
+	return tolerate(s, out, next, why)
+}
+
+func (s SavepointState) apply(in, out any) (SavepointState, Reason) {
 	switch op := in.(type) {
 	case SavepointCommit:
 		return s.commit(op, out)

@@ -167,6 +167,15 @@ func describeMeta(m any) string {
 	return fmt.Sprint(m)
 }
 
+// tolerate makes an operation with an unknown outcome legal: if it cannot
+// take effect where it is placed, it did not take effect.
+func tolerate[S any](s S, out any, next S, why Reason) (S, Reason) {
+	if why != "" && why != ReasonBadInput && isUnknown(out) {
+		return s, ""
+	}
+	return next, why
+}
+
 func isUnknown(out any) bool { _, ok := out.(Unknown); return ok }
 
 // mix folds v into the hash h (MurmurHash3 finaliser constants).

@@ -113,6 +113,11 @@ func NewWatermarkState() WatermarkState {
 
 // Apply is the sequential specification of one partition's watermark.
 func (s WatermarkState) Apply(in, out any) (WatermarkState, Reason) {
+	next, why := s.apply(in, out)
+	return tolerate(s, out, next, why)
+}
+
+func (s WatermarkState) apply(in, out any) (WatermarkState, Reason) {
 	switch op := in.(type) {
 	case BeginEpoch:
 		if op.Epoch <= s.Epoch {

@@ -39,6 +39,9 @@ type MalformedError struct {
 }
 
 func (e *MalformedError) Error() string {
+	if e.Actor == "" {
+		return "malformed history: " + e.Detail
+	}
 	return fmt.Sprintf("malformed history: actor %q, %v: %s", e.Actor, e.Input, e.Detail)
 }
 

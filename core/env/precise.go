@@ -26,6 +26,10 @@ import (
 // or Broadcast ends a wait in any phase: it closes a channel while the
 // waiter is parked and wakes the futex while it sleeps.
 //
+// At most GOMAXPROCS-1 waits (at least one) are in the sleep and spin
+// phases at once; a wait that finds them all taken parks in the Go
+// runtime to its deadline, as Wall's does (see slots).
+//
 // The price is CPU: each timed wait that reaches its deadline spins for
 // about Spin and holds an OS thread for about Park, and the futex phase
 // sets the timer slack of whichever runtime thread runs it (harmless, and
@@ -108,6 +112,10 @@ func (p PreciseWall) wait(w *preciseWaiter, deadline time.Time) (woken bool) {
 		case <-t.C:
 		}
 	}
+	if !acquireSlot() {
+		return p.park(w, deadline) // every slot taken: wait like Wall
+	}
+	defer releaseSlot()
 	for {
 		left := time.Until(deadline) - spin
 		if left <= 0 {
@@ -128,6 +136,50 @@ func (p PreciseWall) wait(w *preciseWaiter, deadline time.Time) (woken bool) {
 	}
 	return w.state.Load() != 0
 }
+
+// park waits in the Go runtime until the deadline or a wake-up.
+func (p PreciseWall) park(w *preciseWaiter, deadline time.Time) (woken bool) {
+	left := time.Until(deadline)
+	if left <= 0 {
+		return w.state.Load() != 0
+	}
+	t := time.NewTimer(left)
+	defer t.Stop()
+	select {
+	case <-w.ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// slots bounds how many waits are in their kernel-sleep or spin phase at
+// once: GOMAXPROCS-1, at least 1. A thread blocked in a raw system call
+// keeps its P until the runtime's monitor retakes it (20 µs to 10 ms
+// later), and a spinning one keeps it busy, so with every P held that way
+// other goroutines and the runtime's own timers would stall for
+// milliseconds. A wait that finds no slot free parks like Wall's (two
+// timer threads waiting for the same deadline need only one precise
+// wake-up).
+var slots struct {
+	once sync.Once
+	free atomic.Int32
+}
+
+func acquireSlot() bool {
+	slots.once.Do(func() { slots.free.Store(int32(max(1, runtime.GOMAXPROCS(0)-1))) })
+	for {
+		n := slots.free.Load()
+		if n <= 0 {
+			return false
+		}
+		if slots.free.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
+}
+
+func releaseSlot() { slots.free.Add(1) }
 
 // preciseCond is wallCond with PreciseWall's timed waits: one waiter per
 // wait, so that a timed-out waiter removes itself without stealing a

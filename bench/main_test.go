@@ -1,0 +1,45 @@
+package bench
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"testing"
+)
+
+// units declares each custom unit's direction and, for deterministic
+// figures, assume=exact; benchstat and cmd/benchgate read these lines.
+var units = []string{
+	"Unit p50-ns better=lower",
+	"Unit p99-ns better=lower",
+	"Unit p999-ns better=lower",
+	"Unit timer-late-p50-ns better=lower",
+	"Unit hop-p50-ns better=lower",
+	"Unit timer-late-p99-ns better=lower",
+	"Unit hop-p99-ns better=lower",
+	"Unit late-p50-ns better=lower",
+	"Unit late-p99-ns better=lower",
+	"Unit cpu-ns/op better=lower",
+	"Unit goroutines better=lower",
+	"Unit queue-p50 better=lower",
+	"Unit queue-max better=lower",
+	"Unit util-% better=lower",
+	"Unit sim-s/s better=higher",
+	"Unit steps/s better=higher",
+	"Unit steps/op assume=exact better=lower",
+	"Unit allocs/step assume=exact better=lower",
+	"Unit virtual-ns/op assume=exact better=lower",
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
+		fmt.Println("peer: go")
+		for _, u := range units {
+			fmt.Println(u)
+		}
+	}
+	code := m.Run()
+	closeFixture()
+	os.Exit(code)
+}

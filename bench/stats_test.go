@@ -1,0 +1,48 @@
+package bench
+
+import (
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// quantile returns the nearest-rank q-quantile of xs (sorted in place).
+func quantile(xs []time.Duration, q float64) time.Duration {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	i := int(q*float64(len(xs))+0.999999) - 1
+	return xs[min(max(i, 0), len(xs)-1)]
+}
+
+// reportLatency reports p50, p99 and p999 of xs under prefix ("" or
+// "late-").
+func reportLatency(b *testing.B, prefix string, xs []time.Duration) {
+	b.ReportMetric(float64(quantile(xs, 0.50)), prefix+"p50-ns")
+	b.ReportMetric(float64(quantile(xs, 0.99)), prefix+"p99-ns")
+	if prefix == "" {
+		b.ReportMetric(float64(quantile(xs, 0.999)), "p999-ns")
+	}
+}
+
+// cpuTime is the process's user plus system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cpuMeter reports CPU per op over a measured section.
+type cpuMeter struct{ start time.Duration }
+
+func startCPU() cpuMeter { return cpuMeter{cpuTime()} }
+
+func (m cpuMeter) report(b *testing.B, ops int) {
+	if ops > 0 {
+		b.ReportMetric(float64(cpuTime()-m.start)/float64(ops), "cpu-ns/op")
+	}
+}

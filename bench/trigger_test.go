@@ -1,0 +1,108 @@
+//go:build linux
+
+package bench
+
+import (
+	"flag"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/sched"
+)
+
+var (
+	spacing   = flag.Duration("trigger.spacing", 20*time.Millisecond, "time between due triggers, member-wide (upstream: 20ms; interval = max(10, pipelines) x spacing)")
+	pipelines = []int{10, 100, 500}
+	designs   = []sched.Design{sched.PerPipeline, sched.Shared, sched.SharedInline}
+)
+
+// interval is upstream's max(200 ms, pipelines x 20 ms): the same
+// aggregate trigger rate, one due trigger per spacing, at every count.
+func interval(p int) time.Duration { return max(10, time.Duration(p)) * *spacing }
+
+// collectTimeout bounds a collection: n samples at one per spacing, after
+// up to two intervals of warm-up, with a generous margin.
+func collectTimeout(n, p int) time.Duration {
+	return 3*time.Duration(n)**spacing + 2*interval(p) + 10*time.Second
+}
+
+// BenchmarkTrigger is the synthetic trigger delay of the real scheduler
+// designs in wall mode (upstream BENCH-1): each pipeline's periodic
+// trigger re-arms itself from its body at a fixed rate, due times
+// staggered evenly over the interval. One op is one observed firing.
+func BenchmarkTrigger(b *testing.B) { benchTrigger(b, "wall", env.Wall{}) }
+
+// BenchmarkTriggerPrecise is BenchmarkTrigger on env.PreciseWall.
+func BenchmarkTriggerPrecise(b *testing.B) { benchTrigger(b, "precise", env.PreciseWall{}) }
+
+func benchTrigger(b *testing.B, envName string, e env.Env) {
+	for _, d := range designs {
+		for _, p := range pipelines {
+			b.Run(fmt.Sprintf("design=%s/pipelines=%d", d, p), func(b *testing.B) {
+				key := fmt.Sprintf("trigger/%s/%s/%d/%v", envName, d, p, *spacing)
+				f := fixtureFor(key, func() *triggerFixture { return newTriggerFixture(b, e, d, p) })
+				cpu := startCPU()
+				xs := f.col.collect(b, b.N, collectTimeout(b.N, p))
+				cpu.report(b, b.N)
+				reportTrigger(b, xs)
+				st := f.s.Stats()
+				b.ReportMetric(float64(st.TimerThreads+st.DispatchThreads), "goroutines")
+			})
+		}
+	}
+}
+
+func reportTrigger(b *testing.B, xs []sample) {
+	delay, late, hop := split(xs)
+	reportLatency(b, "", delay)
+	b.ReportMetric(float64(quantile(late, 0.5)), "timer-late-p50-ns")
+	b.ReportMetric(float64(quantile(late, 0.99)), "timer-late-p99-ns")
+	b.ReportMetric(float64(quantile(hop, 0.5)), "hop-p50-ns")
+	b.ReportMetric(float64(quantile(hop, 0.99)), "hop-p99-ns")
+	b.ReportMetric(0, "ns/op") // one op is one spacing by construction
+}
+
+type triggerFixture struct {
+	s   sched.Scheduler
+	col collector
+}
+
+func newTriggerFixture(b *testing.B, e env.Env, d sched.Design, p int) *triggerFixture {
+	f := &triggerFixture{}
+	s, err := sched.New(e, sched.Config{Design: d, Cores: runtime.NumCPU(), Observe: f.observe})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.s = s
+	iv := interval(p)
+	start := e.Now()
+	for i := range p {
+		periodic(e, s.Lease(1, i), start.Add(time.Duration(i+1)*iv/time.Duration(p)), iv)
+	}
+	return f
+}
+
+// periodic arms a trigger due at first that re-arms itself from its body,
+// at a fixed rate, as the coordinator's trigger re-arms on its lease.
+func periodic(e env.Env, l *sched.Lease, first time.Time, iv time.Duration) {
+	due := first
+	var body func() error
+	body = func() error {
+		due = due.Add(iv)
+		l.Schedule(due.Sub(e.Now()), body)
+		return nil
+	}
+	l.Schedule(due.Sub(e.Now()), body)
+}
+
+func (f *triggerFixture) observe(x sched.Firing) {
+	if x.Skipped {
+		return
+	}
+	f.col.add(sample{delay: x.Delay(), late: x.TimerLate(), hop: x.Hop()})
+}
+
+func (f *triggerFixture) close() { f.s.Close() }

@@ -1,0 +1,151 @@
+// Command benchgate compares a head benchmark file with a baseline and
+// fails CI on a regression of a deterministic figure.
+//
+//	benchgate [-max 10] base.txt head.txt
+//
+// Both files are in the Go benchmark format. Units are declared by
+// "Unit" metadata lines (better=higher|lower, assume=exact|nothing), which
+// bench/ prints. A unit with assume=exact (simulator scheduling points per
+// scenario, allocations per scheduling point) is deterministic: its median
+// may not move in the worse direction by more than -max percent. Every
+// other figure (wall-clock times on noisy machines) is printed with
+// benchmath's comparison but never fails the gate.
+//
+// Exit status: 0 pass, 1 a deterministic figure regressed, 2 a usage
+// error or a missing, unreadable or empty input (benchstat would have
+// exited 0).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// key is one figure: a benchmark (full name) and a tidied unit.
+type key struct{ name, unit string }
+
+// file is one input's samples, in first-seen order.
+type file struct {
+	samples map[key][]float64
+	order   []key
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("benchgate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	maxPct := fs.Float64("max", 10, "largest tolerated regression of a deterministic figure, in percent")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 2 {
+		fmt.Fprintln(stderr, "usage: benchgate [-max pct] base.txt head.txt")
+		return 2
+	}
+	units := benchfmt.UnitMetadataMap{}
+	base, err := load(fs.Arg(0), units)
+	if err == nil {
+		var head *file
+		if head, err = load(fs.Arg(1), units); err == nil {
+			return compare(base, head, units, *maxPct, stdout)
+		}
+	}
+	fmt.Fprintln(stderr, "benchgate:", err)
+	return 2
+}
+
+func load(path string, units benchfmt.UnitMetadataMap) (*file, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := &file{samples: map[key][]float64{}}
+	r := benchfmt.NewReader(f, path)
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.UnitMetadata:
+			if _, ok := units[rec.UnitMetadataKey]; !ok {
+				units[rec.UnitMetadataKey] = rec
+			}
+		case *benchfmt.Result:
+			for _, v := range rec.Values {
+				k := key{"Benchmark" + string(rec.Name.Full()), v.Unit}
+				if _, seen := out.samples[k]; !seen {
+					out.order = append(out.order, k)
+				}
+				out.samples[k] = append(out.samples[k], v.Value)
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(out.order) == 0 {
+		return nil, errors.New(path + ": no benchmark results")
+	}
+	return out, nil
+}
+
+// compare prints one line per figure of head and returns the exit status.
+func compare(base, head *file, units benchfmt.UnitMetadataMap, maxPct float64, w io.Writer) int {
+	failed := 0
+	for _, k := range head.order {
+		old, ok := base.samples[k]
+		if !ok {
+			fmt.Fprintf(w, "new   %s %s\n", k.name, k.unit)
+			continue
+		}
+		exact := units.GetAssumption(k.unit) == benchmath.AssumeExact
+		better := units.GetBetter(k.unit)
+		a := units.GetAssumption(k.unit)
+		sb := benchmath.NewSample(old, &benchmath.DefaultThresholds)
+		sh := benchmath.NewSample(head.samples[k], &benchmath.DefaultThresholds)
+		cb, ch := a.Summary(sb, 0.95), a.Summary(sh, 0.95)
+		pct := delta(cb.Center, ch.Center)
+		verdict := "info "
+		switch {
+		case exact && better == 0:
+			verdict = "undir"
+		case exact && worse(better, pct, maxPct):
+			verdict = "FAIL "
+			failed++
+		case exact:
+			verdict = "ok   "
+		}
+		cmp := a.Compare(sb, sh)
+		fmt.Fprintf(w, "%s %s %s: %.4g -> %.4g (%s)\n", verdict, k.name, k.unit, cb.Center, ch.Center, cmp.FormatDelta(cb.Center, ch.Center))
+	}
+	for _, k := range base.order {
+		if _, ok := head.samples[k]; !ok && units.GetAssumption(k.unit) == benchmath.AssumeExact {
+			fmt.Fprintf(w, "gone  %s %s\n", k.name, k.unit)
+		}
+	}
+	if failed > 0 {
+		fmt.Fprintf(w, "benchgate: %d deterministic figure(s) regressed by more than %g%%\n", failed, maxPct)
+		return 1
+	}
+	return 0
+}
+
+func delta(old, cur float64) float64 {
+	if old == 0 {
+		if cur == 0 {
+			return 0
+		}
+		return 100 // from zero to anything is a full regression of a lower-is-better count
+	}
+	return (cur/old - 1) * 100
+}
+
+// worse reports whether pct moves in the bad direction by more than max.
+func worse(better int, pct, max float64) bool {
+	return better < 0 && pct > max || better > 0 && pct < -max
+}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestGate(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want int
+		out  string
+	}{
+		{"time is informational", []string{"testdata/base.txt", "testdata/head-ok.txt"}, 0, "info  BenchmarkTrigger/design=shared/pipelines=10-2 p50-sec"},
+		{"steps regressed", []string{"testdata/base.txt", "testdata/head-steps.txt"}, 1, "FAIL  BenchmarkSim/pipelines=10-2 steps/op"},
+		{"allocs regressed", []string{"testdata/base.txt", "testdata/head-allocs.txt"}, 1, "FAIL  BenchmarkSim/pipelines=10-2 allocs/step"},
+		{"tighter max", []string{"-max", "2", "testdata/base.txt", "testdata/head-ok.txt"}, 1, "allocs/step"},
+		{"improvement passes", []string{"testdata/head-steps.txt", "testdata/base.txt"}, 0, "ok    BenchmarkSim/pipelines=10-2 steps/op"},
+		{"missing input", []string{"testdata/base.txt", "testdata/nope.txt"}, 2, ""},
+		{"empty input", []string{"testdata/empty.txt", "testdata/base.txt"}, 2, ""},
+		{"usage", []string{"testdata/base.txt"}, 2, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errs bytes.Buffer
+			if got := run(c.args, &out, &errs); got != c.want {
+				t.Fatalf("exit %d, want %d\n%s%s", got, c.want, out.String(), errs.String())
+			}
+			if !strings.Contains(out.String(), c.out) {
+				t.Fatalf("output lacks %q:\n%s", c.out, out.String())
+			}
+		})
+	}
+}

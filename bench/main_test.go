@@ -28,7 +28,6 @@ var units = []string{
 	"Unit steps/s better=higher",
 	"Unit steps/op assume=exact better=lower",
 	"Unit allocs/step assume=exact better=lower",
-	"Unit virtual-ns/op assume=exact better=lower",
 }
 
 func TestMain(m *testing.M) {

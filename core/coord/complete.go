@@ -42,13 +42,24 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 		c.handleError(p.Gen, ReasonNotifyFailed, err, c.deferredFence(), false)
 		return nil // the error path's clean resets the counter
 	}
-	c.mapMu.Lock()
-	delete(c.pending, p.ID)
-	c.mapMu.Unlock()
 	if p.watchdog != nil {
 		p.watchdog.Cancel()
 	}
-	n := c.pendingCounter.Add(-1)
+	// Remove and decrement atomically, and only if a clean has not taken
+	// the pending away meanwhile (upstream decrements unconditionally, so
+	// a completion straddling a clean drives the counter to -1).
+	c.mapMu.Lock()
+	present := c.pending[p.ID] == p
+	var n int32
+	if present {
+		delete(c.pending, p.ID)
+		n = c.pendingCounter.Add(-1)
+	}
+	c.mapMu.Unlock()
+	if !present {
+		c.stale(p.Gen, ReasonCompleteFailed)
+		return nil
+	}
 	c.emit(Event{Kind: EvPendingCount, Count: int(n)})
 	if c.isCompleted() {
 		c.finish(p.Gen, cp.Type)

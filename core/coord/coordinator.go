@@ -77,6 +77,7 @@ type Deps struct {
 //
 // Locks, in the order they may be taken (never the reverse):
 //
+//	coord.restore     Restore (a failover and a job-master restore never interleave)
 //	coord.completion  completePendingCheckpoint (Java: synchronized on the coordinator)
 //	coord.lock        trigger critical section, savepoint wait, clean; re-entrant for the
 //	                  barrier-continuation=inline variant only
@@ -97,12 +98,13 @@ type Coordinator struct {
 	pipeline int
 	tasks    []TaskID
 
-	lock    env.Mutex
-	complMu env.Mutex
-	genMu   env.Mutex
-	gen     uint64          // guarded by genMu
-	fut     *Future[Status] // guarded by genMu; replaced by restore
-	mapMu   env.Mutex
+	restoreMu env.Mutex
+	lock      env.Mutex
+	complMu   env.Mutex
+	genMu     env.Mutex
+	gen       uint64          // guarded by genMu
+	fut       *Future[Status] // guarded by genMu; replaced by restore
+	mapMu     env.Mutex
 
 	// guarded by mapMu
 	pending      map[int64]*Pending
@@ -111,6 +113,7 @@ type Coordinator struct {
 	completedIDs []int64 // retention deque; also guarded by complMu for writes
 	savepointReq *Future[*Completed]
 	spWriter     SavepointWriter
+	cleans       uint64 // cleans so far; a pending created before a clean is refused
 
 	pendingCounter  atomic.Int32
 	latestCompleted atomic.Pointer[Completed]
@@ -131,7 +134,7 @@ func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coor
 	}
 	e := d.Env
 	c := &Coordinator{d: d, e: e, cfg: cfg, job: job, pipeline: pipeline,
-		lock: e.NewMutex("coord.lock"), complMu: e.NewMutex("coord.completion"),
+		restoreMu: e.NewMutex("coord.restore"), lock: e.NewMutex("coord.lock"), complMu: e.NewMutex("coord.completion"),
 		genMu: e.NewMutex("coord.generation"), mapMu: e.NewMutex("coord.pending"),
 		pending: map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{}}
 	for i := range cfg.Tasks {

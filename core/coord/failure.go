@@ -80,16 +80,21 @@ func (c *Coordinator) handleError(armed uint64, r Reason, err error, fence, lock
 // errors up to StatusRetries times with StatusBackoff between (30 x 2 s
 // upstream: the slow, blocking part of the error path).
 func (c *Coordinator) updateStatus(s Status) {
+	if err := c.retryStatus(func() error { return c.d.Status.Set(c.statusKey(), s.String()) }); err != nil {
+		c.log().Error("status update failed", "status", s, "err", err)
+	}
+}
+
+// retryStatus runs a status-store operation with the IMap retry loop.
+func (c *Coordinator) retryStatus(op func() error) error {
 	var err error
 	for range c.cfg.StatusRetries {
-		if err = c.d.Status.Set(c.statusKey(), s.String()); err == nil || !errors.Is(err, ErrRetryable) {
-			break
+		if err = op(); err == nil || !errors.Is(err, ErrRetryable) {
+			return err
 		}
 		c.e.Sleep(c.cfg.StatusBackoff)
 	}
-	if err != nil {
-		c.log().Error("status update failed", "status", s, "err", err)
-	}
+	return err
 }
 
 // clean is cleanPendingCheckpoint (SPEC 1.9). gen is the generation being
@@ -108,7 +113,6 @@ func (c *Coordinator) clean(r Reason, gen uint64, lockHeld bool) {
 	for _, p := range c.takePending() {
 		c.abort(p, r)
 	}
-	c.pendingCounter.Store(0)
 	c.emit(Event{Kind: EvPendingCount, Count: 0})
 	c.schemaChanging.Store(false)
 	if r != ReasonReset {
@@ -121,6 +125,8 @@ func (c *Coordinator) clean(r Reason, gen uint64, lockHeld bool) {
 func (c *Coordinator) takePending() []*Pending {
 	ps := c.pendingSnapshot()
 	c.mapMu.Lock()
+	c.cleans++
+	c.pendingCounter.Store(0)
 	clear(c.pending)
 	clear(c.taskStatus)
 	clear(c.readyToClose)

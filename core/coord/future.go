@@ -103,6 +103,7 @@ type Pending struct {
 	Type        Type
 	TriggeredAt time.Time
 	Gen         uint64 // generation that created it
+	cleans      uint64 // cleans seen when it was created
 	job         int64
 	pipeline    int
 	mu          env.Mutex // "coord.ack": notAcked and states; a leaf lock

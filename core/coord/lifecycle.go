@@ -75,7 +75,15 @@ func (c *Coordinator) Start() {
 // a deferred effect of the old one can tell it is stale. With restored
 // read from storage (a master failover recreates state from storage), the
 // latest completed checkpoint is what storage holds.
+//
+// A restore that cannot finish (the status store or storage keeps failing)
+// still cleans the old generation's pending state and then fails the new
+// generation visibly, so the job master restores again: a half-done
+// restore must never leave a generation that looks alive and cannot
+// checkpoint (found by the smoke scenario: the pending counter stayed at 1).
 func (c *Coordinator) Restore(alreadyStarted bool) error {
+	c.restoreMu.Lock() // restores of one coordinator never interleave
+	defer c.restoreMu.Unlock()
 	c.genMu.Lock()
 	c.gen++
 	gen := c.gen
@@ -83,20 +91,11 @@ func (c *Coordinator) Restore(alreadyStarted bool) error {
 	c.genMu.Unlock()
 	c.firstError.Store(nil)
 	c.updateStatus(Running)
-	restoredClose, err := c.loadReadyToClose()
-	if err != nil {
-		return err
-	}
 	c.clean(ReasonReset, gen, false)
-	if err := c.reloadLatest(); err != nil {
+	if err := c.restoreState(gen); err != nil {
+		c.handleError(gen, ReasonInsideError, fmt.Errorf("restore: %w", err), true, false)
 		return err
 	}
-	c.shutdown.Store(false)
-	c.mapMu.Lock()
-	for _, t := range restoredClose {
-		c.readyToClose[t] = true
-	}
-	c.mapMu.Unlock()
 	latest := int64(0)
 	if l := c.latestCompleted.Load(); l != nil {
 		latest = l.ID
@@ -107,6 +106,28 @@ func (c *Coordinator) Restore(alreadyStarted bool) error {
 		return nil
 	}
 	return c.resume()
+}
+
+// restoreState reloads what a restored generation starts from.
+func (c *Coordinator) restoreState(gen uint64) error {
+	var restoredClose []TaskID
+	err := c.retryStatus(func() (err error) {
+		restoredClose, err = c.loadReadyToClose()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := c.reloadLatest(); err != nil {
+		return err
+	}
+	c.shutdown.Store(false)
+	c.mapMu.Lock()
+	for _, t := range restoredClose {
+		c.readyToClose[t] = true
+	}
+	c.mapMu.Unlock()
+	return nil
 }
 
 // resume is the alreadyStarted branch of restore: re-commit the latest

@@ -112,6 +112,7 @@ func (c *Coordinator) stopped(why string) {
 // built in three hops on the coordinator executor.
 func (c *Coordinator) createPending(now time.Time, typ Type) (*Future[*Pending], error) {
 	gen, _ := c.Generation()
+	cleans := c.cleanCount()
 	c.latestTrigger.Store(now.UnixNano())
 	pf := NewFuture[*Pending](c.e)
 	err := c.async(func() {
@@ -123,7 +124,14 @@ func (c *Coordinator) createPending(now time.Time, typ Type) (*Future[*Pending],
 		}
 		c.hop(pf, gen, func() {
 			p := newPending(c.e, c.job, c.pipeline, id, typ, now, gen, c.tasksToAck())
-			c.hop(pf, gen, func() { c.register(p); pf.Complete(p) })
+			p.cleans = cleans
+			c.hop(pf, gen, func() {
+				if c.register(p) {
+					pf.Complete(p)
+				} else {
+					pf.Fail(&Aborted{Reason: ReasonReset})
+				}
+			})
 		})
 	})
 	if err != nil {
@@ -151,11 +159,29 @@ func (c *Coordinator) allocateID(typ Type) (int64, error) {
 // not modelled).
 func (c *Coordinator) tasksToAck() []TaskID { return c.tasks }
 
-func (c *Coordinator) register(p *Pending) {
+// register puts p in the pending map, unless a clean ran since p was
+// created: its registration hop arrived late and p belongs to nobody.
+func (c *Coordinator) register(p *Pending) bool {
 	c.mapMu.Lock()
-	c.pending[p.ID] = p
+	late := p.cleans != c.cleans
+	if !late {
+		c.pending[p.ID] = p
+	}
 	c.mapMu.Unlock()
+	if late {
+		c.stale(p.Gen, ReasonReset)
+		p.fut.Complete(nil)
+		return false
+	}
 	c.emit(Event{Kind: EvTriggered, Gen: p.Gen, ID: p.ID, Type: p.Type})
+	return true
+}
+
+// cleanCount returns how many cleans have run.
+func (c *Coordinator) cleanCount() uint64 {
+	c.mapMu.Lock()
+	defer c.mapMu.Unlock()
+	return c.cleans
 }
 
 // startPending is startTriggerPendingCheckpoint (SPEC 1.6). The fixed

@@ -24,6 +24,8 @@ type Workload struct {
 	StatusLatency   Dist // each status-store call
 	StorageLatency  Dist // each checkpoint store
 	RestartDelay    Dist // job master: failure reported to restore
+	BodySlowness    Dist // blocking work in each dispatched trigger body
+	StatusSlow      Dist // extra status-store latency while faults are on
 }
 
 // FaultRates are per-operation fault probabilities; the swarm switches
@@ -140,6 +142,7 @@ func (c *Cluster) sleep(d Dist) {
 }
 
 func (c *Cluster) triggerFault(job int64, pipeline int) error {
+	c.sleep(c.cfg.Workload.BodySlowness)
 	if c.fault(c.cfg.Faults.TriggerThrow) {
 		c.W.Note("fault: trigger throws job %d pipeline %d", job, pipeline)
 		return fmt.Errorf("injected exception in trigger path")

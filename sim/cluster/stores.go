@@ -86,6 +86,9 @@ type Status struct {
 
 func (s *Status) op() error {
 	s.c.sleep(s.c.cfg.Workload.StatusLatency)
+	if !s.c.healed {
+		s.c.sleep(s.c.cfg.Workload.StatusSlow)
+	}
 	if s.c.fault(s.c.cfg.Faults.StatusRetryable) {
 		return fmt.Errorf("simulated status store: %w", coord.ErrRetryable)
 	}

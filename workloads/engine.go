@@ -1,0 +1,254 @@
+package workloads
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/sched"
+	"github.com/ckptsim/ckptsim/sim"
+	"github.com/ckptsim/ckptsim/sim/cluster"
+)
+
+// streamSwarm draws the swarm's choice of fault kinds, apart from the
+// faults the cluster draws during the run.
+const streamSwarm sim.Stream = 100
+
+// swarm switches each fault kind on or off for this seed (TigerBeetle's
+// swarm testing: a seed with few fault kinds finds bugs that all of them
+// together hide). At least one kind stays on.
+func swarm(f Faults, seed uint64) (Faults, []string) {
+	r := sim.NewRand(seed, streamSwarm)
+	on := func() bool { return r.IntN(2) == 0 }
+	var kept []string
+	keep := func(name string, zero func()) {
+		if on() {
+			kept = append(kept, name)
+		} else {
+			zero()
+		}
+	}
+	keep("failover", func() { f.Failover = Schedule{} })
+	keep("step_down", func() { f.StepDown = Schedule{} })
+	keep("savepoint", func() { f.Savepoint = Schedule{} })
+	keep("schema_change", func() { f.SchemaChange = Schedule{} })
+	keep("task_failure", func() { f.TaskFailure = 0 })
+	keep("status_retryable", func() { f.StatusRetryable = 0; f.StatusSlow = Dist{} })
+	keep("storage_failure", func() { f.StorageFailure = 0 })
+	keep("id_failure", func() { f.IDFailure = 0 })
+	keep("barrier_failure", func() { f.BarrierFailure = 0 })
+	keep("notify_failure", func() { f.NotifyFailure = 0 })
+	keep("trigger_throw", func() { f.TriggerThrow = 0 })
+	return f, kept
+}
+
+// Run executes one seed of the scenario and judges it. It never panics: a
+// panic anywhere is a Crash outcome with its stack.
+func Run(s *Scenario, opt Options) (out Outcome) {
+	start := time.Now()
+	v := s.effectiveVariants(opt.Variants)
+	out = Outcome{Scenario: s.Name, Seed: opt.Seed, Variants: VariantString(v), Replay: ReplayCommand(s, opt.Seed, v)}
+	defer func() {
+		if p := recover(); p != nil {
+			out.Verdict = Crash
+			out.Violations = append(out.Violations, fmt.Sprintf("harness panic: %v\n%s", p, debug.Stack()))
+		}
+		out.WallNs = time.Since(start).Nanoseconds()
+	}()
+	faults := s.Faults
+	var kinds []string
+	if s.Swarm {
+		faults, kinds = swarm(faults, opt.Seed)
+	}
+	ccfg, err := s.clusterConfig(v, faults)
+	if err != nil {
+		out.Verdict = Crash
+		out.Violations = []string{err.Error()}
+		return out
+	}
+	r := &runner{s: s, opt: opt, ccfg: ccfg, faults: faults, kinds: kinds}
+	return r.run(out)
+}
+
+type runner struct {
+	s      *Scenario
+	opt    Options
+	ccfg   cluster.Config
+	faults Faults
+	kinds  []string
+	w      *sim.World
+	c      *cluster.Cluster
+	sp     *savepoints
+	delays []time.Duration
+	viol   []string
+	healAt time.Duration
+}
+
+func (r *runner) worldConfig() sim.Config {
+	s := r.s
+	cfg := sim.Config{Seed: r.opt.Seed, MaxSteps: s.Run.MaxSteps, LockOrder: true, Trace: r.opt.Trace,
+		RecordDecisions: r.opt.RecordDecisions, PCTDepth: s.Run.PCTDepth}
+	if r.opt.MaxSteps > 0 {
+		cfg.MaxSteps = r.opt.MaxSteps
+	}
+	strategy := s.Run.Strategy
+	if r.opt.Strategy != "" {
+		strategy = r.opt.Strategy
+	}
+	cfg.Strategy, _ = sim.ParseStrategy(strategy)
+	if len(r.opt.Replay) > 0 {
+		cfg.Strategy, cfg.Replay = sim.StrategyReplay, r.opt.Replay
+	}
+	// A run that does not end an hour of virtual time after its phases is
+	// livelocked; the budget says so instead of hanging.
+	cfg.MaxTime = s.Run.Duration.D + s.heal() + time.Hour
+	if cfg.PCTSteps == 0 {
+		cfg.PCTSteps = 200_000
+	}
+	return cfg
+}
+
+func (r *runner) run(out Outcome) Outcome {
+	r.w = sim.New(r.worldConfig())
+	r.ccfg.Sched.Observe = func(f sched.Firing) {
+		if !f.Skipped {
+			r.delays = append(r.delays, f.Delay())
+		}
+	}
+	res := r.w.Run(r.main)
+	out.TraceHash = fmt.Sprintf("%016x", res.TraceHash)
+	out.SimNs, out.Steps = int64(res.Elapsed), res.Steps
+	out.Events, out.Decisions, out.LockGraph = r.w.Events(), res.Decisions, r.w.LockGraph()
+	out.Verdict = Pass
+	switch res.Outcome {
+	case sim.OutcomeDeadlock:
+		r.fail(&out, Safety, "deadlock: "+res.Reason)
+	case sim.OutcomePanic:
+		r.fail(&out, Crash, fmt.Sprintf("panic in %s: %v\n%s", res.Panic.Thread, res.Panic.Value, res.Panic.Stack))
+	case sim.OutcomeBudget:
+		r.fail(&out, Budget, res.Reason)
+	case sim.OutcomeDivergence:
+		r.fail(&out, Crash, res.Reason)
+	}
+	if r.c != nil {
+		r.judge(&out, res)
+	}
+	return out
+}
+
+func (r *runner) fail(out *Outcome, v Verdict, msg string) {
+	if rank(v) < rank(out.Verdict) || out.Verdict == Pass {
+		out.Verdict = v
+	}
+	out.Violations = append(out.Violations, msg)
+}
+
+// rank orders verdicts: safety first, then liveness, crash, budget.
+func rank(v Verdict) int {
+	return strings.Index("safety liveness crash budget pass", string(v))
+}
+
+// main is the simulated program: build, start, inject faults, heal, wait.
+func (r *runner) main() {
+	var err error
+	r.c, err = cluster.New(r.w, r.ccfg)
+	if err != nil {
+		panic(err)
+	}
+	if len(r.kinds) > 0 {
+		r.w.Note("swarm: %s", strings.Join(r.kinds, ","))
+	}
+	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines)
+	d := r.s.Run.Duration.D
+	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamFaults), end: d, sp: r.sp}
+	in.start()
+	r.w.Go("monitor", r.monitor)
+	r.c.Start()
+	r.w.Sleep(d)
+	r.healAt = r.w.Elapsed()
+	r.c.Heal()
+	r.w.Sleep(r.s.heal())
+}
+
+// monitor samples the scheduler's thread counts once a second.
+func (r *runner) monitor() {
+	bound := r.ccfg.Sched.Bound()
+	for {
+		st := r.c.Sched.Stats()
+		switch r.c.Sched.Design() {
+		case sched.Shared, sched.SharedInline:
+			if st.TimerThreads > 2 {
+				r.viol = append(r.viol, fmt.Sprintf("%v timer-threads: %d timer threads, want at most 2", r.w.Elapsed(), st.TimerThreads))
+			}
+		}
+		if st.DispatchThreads > bound {
+			r.viol = append(r.viol, fmt.Sprintf("%v dispatch-bound: %d dispatch threads, bound %d", r.w.Elapsed(), st.DispatchThreads, bound))
+		}
+		r.w.Sleep(time.Second)
+	}
+}
+
+// judge applies the safety and liveness checks after the run.
+func (r *runner) judge(out *Outcome, res sim.Result) {
+	rec := r.c.Recorder
+	for _, v := range rec.Violations {
+		r.fail(out, Safety, v.String())
+	}
+	for _, v := range r.viol {
+		r.fail(out, Safety, v)
+	}
+	for _, v := range r.sp.check() {
+		r.fail(out, Safety, v)
+	}
+	for _, cyc := range r.w.LockGraph().Cycles() {
+		r.fail(out, Safety, cyc.String())
+	}
+	if res.Outcome == sim.OutcomeDone {
+		r.liveness(out)
+	}
+	out.Latency = Latencies{TriggerToComplete: rec.TriggerToComplete, SchedDelay: r.delays,
+		ExpiryToTrigger: rec.ExpiryToTrigger, FailoverToFirst: rec.FailoverToFirst}
+	if md := r.s.Checks.MaxDelay.D; md > 0 {
+		if worst := maxDur(r.delays); worst > md {
+			r.fail(out, Liveness, fmt.Sprintf("latency-bound: scheduling delay reached %v, bound %v", worst, md))
+		}
+	}
+	out.Counts = map[string]int{}
+	for k, n := range rec.Counts {
+		out.Counts[k.String()] = n
+	}
+	out.Windows = rec.Windows
+}
+
+// liveness requires every pipeline that is running and not finished to
+// complete a checkpoint after faults stopped.
+func (r *runner) liveness(out *Outcome) {
+	var stuck []string
+	for _, co := range r.c.Coordinators() {
+		last, _, finished := r.c.Recorder.LastCompleted(co.Job(), co.Pipeline())
+		if finished || last >= r.healAt {
+			continue
+		}
+		stuck = append(stuck, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
+	}
+	if len(stuck) == 0 {
+		return
+	}
+	sort.Strings(stuck)
+	shown := stuck
+	if len(shown) > 10 {
+		shown = append(shown[:10:10], fmt.Sprintf("... %d more", len(stuck)-10))
+	}
+	r.fail(out, Liveness, fmt.Sprintf("liveness: %d pipelines completed no checkpoint in the %v after faults stopped: %s",
+		len(stuck), r.s.heal(), strings.Join(shown, ", ")))
+}
+
+func maxDur(ds []time.Duration) time.Duration {
+	var m time.Duration
+	for _, d := range ds {
+		m = max(m, d)
+	}
+	return m
+}

@@ -1,0 +1,131 @@
+package workloads
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/sim"
+	"github.com/ckptsim/ckptsim/sim/cluster"
+)
+
+// times yields the fault times of a schedule below end, drawn from r.
+func times(sc Schedule, end time.Duration, r *rand.Rand) []time.Duration {
+	var out []time.Duration
+	for _, a := range sc.At {
+		if a.D < end {
+			out = append(out, a.D)
+		}
+	}
+	if sc.Every.D > 0 {
+		for t := sc.Every.D; t < end; t += sc.Every.D {
+			out = append(out, t)
+		}
+	}
+	if sc.PerHour > 0 {
+		mean := float64(time.Hour) / sc.PerHour
+		for t := time.Duration(r.ExpFloat64() * mean); t < end; t += time.Duration(r.ExpFloat64() * mean) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// injector runs the scheduled faults of a scenario against a cluster.
+type injector struct {
+	w   *sim.World
+	c   *cluster.Cluster
+	s   *Scenario
+	f   Faults
+	r   *rand.Rand
+	end time.Duration
+	sp  *savepoints
+}
+
+// start launches one thread per scheduled fault kind.
+func (in *injector) start() {
+	kinds := []struct {
+		name string
+		sc   Schedule
+		act  func(Schedule)
+	}{
+		{"failover", in.f.Failover, in.failover},
+		{"step-down", in.f.StepDown, in.stepDown},
+		{"savepoint", in.f.Savepoint, in.savepoint},
+		{"schema-change", in.f.SchemaChange, in.schemaChange},
+	}
+	for _, k := range kinds {
+		ts := times(k.sc, in.end, in.r)
+		if len(ts) == 0 {
+			continue
+		}
+		in.w.Go("fault-"+k.name, func() {
+			for _, t := range ts {
+				if d := t - in.w.Elapsed(); d > 0 {
+					in.w.Sleep(d)
+				}
+				if in.c.Healed() {
+					return
+				}
+				k.act(k.sc)
+			}
+		})
+	}
+}
+
+func (in *injector) job() *coord.Manager { return in.c.Managers[in.r.IntN(len(in.c.Managers))] }
+
+func (in *injector) failover(Schedule) {
+	m := in.job()
+	in.w.Note("fault: master failover of job %d", m.Job())
+	if err := m.Restore(); err != nil {
+		in.w.Note("restore after failover: %v", err)
+	}
+}
+
+func (in *injector) stepDown(sc Schedule) {
+	in.c.StepDown()
+	d := sc.For.D
+	if d <= 0 {
+		d = 5 * time.Second
+	}
+	in.w.Sleep(d)
+	in.c.Reactivate()
+	for _, m := range in.c.Managers {
+		if err := m.Restore(); err != nil {
+			in.w.Note("restore after step-down: %v", err)
+		}
+	}
+}
+
+// savepoint triggers a job-wide savepoint; when it commits, the job
+// resumes from it (a restore) as an operator would.
+func (in *injector) savepoint(Schedule) {
+	m := in.job()
+	sess := in.sp.begin(m.Job(), in.w.Elapsed())
+	in.w.Note("fault: savepoint of job %d", m.Job())
+	f := m.TriggerSavepoint(sess)
+	in.w.Go(fmt.Sprintf("savepoint-waiter-%d", m.Job()), func() {
+		if err, _ := f.Get(); err != nil {
+			in.w.Note("savepoint of job %d failed: %v", m.Job(), err)
+		}
+		if err := m.Restore(); err != nil {
+			in.w.Note("resume after savepoint: %v", err)
+		}
+	})
+}
+
+func (in *injector) schemaChange(sc Schedule) {
+	m := in.job()
+	co := m.Coordinator(in.r.IntN(len(m.Coordinators())))
+	if !co.SchemaChangeBefore() {
+		return
+	}
+	d := sc.For.D
+	if d <= 0 {
+		d = time.Second
+	}
+	in.w.Sleep(d)
+	co.SchemaChangeAfter()
+}

@@ -1,0 +1,160 @@
+package workloads
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/core/sched"
+	"github.com/ckptsim/ckptsim/sim"
+	"github.com/ckptsim/ckptsim/sim/cluster"
+)
+
+// Verdict classifies a run; simrun maps it to an exit code.
+type Verdict string
+
+// The verdicts, in the order simrun ranks them.
+const (
+	Pass     Verdict = "pass"
+	Safety   Verdict = "safety"
+	Liveness Verdict = "liveness"
+	Crash    Verdict = "crash"
+	Budget   Verdict = "budget"
+)
+
+// Options are per-run settings on top of the scenario.
+type Options struct {
+	Seed     uint64
+	Variants map[string]string // override the scenario's variants
+	Strategy string            // override run.strategy
+	Trace    bool              // keep the readable trace
+	MaxSteps int64             // override run.max_steps
+	// Replay, when set, makes Run follow a recorded decision list.
+	Replay []int32
+	// RecordDecisions keeps the decision list in the outcome.
+	RecordDecisions bool
+	// ArtifactDir receives visualisations of failing checks ("": none).
+	ArtifactDir string
+}
+
+// Outcome is one seed's result.
+type Outcome struct {
+	Scenario   string         `json:"scenario"`
+	Seed       uint64         `json:"seed"`
+	Verdict    Verdict        `json:"verdict"`
+	TraceHash  string         `json:"trace_hash"`
+	SimNs      int64          `json:"sim_ns"`
+	Steps      int64          `json:"steps"`
+	Violations []string       `json:"violations"`
+	Replay     string         `json:"replay"`
+	WallNs     int64          `json:"wall_ns"`
+	Variants   string         `json:"variants"`
+	Latency    Latencies      `json:"-"`
+	Windows    map[string]int `json:"windows,omitempty"`
+	Counts     map[string]int `json:"counts,omitempty"`
+	Events     []sim.Event    `json:"-"`
+	Decisions  []int32        `json:"-"`
+	LockGraph  *sim.LockGraph `json:"-"`
+	Artifacts  []string       `json:"artifacts,omitempty"`
+}
+
+// Latencies are virtual-time distributions gathered during the run.
+type Latencies struct {
+	TriggerToComplete []time.Duration
+	SchedDelay        []time.Duration
+	ExpiryToTrigger   []time.Duration
+	FailoverToFirst   []time.Duration
+}
+
+// effectiveVariants merges scenario variants with overrides.
+func (s *Scenario) effectiveVariants(over map[string]string) map[string]string {
+	v := maps.Clone(s.Variants)
+	if v == nil {
+		v = map[string]string{}
+	}
+	maps.Copy(v, over)
+	return v
+}
+
+// VariantString renders variants sorted, "fixed" when empty.
+func VariantString(v map[string]string) string {
+	if len(v) == 0 {
+		return "fixed"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		parts = append(parts, k+"="+v[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+// ReplayCommand is the command that reproduces one seed.
+func ReplayCommand(s *Scenario, seed uint64, variants map[string]string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "go run ./cmd/simrun replay --scenario %s --seed %d", s.Ref(), seed)
+	for _, k := range slices.Sorted(maps.Keys(variants)) {
+		fmt.Fprintf(&b, " --variant %s=%s", k, variants[k])
+	}
+	return b.String()
+}
+
+// Ref names the scenario for a command line: its embedded name or file.
+func (s *Scenario) Ref() string {
+	if strings.HasPrefix(s.file, "embedded:") {
+		return s.Name
+	}
+	return s.file
+}
+
+// clusterConfig builds the simulated member of a scenario.
+func (s *Scenario) clusterConfig(v map[string]string, f Faults) (cluster.Config, error) {
+	var cv coord.Variants
+	for k, val := range v {
+		if k == "design" || k == "task-failure" {
+			continue
+		}
+		if err := cv.Set(k, val); err != nil {
+			return cluster.Config{}, err
+		}
+	}
+	design := sched.Design(s.Scheduler.Design)
+	if d, ok := v["design"]; ok {
+		design = sched.Design(d)
+	}
+	cores := s.Cluster.Cores
+	if cores == 0 {
+		cores = 2
+	}
+	w := s.Workload
+	return cluster.Config{
+		Jobs: s.Cluster.Jobs, Pipelines: s.Cluster.Pipelines, Tasks: s.Cluster.Tasks, ExecutorCore: s.Cluster.ExecutorCore,
+		Coord: coord.Config{Interval: s.Checkpoint.Interval.D, Timeout: s.Checkpoint.Timeout.D,
+			SchemaTimeout: s.Checkpoint.SchemaTimeout.D, MinPause: s.Checkpoint.MinPause.D,
+			MaxRetained: s.Checkpoint.MaxRetained, Variants: cv},
+		Sched: sched.Config{Design: design, Cores: cores, DispatchThreads: s.Scheduler.DispatchThreads, TaskFailure: v["task-failure"]},
+		Workload: cluster.Workload{AckLatency: dist(w.AckLatency), DispatchLatency: dist(w.DispatchLatency),
+			NotifyLatency: dist(w.NotifyLatency), StatusLatency: dist(w.StatusLatency), StorageLatency: dist(w.StorageLatency),
+			RestartDelay: dist(w.RestartDelay), BodySlowness: dist(w.BodySlowness), StatusSlow: dist(f.StatusSlow)},
+		Faults: cluster.FaultRates{StatusRetryable: f.StatusRetryable, StorageFail: f.StorageFailure, IDFail: f.IDFailure,
+			AckDrop: f.TaskFailure, BarrierFail: f.BarrierFailure, NotifyFail: f.NotifyFailure, TriggerThrow: f.TriggerThrow},
+	}, nil
+}
+
+func dist(d Dist) cluster.Dist {
+	return cluster.Dist{Kind: d.Kind, Min: d.Min.D, Max: d.Max.D, Mean: d.Mean.D}
+}
+
+// heal returns the liveness phase length.
+func (s *Scenario) heal() time.Duration {
+	if s.Run.Heal.D > 0 {
+		return s.Run.Heal.D
+	}
+	to := s.Checkpoint.Timeout.D
+	if to == 0 {
+		to = 30 * time.Second
+	}
+	return max(3*s.Checkpoint.Interval.D+2*to, time.Minute)
+}

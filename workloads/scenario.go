@@ -1,0 +1,262 @@
+// Package workloads turns scenario files into simulated runs. A scenario
+// (YAML, decoded strictly) describes a member, its jobs and pipelines, the
+// workload and the faults; Run executes one seed of it through the
+// simulator with the real core and returns a verdict. Built-in scenarios
+// are embedded so that simrun needs nothing else. Every field is
+// documented in workloads/REFERENCE.md.
+package workloads
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// Duration is a YAML duration ("10s", "500ms"). It decodes leniently and
+// is validated with the file position, so that a bad value names its line.
+type Duration struct {
+	D   time.Duration
+	Raw string
+	err error
+}
+
+// UnmarshalYAML keeps the raw text and the parse error for validation.
+func (d *Duration) UnmarshalYAML(b []byte) error {
+	var s string
+	if err := yaml.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	d.Raw = s
+	d.D, d.err = time.ParseDuration(s)
+	if d.err == nil && s != "0" && !strings.ContainsAny(s, "nsuµmh") {
+		d.err = fmt.Errorf("missing unit")
+	}
+	return nil
+}
+
+// MarshalYAML writes the duration back as text.
+func (d Duration) MarshalYAML() ([]byte, error) { return []byte(d.D.String()), nil }
+
+// Dur builds a Duration.
+func Dur(d time.Duration) Duration { return Duration{D: d, Raw: d.String()} }
+
+// Dist is a latency distribution.
+type Dist struct {
+	Kind string   `yaml:"kind,omitempty"` // fixed (default) | uniform | exp
+	Min  Duration `yaml:"min,omitempty"`
+	Max  Duration `yaml:"max,omitempty"`
+	Mean Duration `yaml:"mean,omitempty"`
+}
+
+// Schedule says when a fault happens: at fixed times, every period, or at
+// a rate (per simulated hour, exponential inter-arrival).
+type Schedule struct {
+	At      []Duration `yaml:"at,omitempty"`
+	Every   Duration   `yaml:"every,omitempty"`
+	PerHour float64    `yaml:"per_hour,omitempty"`
+	For     Duration   `yaml:"for,omitempty"` // how long the fault lasts (step-down, schema change)
+}
+
+// Scenario is one scenario file.
+type Scenario struct {
+	Name        string            `yaml:"name"`
+	Description string            `yaml:"description,omitempty"`
+	Cluster     Cluster           `yaml:"cluster"`
+	Checkpoint  Checkpoint        `yaml:"checkpoint"`
+	Scheduler   Scheduler         `yaml:"scheduler,omitempty"`
+	Variants    map[string]string `yaml:"variants,omitempty"`
+	Workload    Workload          `yaml:"workload,omitempty"`
+	Faults      Faults            `yaml:"faults,omitempty"`
+	Swarm       bool              `yaml:"swarm,omitempty"`
+	Run         RunSpec           `yaml:"run"`
+	Checks      Checks            `yaml:"checks,omitempty"`
+
+	file string
+	src  []byte
+}
+
+// Cluster is the member's shape.
+type Cluster struct {
+	Jobs         int `yaml:"jobs"`
+	Pipelines    int `yaml:"pipelines"` // per job
+	Tasks        int `yaml:"tasks"`     // per pipeline
+	Cores        int `yaml:"cores,omitempty"`
+	ExecutorCore int `yaml:"executor_core,omitempty"`
+}
+
+// Checkpoint is the coordinators' configuration.
+type Checkpoint struct {
+	Interval      Duration `yaml:"interval"`
+	Timeout       Duration `yaml:"timeout,omitempty"`
+	MinPause      Duration `yaml:"min_pause,omitempty"`
+	MaxRetained   int      `yaml:"max_retained,omitempty"`
+	SchemaTimeout Duration `yaml:"schema_timeout,omitempty"`
+}
+
+// Scheduler selects the scheduler design.
+type Scheduler struct {
+	Design          string `yaml:"design,omitempty"`
+	DispatchThreads int    `yaml:"dispatch_threads,omitempty"`
+}
+
+// Workload shapes tasks, stores and sources.
+type Workload struct {
+	AckLatency      Dist    `yaml:"ack_latency,omitempty"`
+	DispatchLatency Dist    `yaml:"dispatch_latency,omitempty"`
+	NotifyLatency   Dist    `yaml:"notify_latency,omitempty"`
+	StatusLatency   Dist    `yaml:"status_latency,omitempty"`
+	StorageLatency  Dist    `yaml:"storage_latency,omitempty"`
+	RestartDelay    Dist    `yaml:"restart_delay,omitempty"`
+	BodySlowness    Dist    `yaml:"body_slowness,omitempty"` // blocking work in each dispatched trigger
+	Partitions      int     `yaml:"partitions,omitempty"`    // source partitions per pipeline (watermarks)
+	BatchRate       float64 `yaml:"batch_rate,omitempty"`    // source batches per second per partition
+	SinkFailure     float64 `yaml:"sink_failure,omitempty"`  // probability a batch fails in the sink
+}
+
+// Faults lists fault kinds with their rates or schedules.
+type Faults struct {
+	Failover        Schedule `yaml:"failover,omitempty"`
+	StepDown        Schedule `yaml:"step_down,omitempty"`
+	Savepoint       Schedule `yaml:"savepoint,omitempty"`
+	SchemaChange    Schedule `yaml:"schema_change,omitempty"`
+	Rebalance       Schedule `yaml:"rebalance,omitempty"`
+	TaskFailure     float64  `yaml:"task_failure,omitempty"` // a task drops a barrier's ack
+	StatusRetryable float64  `yaml:"status_retryable,omitempty"`
+	StatusSlow      Dist     `yaml:"status_slow,omitempty"`
+	StorageFailure  float64  `yaml:"storage_failure,omitempty"`
+	IDFailure       float64  `yaml:"id_failure,omitempty"`
+	BarrierFailure  float64  `yaml:"barrier_failure,omitempty"`
+	NotifyFailure   float64  `yaml:"notify_failure,omitempty"`
+	TriggerThrow    float64  `yaml:"trigger_throw,omitempty"`
+}
+
+// RunSpec is the simulated duration and budgets.
+type RunSpec struct {
+	Duration Duration `yaml:"duration"`
+	Heal     Duration `yaml:"heal,omitempty"` // liveness phase after faults stop
+	MaxSteps int64    `yaml:"max_steps,omitempty"`
+	Strategy string   `yaml:"strategy,omitempty"` // random (default) | pct
+	PCTDepth int      `yaml:"pct_depth,omitempty"`
+}
+
+// Checks tunes the verdicts.
+type Checks struct {
+	// LivenessWithin is how long after heal every running pipeline must
+	// complete a checkpoint (default: the heal phase).
+	LivenessWithin Duration `yaml:"liveness_within,omitempty"`
+	// MaxDelay fails a run whose scheduling delay (due to body start)
+	// exceeds it (0: no bound).
+	MaxDelay Duration `yaml:"max_delay,omitempty"`
+}
+
+// Error is a scenario error naming the file, line, column and field.
+type Error struct {
+	File      string
+	Line, Col int
+	Field     string
+	Msg       string
+}
+
+func (e *Error) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Col)
+	}
+	if e.Field != "" {
+		return fmt.Sprintf("%s: %s: %s", loc, e.Field, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", loc, e.Msg)
+}
+
+// ErrScenario marks every scenario error (errors.Is).
+var ErrScenario = errors.New("scenario error")
+
+func (e *Error) Is(target error) bool { return target == ErrScenario }
+
+// LoadFile reads and validates a scenario file.
+func LoadFile(path string) (*Scenario, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{File: path, Msg: err.Error()}
+	}
+	return Parse(path, b)
+}
+
+// Parse decodes a scenario strictly and validates it.
+func Parse(file string, src []byte) (*Scenario, error) {
+	var s Scenario
+	if err := yaml.UnmarshalWithOptions(src, &s, yaml.Strict()); err != nil {
+		return nil, decodeError(file, err)
+	}
+	s.file, s.src = file, src
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// decodeError turns go-yaml's "[line:col] message" into an Error.
+func decodeError(file string, err error) error {
+	msg := err.Error()
+	first, _, _ := strings.Cut(msg, "\n")
+	e := &Error{File: file, Msg: first}
+	var line, col int
+	if n, _ := fmt.Sscanf(first, "[%d:%d]", &line, &col); n == 2 {
+		e.Line, e.Col = line, col
+		_, rest, _ := strings.Cut(first, "] ")
+		e.Msg = rest
+		e.Field = fieldAt(msg)
+	}
+	return e
+}
+
+// fieldAt extracts a quoted field name from a go-yaml message, if any.
+func fieldAt(msg string) string {
+	if i := strings.Index(msg, "unknown field \""); i >= 0 {
+		rest := msg[i+len("unknown field \""):]
+		if j := strings.IndexByte(rest, '"'); j >= 0 {
+			return rest[:j]
+		}
+	}
+	return ""
+}
+
+// position finds the line and column of a YAML path ("$.run.duration").
+func (s *Scenario) position(path string) (int, int) {
+	p, err := yaml.PathString(path)
+	if err != nil {
+		return 0, 0
+	}
+	f, err := parser.ParseBytes(s.src, 0)
+	if err != nil {
+		return 0, 0
+	}
+	n, err := p.FilterFile(f)
+	if err != nil || n == nil {
+		return 0, 0
+	}
+	pos := n.GetToken().Position
+	return pos.Line, pos.Column
+}
+
+func (s *Scenario) errorf(path, format string, args ...any) error {
+	line, col := s.position(path)
+	return &Error{File: s.file, Line: line, Col: col, Field: strings.TrimPrefix(path, "$."), Msg: fmt.Sprintf(format, args...)}
+}
+
+// YAML returns the scenario as YAML text.
+func (s *Scenario) YAML() []byte {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b, yaml.IndentSequence(true))
+	_ = enc.Encode(s)
+	return b.Bytes()
+}
+
+// File returns where the scenario came from.
+func (s *Scenario) File() string { return s.file }

@@ -2,12 +2,14 @@ package workloads
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/sched"
+	"github.com/ckptsim/ckptsim/linearizability"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/cluster"
 )
@@ -81,6 +83,7 @@ type runner struct {
 	w      *sim.World
 	c      *cluster.Cluster
 	sp     *savepoints
+	h      *histories
 	delays []time.Duration
 	viol   []string
 	healAt time.Duration
@@ -160,7 +163,10 @@ func (r *runner) main() {
 	if len(r.kinds) > 0 {
 		r.w.Note("swarm: %s", strings.Join(r.kinds, ","))
 	}
+	r.h = newHistories(r.w, r.s.Cluster.Jobs, r.s.Cluster.Pipelines)
+	r.h.attach(r.c)
 	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines)
+	r.sp.h = r.h
 	d := r.s.Run.Duration.D
 	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamFaults), end: d, sp: r.sp}
 	in.start()
@@ -205,6 +211,7 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	for _, cyc := range r.w.LockGraph().Cycles() {
 		r.fail(out, Safety, cyc.String())
 	}
+	r.models(out)
 	if res.Outcome == sim.OutcomeDone {
 		r.liveness(out)
 	}
@@ -220,6 +227,37 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 		out.Counts[k.String()] = n
 	}
 	out.Windows = rec.Windows
+}
+
+// models checks the recorded histories with porcupine.
+func (r *runner) models(out *Outcome) {
+	verdicts, harness := r.h.check()
+	for _, msg := range harness {
+		r.fail(out, Crash, msg)
+	}
+	for _, v := range verdicts {
+		switch {
+		case v.Pass():
+			continue
+		case v.Result == linearizability.Unknown:
+			r.fail(out, Budget, fmt.Sprintf("model %s: check timed out after %v (unknown is not a pass)", v.Model, CheckTimeout))
+		default:
+			r.fail(out, Safety, fmt.Sprintf("model %s: %s: %s", v.Model, v.Partition, v.Message))
+			r.visualize(out, v)
+		}
+	}
+}
+
+func (r *runner) visualize(out *Outcome, v linearizability.Verdict) {
+	if r.opt.ArtifactDir == "" {
+		return
+	}
+	dir := filepath.Join(r.opt.ArtifactDir, fmt.Sprintf("%s-seed-%d", r.s.Name, r.opt.Seed))
+	if err := v.WriteVisualization(dir); err != nil {
+		out.Violations = append(out.Violations, fmt.Sprintf("writing visualisation: %v", err))
+		return
+	}
+	out.Artifacts = append(out.Artifacts, v.HTMLPath)
 }
 
 // liveness requires every pipeline that is running and not finished to

@@ -22,6 +22,7 @@ type savepoints struct {
 	seq       int64
 	committed map[int64][]int64 // job -> savepoint ids
 	log       []string
+	h         *histories
 }
 
 func newSavepoints(w *sim.World, pipelines int) *savepoints {
@@ -65,9 +66,12 @@ func (s *session) Commit() error {
 	if s.err != nil {
 		return s.err
 	}
+	call := int64(s.sp.w.Elapsed())
 	if err := s.w.Commit(); err != nil {
+		s.sp.h.savepointCommit(s.job, s.id, false, call)
 		return err
 	}
+	s.sp.h.savepointCommit(s.job, s.id, true, call)
 	s.sp.committed[s.job] = append(s.sp.committed[s.job], s.id)
 	s.sp.w.Note("savepoint %d of job %d committed", s.id, s.job)
 	return nil
@@ -113,9 +117,12 @@ func (sp *savepoints) check() []string {
 			continue
 		}
 		have := map[int64]bool{}
+		var ids []int64
 		for _, m := range ms {
 			have[m.SavepointID] = true
+			ids = append(ids, m.SavepointID)
 		}
+		sp.h.savepointList(j, ids)
 		for _, id := range sp.committed[j] {
 			if !have[id] {
 				out = append(out, fmt.Sprintf("savepoint-retention: committed savepoint %d of job %d is gone without a delete", id, j))

@@ -80,10 +80,14 @@ const (
 	EvCanceled
 	EvFinished // generation reached FINISHED or SUSPEND
 	EvPendingCount
+	EvGeneration // a restore installed generation Gen (under coord.generation)
+	EvEffect     // a deferred failure effect armed in ArmedGen starts (Op pairs it with its end)
+	EvEffectNoop // the effect Op did nothing: the generation had already ended
 )
 
 var eventNames = [...]string{"triggered", "completed", "aborted", "gen-failed", "stale-dropped", "restored",
-	"expiry-fallback", "trigger-armed", "trigger-stopped", "canceled", "finished", "pending-count"}
+	"expiry-fallback", "trigger-armed", "trigger-stopped", "canceled", "finished", "pending-count",
+	"generation", "effect", "effect-noop"}
 
 func (k EventKind) String() string { return eventNames[k] }
 
@@ -99,6 +103,7 @@ type Event struct {
 	Reason   Reason
 	Delay    time.Duration
 	Count    int
+	Op       uint64 // pairs an EvEffect with its end (EvGenFailed, EvStaleDropped, EvEffectNoop)
 }
 
 // Observer receives events synchronously on the thread that caused them.

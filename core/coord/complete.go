@@ -29,7 +29,7 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 	defer c.complMu.Unlock()
 	if c.deferredFence() {
 		if cur, _ := c.Generation(); cur != p.Gen {
-			c.stale(p.Gen, ReasonCompleteFailed) // a restore replaced the generation
+			c.stale(p.Gen, ReasonCompleteFailed, 0) // a restore replaced the generation
 			return nil
 		}
 	}
@@ -57,7 +57,7 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 	}
 	c.mapMu.Unlock()
 	if !present {
-		c.stale(p.Gen, ReasonCompleteFailed)
+		c.stale(p.Gen, ReasonCompleteFailed, 0)
 		return nil
 	}
 	c.emit(Event{Kind: EvPendingCount, Count: int(n)})

@@ -115,6 +115,7 @@ type Coordinator struct {
 	spWriter     SavepointWriter
 	cleans       uint64 // cleans so far; a pending created before a clean is refused
 
+	effects         atomic.Uint64 // failure effects started, for pairing events
 	pendingCounter  atomic.Int32
 	latestCompleted atomic.Pointer[Completed]
 	latestTrigger   atomic.Int64 // unix ns

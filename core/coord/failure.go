@@ -36,16 +36,25 @@ func (c *Coordinator) expire(p *Pending) {
 func (c *Coordinator) failExpired(p *Pending) {
 	fence := c.cfg.Variants.ExpiryFence == "generation"
 	if fence && c.lookup(p.ID) != p {
-		c.stale(p.Gen, ReasonExpired)
+		c.stale(p.Gen, ReasonExpired, c.effectStart(p.Gen, ReasonExpired))
 		return
 	}
 	c.handleError(p.Gen, ReasonExpired, fmt.Errorf("checkpoint %d expired", p.ID), fence, false)
 }
 
-func (c *Coordinator) stale(armed uint64, r Reason) {
+// stale drops a deferred step of an earlier generation; op pairs it with
+// its EvEffect when it is a failure effect (0 otherwise).
+func (c *Coordinator) stale(armed uint64, r Reason, op uint64) {
 	cur, _ := c.Generation()
 	c.log().Info("dropping a stale deferred effect", "armed_generation", armed, "generation", cur, "reason", r)
-	c.emit(Event{Kind: EvStaleDropped, ArmedGen: armed, Gen: cur, Reason: r})
+	c.emit(Event{Kind: EvStaleDropped, ArmedGen: armed, Gen: cur, Reason: r, Op: op})
+}
+
+// effectStart reports the start of a failure effect armed in armed.
+func (c *Coordinator) effectStart(armed uint64, r Reason) uint64 {
+	op := c.effects.Add(1)
+	c.emit(Event{Kind: EvEffect, ArmedGen: armed, Reason: r, Op: op})
+	return op
 }
 
 // handleError is handleCoordinatorError (SPEC 1.9). armed is the
@@ -54,24 +63,27 @@ func (c *Coordinator) stale(armed uint64, r Reason) {
 // lockHeld is true only when called from inside coord.lock (inline
 // variant).
 func (c *Coordinator) handleError(armed uint64, r Reason, err error, fence, lockHeld bool) {
+	op := c.effectStart(armed, r)
 	msg := fmt.Sprintf("%s: %v", r, err)
 	c.firstError.CompareAndSwap(nil, &msg)
 	c.genMu.Lock()
 	cur, f := c.gen, c.fut
 	c.genMu.Unlock()
 	if fence && armed != cur {
-		c.stale(armed, r)
+		c.stale(armed, r, op)
 		return
 	}
 	if f.Done() {
+		c.emit(Event{Kind: EvEffectNoop, ArmedGen: armed, Gen: cur, Reason: r, Op: op})
 		return // first error wins
 	}
 	c.updateStatus(Failed)
 	if !f.Complete(Failed) {
+		c.emit(Event{Kind: EvEffectNoop, ArmedGen: armed, Gen: cur, Reason: r, Op: op})
 		return
 	}
 	c.log().Error("checkpoint coordinator failed", "reason", r, "err", err, "generation", cur)
-	c.emit(Event{Kind: EvGenFailed, ArmedGen: armed, Gen: cur, Reason: r})
+	c.emit(Event{Kind: EvGenFailed, ArmedGen: armed, Gen: cur, Reason: r, Op: op})
 	c.d.Master.HandleCheckpointError(c.job, c.pipeline, cur, r)
 	c.clean(r, cur, lockHeld)
 }

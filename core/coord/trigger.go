@@ -169,7 +169,7 @@ func (c *Coordinator) register(p *Pending) bool {
 	}
 	c.mapMu.Unlock()
 	if late {
-		c.stale(p.Gen, ReasonReset)
+		c.stale(p.Gen, ReasonReset, 0)
 		p.fut.Complete(nil)
 		return false
 	}

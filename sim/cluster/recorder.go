@@ -54,6 +54,8 @@ type Recorder struct {
 	Counts            map[coord.EventKind]int
 	// Windows counts named race windows reached (see coverage).
 	Windows map[string]int
+	// OnEvent, when set, sees every record (history recording).
+	OnEvent func(Record)
 }
 
 func newRecorder(w *sim.World) *Recorder {
@@ -78,8 +80,12 @@ func (r *Recorder) violate(ev coord.Event, check, format string, args ...any) {
 
 func (r *Recorder) observe(ev coord.Event) {
 	now := r.w.Elapsed()
-	r.Records = append(r.Records, Record{At: now, Seq: int64(len(r.Records)), Event: ev})
+	rec := Record{At: now, Seq: int64(len(r.Records)), Event: ev}
+	r.Records = append(r.Records, rec)
 	r.Counts[ev.Kind]++
+	if r.OnEvent != nil {
+		r.OnEvent(rec)
+	}
 	s := r.pipe(ev.Job, ev.Pipeline)
 	switch ev.Kind {
 	case coord.EvPendingCount:

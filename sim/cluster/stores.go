@@ -15,6 +15,10 @@ type Storage struct {
 	m  map[[2]int64][]*coord.Completed // (job, pipeline) -> by id
 	// Deleted counts deletions, for retention checks.
 	Deleted int
+	// OnStore sees each store call (before the write) and its outcome;
+	// OnLatest each read of the latest checkpoint (0: none).
+	OnStore  func(cp *coord.Completed, err error, begin bool)
+	OnLatest func(job int64, pipeline int, id int64)
 }
 
 func newStorage(c *Cluster) *Storage {
@@ -25,10 +29,17 @@ func key(job int64, pipeline int) [2]int64 { return [2]int64{job, int64(pipeline
 
 // Store writes a checkpoint, after a latency, unless a fault fails it.
 func (s *Storage) Store(cp *coord.Completed) error {
+	if s.OnStore != nil {
+		s.OnStore(cp, nil, true)
+	}
 	s.c.sleep(s.c.cfg.Workload.StorageLatency)
 	if s.c.fault(s.c.cfg.Faults.StorageFail) {
 		s.c.W.Note("fault: storage write fails job %d pipeline %d id %d", cp.Job, cp.Pipeline, cp.ID)
-		return fmt.Errorf("simulated storage failure")
+		err := fmt.Errorf("simulated storage failure")
+		if s.OnStore != nil {
+			s.OnStore(cp, err, false)
+		}
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -53,10 +64,18 @@ func (s *Storage) Latest(job int64, pipeline int) (*coord.Completed, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.m[key(job, pipeline)]
-	if len(l) == 0 {
-		return nil, nil
+	var latest *coord.Completed
+	if len(l) > 0 {
+		latest = l[len(l)-1]
 	}
-	return l[len(l)-1], nil
+	if s.OnLatest != nil {
+		id := int64(0)
+		if latest != nil {
+			id = latest.ID
+		}
+		s.OnLatest(job, pipeline, id)
+	}
+	return latest, nil
 }
 
 // IDs lists stored ids oldest first.

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/ckptsim/ckptsim/workloads"
+)
+
+// progress reports a campaign on stderr: a redrawn bar on a terminal,
+// plain lines (about every 10% and on each failure) otherwise.
+type progress struct {
+	mu        sync.Mutex
+	w         io.Writer
+	tty       bool
+	total     int
+	done      int
+	failed    int
+	start     time.Time
+	drawn     time.Time
+	lastTenth int
+}
+
+func newProgress(w io.Writer, total int) *progress {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		tty = term.IsTerminal(int(f.Fd()))
+	}
+	return &progress{w: w, tty: tty, total: total, start: time.Now()}
+}
+
+// seed counts one finished seed and prints a failure at once.
+func (p *progress) seed(o workloads.Outcome) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	if o.Verdict != workloads.Pass {
+		p.failed++
+		p.clear()
+		first := ""
+		if len(o.Violations) > 0 {
+			first, _, _ = strings.Cut(o.Violations[0], "\n")
+		}
+		fmt.Fprintf(p.w, "FAIL %s seed %d: %s: %s\n  replay: %s\n", o.Scenario, o.Seed, o.Verdict, first, o.Replay)
+	}
+	switch {
+	case p.tty && (time.Since(p.drawn) > 100*time.Millisecond || p.done == p.total || o.Verdict != workloads.Pass):
+		p.bar()
+	case !p.tty && p.done*10/max(p.total, 1) > p.lastTenth:
+		p.lastTenth = p.done * 10 / max(p.total, 1)
+		fmt.Fprintf(p.w, "simrun: %s\n", p.status())
+	}
+}
+
+func (p *progress) status() string {
+	el := time.Since(p.start)
+	rate := float64(p.done) / max(el.Seconds(), 1e-9)
+	s := fmt.Sprintf("%d/%d seeds (%d%%), %d failed, %.1f seeds/s", p.done, p.total, p.done*100/max(p.total, 1), p.failed, rate)
+	if p.done > 0 && p.done < p.total {
+		eta := time.Duration(float64(el) / float64(p.done) * float64(p.total-p.done))
+		s += fmt.Sprintf(", %v left", eta.Round(time.Second))
+	}
+	return s
+}
+
+func (p *progress) bar() {
+	const width = 30
+	n := p.done * width / max(p.total, 1)
+	fmt.Fprintf(p.w, "\r\033[K[%s%s] %s", strings.Repeat("=", n), strings.Repeat(" ", width-n), p.status())
+	p.drawn = time.Now()
+}
+
+func (p *progress) clear() {
+	if p.tty && !p.drawn.IsZero() {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
+
+// note prints a line without garbling the bar.
+func (p *progress) note(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clear()
+	fmt.Fprintf(p.w, format+"\n", args...)
+	if p.tty && !p.drawn.IsZero() {
+		p.bar()
+	}
+}
+
+// end finishes the bar's line.
+func (p *progress) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && !p.drawn.IsZero() {
+		fmt.Fprintln(p.w)
+	}
+}

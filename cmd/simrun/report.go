@@ -1,0 +1,233 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ckptsim/ckptsim/workloads"
+)
+
+// verdictOrder is the order verdict counts are shown in.
+var verdictOrder = []workloads.Verdict{workloads.Pass, workloads.Safety, workloads.Liveness, workloads.Crash, workloads.Budget}
+
+// seedRef names one seed in a report.
+type seedRef struct {
+	Scenario  string            `json:"scenario"`
+	Seed      uint64            `json:"seed"`
+	Verdict   workloads.Verdict `json:"verdict"`
+	WallNs    int64             `json:"wall_ns"`
+	Violation string            `json:"violation,omitempty"`
+	Replay    string            `json:"replay"`
+}
+
+// group is the report of one scenario (run) or one variant set (compare).
+type group struct {
+	Scenario   string               `json:"scenario"`
+	Variants   string               `json:"variants,omitempty"`
+	Seeds      int                  `json:"seeds"`
+	Verdicts   map[string]int       `json:"verdicts"`
+	SimNs      int64                `json:"sim_ns"`
+	SeedWallNs int64                `json:"seed_wall_ns"`
+	SimPerWall float64              `json:"sim_s_per_wall_s"` // simulated seconds per wall second of one worker
+	Latency    map[string]distStats `json:"latency"`
+	Slowest    []seedRef            `json:"slowest"`
+	lat        latencies
+}
+
+// report is a campaign's summary, written as summary.json and summary.txt.
+type report struct {
+	Command     string               `json:"command"`
+	ExitCode    int                  `json:"exit_code"`
+	Interrupted bool                 `json:"interrupted"`
+	Planned     int                  `json:"planned_seeds"`
+	Seeds       int                  `json:"seeds"`
+	Parallel    int                  `json:"parallel"`
+	Verdicts    map[string]int       `json:"verdicts"`
+	SimNs       int64                `json:"sim_ns"`
+	WallNs      int64                `json:"wall_ns"`
+	SimPerWall  float64              `json:"sim_s_per_wall_s"` // over the campaign's elapsed wall time
+	Latency     map[string]distStats `json:"latency"`
+	Groups      []*group             `json:"scenarios"`
+	Failures    []seedRef            `json:"failures"`
+	Resume      []string             `json:"resume,omitempty"`
+	lat         latencies
+	outcomes    []workloads.Outcome
+}
+
+func newReport(command string, parallel, planned int) *report {
+	return &report{Command: command, Parallel: parallel, Planned: planned, Verdicts: countsZero(), Failures: []seedRef{}}
+}
+
+func countsZero() map[string]int {
+	m := map[string]int{}
+	for _, v := range verdictOrder {
+		m[string(v)] = 0
+	}
+	return m
+}
+
+// group returns the report of group i, made on first use.
+func (r *report) group(i int, scenario, variants string) *group {
+	for len(r.Groups) <= i {
+		r.Groups = append(r.Groups, nil)
+	}
+	if r.Groups[i] == nil {
+		r.Groups[i] = &group{Scenario: scenario, Variants: variants, Verdicts: countsZero(), Slowest: []seedRef{}}
+	}
+	return r.Groups[i]
+}
+
+// add counts one outcome, in job order.
+func (r *report) add(g *group, o workloads.Outcome) {
+	ref := seedRef{Scenario: o.Scenario, Seed: o.Seed, Verdict: o.Verdict, WallNs: o.WallNs, Replay: o.Replay}
+	if len(o.Violations) > 0 {
+		ref.Violation, _, _ = strings.Cut(o.Violations[0], "\n")
+	}
+	g.Seeds++
+	g.Verdicts[string(o.Verdict)]++
+	g.SimNs += o.SimNs
+	g.SeedWallNs += o.WallNs
+	g.Slowest = slowest(g.Slowest, ref)
+	addLatency(&g.lat, o.Latency)
+	r.Seeds++
+	r.Verdicts[string(o.Verdict)]++
+	r.SimNs += o.SimNs
+	addLatency(&r.lat, o.Latency)
+	if o.Verdict != workloads.Pass {
+		r.Failures = append(r.Failures, ref)
+	}
+	o.Latency = workloads.Latencies{}
+	r.outcomes = append(r.outcomes, o)
+}
+
+func addLatency(l *latencies, o workloads.Latencies) {
+	l.triggerToComplete.add(o.TriggerToComplete)
+	l.schedDelay.add(o.SchedDelay)
+	l.expiryToTrigger.add(o.ExpiryToTrigger)
+	l.failoverToFirst.add(o.FailoverToFirst)
+}
+
+// slowest keeps the five slowest seeds by wall time.
+func slowest(s []seedRef, ref seedRef) []seedRef {
+	s = append(s, ref)
+	slices.SortStableFunc(s, func(a, b seedRef) int { return cmp.Compare(b.WallNs, a.WallNs) })
+	return s[:min(len(s), 5)]
+}
+
+// finish computes the derived figures and the exit code.
+func (r *report) finish(wall time.Duration, interrupted bool) {
+	r.WallNs, r.Interrupted = wall.Nanoseconds(), interrupted
+	r.SimPerWall = ratio(r.SimNs, r.WallNs)
+	r.Latency = r.lat.stats()
+	r.Groups = slices.DeleteFunc(r.Groups, func(g *group) bool { return g == nil })
+	for _, g := range r.Groups {
+		g.SimPerWall = ratio(g.SimNs, g.SeedWallNs)
+		g.Latency = g.lat.stats()
+	}
+	r.ExitCode = exitPass
+	for v, n := range r.Verdicts {
+		if n > 0 {
+			r.ExitCode = worse(r.ExitCode, verdictExit(workloads.Verdict(v)))
+		}
+	}
+	if interrupted {
+		r.ExitCode = worse(r.ExitCode, exitInterrupted)
+	}
+}
+
+func ratio(sim, wall int64) float64 {
+	if wall <= 0 {
+		return 0
+	}
+	return float64(sim) / float64(wall)
+}
+
+// sortedOutcomes returns the outcomes by scenario, then seed, then variants.
+func (r *report) sortedOutcomes() []workloads.Outcome {
+	out := slices.Clone(r.outcomes)
+	slices.SortStableFunc(out, func(a, b workloads.Outcome) int {
+		return cmp.Or(cmp.Compare(a.Scenario, b.Scenario), cmp.Compare(a.Seed, b.Seed), cmp.Compare(a.Variants, b.Variants))
+	})
+	return out
+}
+
+// writeText writes the human summary: per scenario, latency, slowest
+// seeds, failures.
+func (r *report) writeText(w io.Writer) {
+	fmt.Fprintf(w, "\nsimrun: %d of %d seeds in %v on %d workers; simulated %v, %.0f sim-s/s; exit %d\n",
+		r.Seeds, r.Planned, time.Duration(r.WallNs).Round(time.Millisecond), r.Parallel,
+		time.Duration(r.SimNs).Round(time.Second), r.SimPerWall, r.ExitCode)
+	width := len("scenario")
+	for _, g := range r.Groups {
+		width = max(width, len(g.Scenario))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-*s\tseeds\tpass\tsafety\tliveness\tcrash\tbudget\tsim time\tsim-s/s per worker\t\n", width, "scenario")
+	for _, g := range r.Groups {
+		fmt.Fprintf(tw, "%-*s\t%d\t%s\t%v\t%.0f\t\n", width, g.Scenario, g.Seeds, verdictCells(g.Verdicts),
+			time.Duration(g.SimNs).Round(time.Second), g.SimPerWall)
+	}
+	tw.Flush()
+	r.writeLatency(w)
+	r.writeSlowest(w)
+	r.writeFailures(w)
+}
+
+func verdictCells(m map[string]int) string {
+	var cells []string
+	for _, v := range verdictOrder {
+		cells = append(cells, fmt.Sprint(m[string(v)]))
+	}
+	return strings.Join(cells, "\t")
+}
+
+func (r *report) writeLatency(w io.Writer) {
+	fmt.Fprintln(w, "\nlatency (virtual time)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-31s\tscope\tcount\tp50\tp90\tp99\tmax\t\n", "")
+	for _, n := range latencyNames {
+		latencyRow(tw, n.label, "all", r.Latency[n.key])
+		for _, g := range r.Groups {
+			if len(r.Groups) > 1 {
+				latencyRow(tw, "", g.Scenario, g.Latency[n.key])
+			}
+		}
+	}
+	tw.Flush()
+}
+
+func latencyRow(w io.Writer, label, scope string, s distStats) {
+	fmt.Fprintf(w, "%-31s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", label, scope, s.Count, fmtDur(time.Duration(s.P50)),
+		fmtDur(time.Duration(s.P90)), fmtDur(time.Duration(s.P99)), fmtDur(time.Duration(s.Max)))
+}
+
+func (r *report) writeSlowest(w io.Writer) {
+	fmt.Fprintln(w, "\nslowest seeds (wall)")
+	for _, g := range r.Groups {
+		for _, s := range g.Slowest {
+			fmt.Fprintf(w, "  %-20s seed %-6d %9v  %s\n", g.Scenario, s.Seed, time.Duration(s.WallNs).Round(time.Millisecond), s.Replay)
+		}
+	}
+}
+
+func (r *report) writeFailures(w io.Writer) {
+	if len(r.Failures) == 0 {
+		fmt.Fprintln(w, "\nno failures")
+	} else {
+		fmt.Fprintf(w, "\nfailures (%d)\n", len(r.Failures))
+	}
+	for _, f := range r.Failures {
+		fmt.Fprintf(w, "  %s seed %d: %s: %s\n    replay: %s\n", f.Scenario, f.Seed, f.Verdict, f.Violation, f.Replay)
+	}
+	if len(r.Resume) > 0 {
+		fmt.Fprintf(w, "\ninterrupted after %d of %d seeds; to run the rest:\n", r.Seeds, r.Planned)
+		for _, c := range r.Resume {
+			fmt.Fprintf(w, "  %s\n", c)
+		}
+	}
+}

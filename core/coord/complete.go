@@ -120,7 +120,7 @@ func (c *Coordinator) notifyCompleted(cp *Completed) error {
 			return fmt.Errorf("notify task %d of checkpoint %d: %w", t, cp.ID, err)
 		}
 	}
-	if cp.Type == SchemaChangeAfter {
+	if cp.Type == SchemaChangeAfter && !cp.Restored { // a restore's re-commit ends no schema change
 		if !c.schemaChanging.CompareAndSwap(true, false) {
 			return fmt.Errorf("schema change after checkpoint %d completed while not schema changing", cp.ID)
 		}

@@ -106,7 +106,13 @@ func (c *Coordinator) Restore(alreadyStarted bool) error {
 		c.allTaskReady.Store(false)
 		return nil
 	}
-	return c.resume()
+	if err := c.resume(); err != nil {
+		// Never leave a restored generation with nothing armed: fail it
+		// visibly so that the job master restores again (found by swarm).
+		c.handleError(gen, ReasonInsideError, fmt.Errorf("resume after restore: %w", err), true, false)
+		return err
+	}
+	return nil
 }
 
 // restoreState reloads what a restored generation starts from.

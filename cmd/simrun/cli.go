@@ -188,8 +188,8 @@ func (f *runFlags) addParallel(fs *flag.FlagSet) {
 func (f *runFlags) addRunOptions(fs *flag.FlagSet) {
 	f.variants = variantFlag{}
 	fs.Var(f.variants, "variant", "`key=value` overriding the scenario's variants (repeatable; see simrun list)")
-	fs.Var(&f.strategy, "strategy", "scheduling strategy: random or pct (default: the scenario's)")
-	fs.Var(&f.budget, "budget", "step budget per seed (default: the scenario's run.max_steps)")
+	fs.Var(&f.strategy, "strategy", "scheduling `strategy`: random or pct (default: the scenario's)")
+	fs.Var(&f.budget, "budget", "step budget `N` per seed (default: the scenario's run.max_steps)")
 }
 
 // options builds the workloads options of one seed.

@@ -130,14 +130,21 @@ func (c *Coordinator) notifyCompleted(cp *Completed) error {
 }
 
 // finish ends a generation whose final checkpoint completed.
+//
+// It captures the generation's own future first: the status update is
+// slow, and re-reading "the current future" afterwards would end a
+// generation that a restore installed meanwhile (found by swarm).
 func (c *Coordinator) finish(gen uint64, t Type) {
 	st := Finished
 	if t == Savepoint {
 		st = Suspended
 	}
+	cur, f := c.Generation()
+	if cur != gen {
+		return // a restore already replaced the generation
+	}
 	c.clean(ReasonCompleted, gen, false)
 	c.updateStatus(st)
-	_, f := c.Generation()
 	if f.Complete(st) {
 		c.emit(Event{Kind: EvFinished, Gen: gen, Type: t})
 	}

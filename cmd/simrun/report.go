@@ -57,6 +57,7 @@ type report struct {
 	Resume      []string             `json:"resume,omitempty"`
 	lat         latencies
 	outcomes    []workloads.Outcome
+	wall        time.Duration
 }
 
 func newReport(command string, parallel, planned int) *report {

@@ -83,9 +83,23 @@ func plan(f *runFlags, sh shard, spans []span) []job {
 	return jobs
 }
 
-// campaign runs the jobs, reports and writes the results.
+// campaign runs the jobs of a run, reports and writes the results.
 func campaign(f *runFlags, sh shard, spans []span, command string, stdout, stderr io.Writer) int {
 	jobs := plan(f, sh, spans)
+	rep, started := execCampaign(f, jobs, command, stdout, stderr)
+	rep.Resume = resume(f, sh, spans, jobs[started:])
+	rep.finish(rep.wall, started < len(jobs))
+	summary := stdout
+	if f.json {
+		summary = stderr
+	}
+	rep.writeText(summary)
+	return writeOut(f, rep, stderr)
+}
+
+// execCampaign runs jobs with progress on stderr and --json lines on
+// stdout, and counts them into a report; it returns how many started.
+func execCampaign(f *runFlags, jobs []job, command string, stdout, stderr io.Writer) (*report, int) {
 	rep := newReport(command, f.parallel, len(jobs))
 	prog := newProgress(stderr, len(jobs))
 	ctx, stop := interrupts(func() {
@@ -98,26 +112,26 @@ func campaign(f *runFlags, sh shard, spans []span, command string, stdout, stder
 	}
 	started := execute(ctx, jobs, f.parallel, func(d done) { prog.seed(d.out) }, func(d done) {
 		j := jobs[d.index]
-		rep.add(rep.group(j.group, j.sc.Name, ""), d.out)
+		rep.add(rep.group(j.group, j.sc.Name, workloads.VariantString(j.opt.Variants)), d.out)
 		if f.json {
 			stdout.Write(jsonLine(d.out))
 		}
 	})
 	prog.end()
-	rep.Resume = resume(f, sh, spans, jobs[started:])
-	rep.finish(time.Since(start), started < len(jobs))
-	summary := stdout
-	if f.json {
-		summary = stderr
+	rep.wall = time.Since(start)
+	return rep, started
+}
+
+// writeOut writes the results to --out, if given.
+func writeOut(f *runFlags, rep *report, stderr io.Writer) int {
+	if f.out == "" {
+		return rep.ExitCode
 	}
-	rep.writeText(summary)
-	if f.out != "" {
-		if err := writeResults(f.out, rep); err != nil {
-			fmt.Fprintf(stderr, "simrun: writing results: %v\n", err)
-			return worse(rep.ExitCode, exitCrash)
-		}
-		fmt.Fprintf(stderr, "simrun: results in %s\n", f.out)
+	if err := writeResults(f.out, rep); err != nil {
+		fmt.Fprintf(stderr, "simrun: writing results: %v\n", err)
+		return worse(rep.ExitCode, exitCrash)
 	}
+	fmt.Fprintf(stderr, "simrun: results in %s\n", f.out)
 	return rep.ExitCode
 }
 

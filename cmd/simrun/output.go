@@ -25,6 +25,10 @@ func writeAtomic(path string, data []byte) error {
 		f.Close()
 		return err
 	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
 	if err := f.Sync(); err != nil {
 		f.Close()
 		return err

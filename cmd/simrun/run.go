@@ -135,30 +135,47 @@ func writeOut(f *runFlags, rep *report, stderr io.Writer) int {
 	return rep.ExitCode
 }
 
-// resume returns the commands that run the jobs that did not start, one
-// per scenario.
+// resume returns the commands that run the jobs that did not start: one
+// for the scenario cut short, one for the scenarios not begun.
 func resume(f *runFlags, sh shard, spans []span, rest []job) []string {
-	var out []string
-	seen := map[int]bool{}
-	for _, j := range rest {
-		if seen[j.group] {
-			continue
-		}
-		seen[j.group] = true
-		s := spans[j.group]
-		k := j.opt.Seed
+	if len(rest) == 0 {
+		return nil
+	}
+	var cmds [][]string
+	g := rest[0].group
+	if s := spans[g]; rest[0].opt.Seed != s.first+sh.i { // begun
+		k := rest[0].opt.Seed
 		args := []string{binary, "run", "--scenario", s.sc.Ref(), "--seed", strconv.FormatUint(k, 10),
 			"--seeds", strconv.FormatUint(s.first+uint64(s.n)-k, 10)}
 		if sh.n > 0 {
 			args = append(args, "--shard", fmt.Sprintf("0/%d", sh.n))
 		}
-		out = append(out, strings.Join(append(args, f.commonArgs()...), " "))
+		cmds = append(cmds, args)
+		g++
+	}
+	if g < len(spans) {
+		args := []string{binary, "run"}
+		for _, s := range spans[g:] {
+			args = append(args, "--scenario", s.sc.Ref())
+		}
+		args = append(args, "--seed", strconv.FormatUint(f.seed, 10))
+		if f.seeds > 0 {
+			args = append(args, "--seeds", strconv.Itoa(f.seeds))
+		}
+		if sh.n > 0 {
+			args = append(args, "--shard", sh.String())
+		}
+		cmds = append(cmds, args)
+	}
+	var out []string
+	for i, c := range cmds {
+		out = append(out, strings.Join(append(c, f.commonArgs(i)...), " "))
 	}
 	return out
 }
 
 // commonArgs repeats the options of a campaign for a resume command.
-func (f *runFlags) commonArgs() []string {
+func (f *runFlags) commonArgs(i int) []string {
 	var a []string
 	for _, k := range sortedKeys(f.variants) {
 		a = append(a, "--variant", k+"="+f.variants[k])
@@ -171,7 +188,7 @@ func (f *runFlags) commonArgs() []string {
 	}
 	a = append(a, "--parallel", strconv.Itoa(f.parallel))
 	if f.out != "" {
-		a = append(a, "--out", strings.TrimRight(f.out, string(os.PathSeparator))+"-rest")
+		a = append(a, "--out", fmt.Sprintf("%s-rest%d", strings.TrimRight(f.out, string(os.PathSeparator)), i+1))
 	}
 	if f.json {
 		a = append(a, "--json")

@@ -107,9 +107,7 @@ func execCampaign(f *runFlags, jobs []job, command string, stdout, stderr io.Wri
 	})
 	defer stop()
 	start := time.Now()
-	if len(jobs) == 0 {
-		fmt.Fprintln(stderr, "simrun: no seeds to run")
-	}
+	prog.note("simrun: starting %d seeds on %d workers", len(jobs), f.parallel)
 	started := execute(ctx, jobs, f.parallel, func(d done) { prog.seed(d.out) }, func(d done) {
 		j := jobs[d.index]
 		rep.add(rep.group(j.group, j.sc.Name, workloads.VariantString(j.opt.Variants)), d.out)

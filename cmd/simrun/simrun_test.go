@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ckptsim/ckptsim/workloads"
+)
+
+func TestRunSmoke(t *testing.T) {
+	dir := t.TempDir()
+	r := simrunExec(t, "run", "--scenario", "smoke", "--seeds", "4", "--out", dir)
+	r.want(t, exitPass)
+	for _, s := range []string{"latency (virtual time)", "trigger to complete", "slowest seeds", "no failures"} {
+		if !strings.Contains(r.stdout, s) {
+			t.Errorf("summary lacks %q:\n%s", s, r.stdout)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seeds []uint64
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var o workloads.Outcome
+		if err := json.Unmarshal([]byte(l), &o); err != nil {
+			t.Fatal(err)
+		}
+		seeds = append(seeds, o.Seed)
+	}
+	if !slices.Equal(seeds, []uint64{0, 1, 2, 3}) {
+		t.Errorf("results.jsonl seeds %v, want 0..3 in order", seeds)
+	}
+	var sum report
+	b, err = os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Seeds != 4 || sum.Verdicts["pass"] != 4 || sum.Latency["trigger_to_complete"].Count == 0 {
+		t.Errorf("summary.json: seeds %d, verdicts %v, latency %v", sum.Seeds, sum.Verdicts, sum.Latency)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.txt")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestDefaultCampaign runs simrun with no arguments (about 10 s on two
+// cores).
+func TestDefaultCampaign(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the default campaign takes about 10 s")
+	}
+	r := simrunExec(t)
+	r.want(t, exitPass)
+	for _, c := range workloads.DefaultCampaign {
+		if !strings.Contains(r.stdout, c.Name) {
+			t.Errorf("summary lacks scenario %s", c.Name)
+		}
+	}
+}
+
+// TestSameHashAcrossProcesses: the same seeds print the same JSON lines,
+// trace hashes included, in two processes with different parallelism.
+func TestSameHashAcrossProcesses(t *testing.T) {
+	args := []string{"run", "--scenario", "smoke", "--scenario", "h4-trigger-silent", "--seeds", "3", "--json"}
+	a := simrunExec(t, append(args, "--parallel", "1")...)
+	b := simrunExec(t, append(args, "--parallel", "2")...)
+	if a.code != b.code || a.stdout != b.stdout {
+		t.Fatalf("--parallel 1 (exit %d):\n%s\n--parallel 2 (exit %d):\n%s", a.code, a.stdout, b.code, b.stdout)
+	}
+	if got := lines(t, a.stdout); len(got) != 6 || got[0].TraceHash == "" {
+		t.Fatalf("want 6 lines with hashes, got %+v", got)
+	}
+}
+
+func TestShardsCoverRange(t *testing.T) {
+	base := []string{"run", "--scenario", "smoke", "--seed", "5", "--seeds", "7", "--json"}
+	set := func(ls []seedLine) map[uint64]string {
+		m := map[uint64]string{}
+		for _, l := range ls {
+			if _, dup := m[l.Seed]; dup {
+				t.Fatalf("seed %d twice", l.Seed)
+			}
+			m[l.Seed] = l.TraceHash
+		}
+		return m
+	}
+	all := set(lines(t, simrunExec(t, base...).stdout))
+	union := map[uint64]string{}
+	for _, sh := range []string{"0/2", "1/2"} {
+		for s, h := range set(lines(t, simrunExec(t, append(base, "--shard", sh)...).stdout)) {
+			if _, dup := union[s]; dup {
+				t.Errorf("seed %d in both shards", s)
+			}
+			union[s] = h
+		}
+	}
+	if len(all) != 7 || len(union) != len(all) {
+		t.Fatalf("unsharded %v, shards together %v", all, union)
+	}
+	for s, h := range all {
+		if union[s] != h {
+			t.Errorf("seed %d: hash %s unsharded, %s sharded", s, h, union[s])
+		}
+	}
+}
+
+// TestBadInput: every kind of bad input is a clear error and exit 64.
+func TestBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string // all in stderr
+	}{
+		{"unknown field", []string{"--scenario", "testdata/unknown-field.yaml"}, []string{"testdata/unknown-field.yaml:6:3: nodes: unknown field"}},
+		{"wrong type", []string{"--scenario", "testdata/wrong-type.yaml"}, []string{"testdata/wrong-type.yaml:4:14: cluster.pipelines: wrong type: got string, want int"}},
+		{"negative interval", []string{"--scenario", "testdata/negative-interval.yaml"}, []string{"testdata/negative-interval.yaml:7:13: checkpoint.interval: -10s is below the minimum 10ms"}},
+		{"zero pipelines", []string{"--scenario", "testdata/zero-pipelines.yaml"}, []string{"testdata/zero-pipelines.yaml:4:14: cluster.pipelines: 0 out of range [1, 2000]"}},
+		{"unknown variant in file", []string{"--scenario", "testdata/unknown-variant.yaml"}, []string{"testdata/unknown-variant.yaml:13:19: variants.trigger-errors: unknown value \"loud\""}},
+		{"malformed yaml", []string{"--scenario", "testdata/malformed.yaml"}, []string{"testdata/malformed.yaml:9:1: ", "']' must be specified"}},
+		{"unknown variant value flag", []string{"--scenario", "testdata/good.yaml", "--variant", "trigger-errors=loud"}, []string{"-variant", "unknown value \"loud\" for variant trigger-errors (want report or silent)"}},
+		{"unknown variant key flag", []string{"--scenario", "testdata/good.yaml", "--variant", "colour=blue"}, []string{"unknown variant key \"colour\""}},
+		{"variant without value", []string{"--scenario", "testdata/good.yaml", "--variant", "design"}, []string{"want key=value"}},
+		{"unknown scenario", []string{"--scenario", "no-such-scenario"}, []string{"no embedded scenario or file named \"no-such-scenario\""}},
+		{"missing file", []string{"--scenario", "testdata/absent.yaml"}, []string{"absent.yaml"}},
+		{"bad shard", []string{"--scenario", "smoke", "--shard", "2/2"}, []string{"want i/n with 0 <= i < n"}},
+		{"bad strategy", []string{"--scenario", "smoke", "--strategy", "dfs"}, []string{"want random or pct"}},
+		{"bad budget", []string{"--scenario", "smoke", "--budget", "-5"}, []string{"negative step budget"}},
+		{"bad parallel", []string{"--scenario", "smoke", "--parallel", "0"}, []string{"--parallel must be at least 1"}},
+		{"unknown flag", []string{"--seedz", "3"}, []string{"flag provided but not defined: -seedz"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, cmd := range [][]string{{"run"}, {"replay"}} {
+				if cmd[0] == "replay" && (slices.Contains(tc.args, "--shard") || slices.Contains(tc.args, "--parallel")) {
+					continue
+				}
+				r := simrunExec(t, append(cmd, tc.args...)...)
+				r.want(t, exitUsage)
+				for _, w := range tc.want {
+					if !strings.Contains(r.stderr, w) {
+						t.Errorf("%s: stderr lacks %q:\n%s", cmd[0], w, r.stderr)
+					}
+				}
+			}
+		})
+	}
+	simrunExec(t, "nonsense").want(t, exitUsage)
+	simrunExec(t, "replay").want(t, exitUsage) // no --scenario
+}
+
+// TestPlantedBug: H4 with trigger-errors=silent fails liveness; the
+// printed replay command reproduces the verdict and trace hash, and
+// shrink finds a smaller scenario that still fails.
+func TestPlantedBug(t *testing.T) {
+	r := simrunExec(t, "run", "--scenario", "h4-trigger-silent", "--variant", "trigger-errors=silent", "--seeds", "4", "--json")
+	r.want(t, exitLiveness)
+	var bad *seedLine
+	for _, l := range lines(t, r.stdout) {
+		if l.Verdict == workloads.Liveness {
+			bad = &l
+			break
+		}
+	}
+	if bad == nil || !strings.Contains(r.stderr, bad.Replay) || !strings.Contains(r.stderr, bad.Violations[0]) {
+		t.Fatalf("no failing seed listed with its replay command and violation:\n%s", r.stderr)
+	}
+	rep := simrunExec(t, append(replayArgs(t, bad.Replay), "--trace=false")...)
+	rep.want(t, exitLiveness)
+	if v, h := field(t, rep.stdout, "verdict"), field(t, rep.stdout, "trace_hash"); v != "liveness" || h != bad.TraceHash {
+		t.Fatalf("replay gives %s %s, the run gave liveness %s", v, h, bad.TraceHash)
+	}
+
+	out := filepath.Join(t.TempDir(), "shrunk.yaml")
+	sh := simrunExec(t, "shrink", "--scenario", "h4-trigger-silent", "--variant", "trigger-errors=silent",
+		"--seed", itoa(bad.Seed), "--out", out)
+	sh.want(t, exitLiveness)
+	orig, err := workloads.Lookup("h4-trigger-silent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := workloads.LoadFile(out)
+	if err != nil {
+		t.Fatalf("shrunk scenario does not load: %v", err)
+	}
+	if size(small) >= size(orig) {
+		t.Errorf("shrunk scenario is not smaller:\n%s", sh.stdout)
+	}
+	again := simrunExec(t, append(replayArgs(t, field(t, sh.stdout, "# replay")), "--trace=false")...)
+	again.want(t, exitLiveness)
+	if h := field(t, again.stdout, "trace_hash"); h != field(t, sh.stdout, "# trace_hash") {
+		t.Errorf("replay of the shrunk scenario: hash %s, shrink printed %s", h, field(t, sh.stdout, "# trace_hash"))
+	}
+}
+
+func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
+
+// size orders scenarios for shrinking: the member, the fault kinds, the run.
+func size(s *workloads.Scenario) float64 {
+	return float64(s.Cluster.Jobs*s.Cluster.Pipelines*s.Cluster.Tasks)*1e6 + float64(len(faultKindsOn(s)))*1e4 +
+		s.Run.Duration.D.Seconds()
+}
+
+// TestInterrupt: SIGINT lets running seeds finish, writes what finished
+// and prints a resume command that runs exactly the rest.
+func TestInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(bin, "run", "--scenario", "smoke", "--seeds", "60", "--parallel", "2", "--out", out)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() && !strings.Contains(sc.Text(), "starting") {
+	}
+	cmd.Process.Signal(os.Interrupt)
+	for sc.Scan() {
+	}
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("exit %v, want %d\n%s", err, exitInterrupted, stdout.String())
+	}
+	var sum report
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil || !sum.Interrupted || len(sum.Resume) != 1 || sum.Seeds == 60 {
+		t.Fatalf("summary.json: interrupted %v, seeds %d, resume %q (%v)", sum.Interrupted, sum.Seeds, sum.Resume, err)
+	}
+	if !strings.Contains(stdout.String(), sum.Resume[0]) {
+		t.Errorf("resume command not printed:\n%s", stdout.String())
+	}
+	rest := simrunExec(t, append(replayArgs(t, sum.Resume[0]), "--json")...)
+	rest.want(t, exitPass)
+	seeds := map[uint64]bool{}
+	for _, o := range sum.outcomesFrom(t, out) {
+		seeds[o] = true
+	}
+	for _, l := range lines(t, rest.stdout) {
+		if seeds[l.Seed] {
+			t.Errorf("seed %d run twice", l.Seed)
+		}
+		seeds[l.Seed] = true
+	}
+	if len(seeds) != 60 {
+		t.Errorf("interrupted run and resume together ran %d seeds, want 60", len(seeds))
+	}
+}
+
+// outcomesFrom reads the seeds of a results.jsonl.
+func (*report) outcomesFrom(t *testing.T, dir string) []uint64 {
+	b, err := os.ReadFile(filepath.Join(dir, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []uint64
+	for _, l := range lines(t, string(b)) {
+		out = append(out, l.Seed)
+	}
+	return out
+}
+
+func TestHelpListCompare(t *testing.T) {
+	h := simrunExec(t, "help")
+	h.want(t, exitPass)
+	for _, c := range []string{"run", "replay", "shrink", "list", "compare"} {
+		if !strings.Contains(h.stdout, "  "+c+" ") {
+			t.Errorf("help lacks %s", c)
+		}
+		sub := simrunExec(t, c, "-h")
+		sub.want(t, exitPass)
+		if !strings.Contains(sub.stdout, "usage: simrun "+c) {
+			t.Errorf("%s -h:\n%s", c, sub.stdout)
+		}
+	}
+	if r := simrunExec(t, "run", "--help"); !strings.Contains(r.stdout, "-shard i/n") {
+		t.Errorf("run --help lacks --shard:\n%s", r.stdout)
+	}
+	l := simrunExec(t, "list")
+	l.want(t, exitPass)
+	for _, s := range []string{"smoke", "h4-trigger-silent", "trigger-errors=report|silent", "design=shared|per-pipeline|shared-inline"} {
+		if !strings.Contains(l.stdout, s) {
+			t.Errorf("list lacks %q", s)
+		}
+	}
+	c := simrunExec(t, "compare", "--scenario", "smoke", "--seeds", "2", "--with", "design=shared", "--with", "design=per-pipeline,expiry-fence=none")
+	c.want(t, exitPass)
+	for _, s := range []string{"t2c p50", "delay max", "failover-first p50", "design=shared ", "design=per-pipeline,expiry-fence=none"} {
+		if !strings.Contains(c.stdout, s) {
+			t.Errorf("compare lacks %q:\n%s", s, c.stdout)
+		}
+	}
+}

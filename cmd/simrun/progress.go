@@ -93,11 +93,38 @@ func (p *progress) note(format string, args ...any) {
 	}
 }
 
+// tick redraws the bar twice a second, so that the rate and the time left
+// stay current while long seeds run, until the returned stop is called.
+func (p *progress) tick() (stop func()) {
+	if !p.tty {
+		return func() {}
+	}
+	quit := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				p.mu.Lock()
+				p.bar()
+				p.mu.Unlock()
+			}
+		}
+	}()
+	return func() { close(quit); <-finished }
+}
+
 // end finishes the bar's line.
 func (p *progress) end() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.tty && !p.drawn.IsZero() {
+		p.bar()
 		fmt.Fprintln(p.w)
 	}
 }

@@ -108,6 +108,7 @@ func execCampaign(f *runFlags, jobs []job, command string, stdout, stderr io.Wri
 	defer stop()
 	start := time.Now()
 	prog.note("simrun: starting %d seeds on %d workers", len(jobs), f.parallel)
+	stopTick := prog.tick()
 	started := execute(ctx, jobs, f.parallel, func(d done) { prog.seed(d.out) }, func(d done) {
 		j := jobs[d.index]
 		rep.add(rep.group(j.group, j.sc.Name, workloads.VariantString(j.opt.Variants)), d.out)
@@ -115,6 +116,7 @@ func execCampaign(f *runFlags, jobs []job, command string, stdout, stderr io.Wri
 			stdout.Write(jsonLine(d.out))
 		}
 	})
+	stopTick()
 	prog.end()
 	rep.wall = time.Since(start)
 	return rep, started

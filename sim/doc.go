@@ -20,7 +20,7 @@
 // (possibly the same one), and that thread resumes. Between two scheduling
 // points a thread runs alone; code there is atomic with respect to the
 // simulation. Threads are coroutines (iter.Pull): a switch costs one
-// coroutine switch, not a channel hand-off (see results/sim-switch.txt).
+// coroutine switch, not a channel hand-off (see results/bench/sim-switch.txt).
 //
 // # Time
 //

@@ -41,7 +41,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	f.addSeed(fs, "first seed")
 	f.addParallel(fs)
 	f.addOut(fs, "write results.jsonl, summary.json and summary.txt to `dir`")
-	f.addJSON(fs, "print one JSON object per seed on stdout, in seed order")
+	f.addJSON(fs, "print one JSON object per seed on stdout, in campaign order (scenario, then seed) whatever --parallel")
 	f.addRunOptions(fs)
 	fs.Var(&sh, "shard", "run slice `i/n` of the seed range only: the seeds s with (s - first) % n == i")
 	if c := parse(fs, args, stderr); c >= 0 {

@@ -1,0 +1,316 @@
+package coord
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/env"
+)
+
+// TestGuardTable checks SPEC 1.4 row by row: each guard's outcome and
+// whether it re-arms.
+func TestGuardTable(t *testing.T) {
+	rows := []struct {
+		name    string
+		typ     Type
+		setup   func(r *rig)
+		stopped string        // EvTriggerStopped reason, "" if none
+		rearm   time.Duration // EvTriggerArmed delay, -1 if none
+		creates bool          // a pending checkpoint is created
+	}{
+		{"0 scheduler closed", Checkpoint, func(r *rig) { r.s.Close() }, "scheduler closed", -1, false},
+		{"1 tasks not ready", Checkpoint, func(r *rig) { r.c.allTaskReady.Store(false) }, "tasks not ready", -1, false},
+		{"3 interval not elapsed", Checkpoint, func(r *rig) { r.c.latestTrigger.Store(r.e.Now().Add(-3 * time.Second).UnixNano()) }, "", 7 * time.Second, false},
+		{"4 min-pause", Checkpoint, func(r *rig) {
+			r.c.cfg.MinPause = 5 * time.Second
+			r.c.latestCompleted.Store(&Completed{ID: 1, Type: Checkpoint, CompletedAt: r.e.Now().Add(-time.Second)})
+		}, "", 4 * time.Second, false},
+		{"5 shut down", Checkpoint, func(r *rig) { r.c.shutdown.Store(true) }, "completed or shut down", -1, false},
+		{"5 completed", Savepoint, func(r *rig) { r.c.latestCompleted.Store(&Completed{ID: 9, Type: Savepoint}) }, "completed or shut down", -1, false},
+		{"6 schema changing", Checkpoint, func(r *rig) { r.c.schemaChanging.Store(true) }, "schema changing", -1, false},
+		{"6 schema type passes", SchemaChangeBefore, func(r *rig) { r.c.schemaChanging.Store(true) }, "", -1, true},
+		{"7 pending", Checkpoint, func(r *rig) { r.c.pendingCounter.Store(1) }, "", 500 * time.Millisecond, false},
+		{"7 pending savepoint type", Savepoint, func(r *rig) { r.c.pendingCounter.Store(1) }, "", 500 * time.Millisecond, false},
+		{"8-9 create and re-arm", Checkpoint, func(r *rig) {}, "", 10 * time.Second, true},
+		{"9 final type skips re-arm", CompletedPoint, func(r *rig) {}, "", -1, true},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			inSim(t, 20, func(t testing.TB, e env.Env) {
+				r := newRig(t, e, Config{})
+				defer r.close()
+				e.Sleep(time.Minute) // past the first interval
+				r.c.allTaskReady.Store(true)
+				row.setup(r)
+				if err := r.c.tryTrigger(row.typ); err != nil {
+					t.Fatal(err)
+				}
+				r.checkRow(row.stopped, row.rearm, row.creates)
+			})
+		})
+	}
+}
+
+func (r *rig) checkRow(stopped string, rearm time.Duration, creates bool) {
+	t := r.t
+	if got := r.count(EvTriggerStopped, func(ev Event) bool { return string(ev.Reason) == stopped }); (stopped != "") != (got == 1) {
+		t.Errorf("stopped %q: %d events; all: %v", stopped, got, r.events)
+	}
+	armed := r.count(EvTriggerArmed, nil)
+	if rearm < 0 && armed != 0 {
+		t.Errorf("re-armed although the guard must not: %v", r.events)
+	}
+	if rearm >= 0 && r.count(EvTriggerArmed, func(ev Event) bool { return ev.Delay == rearm }) != 1 {
+		t.Errorf("want one re-arm after %v: %v", rearm, r.events)
+	}
+	created := r.waitFor(time.Second, func() bool { return r.count(EvTriggered, nil) > 0 })
+	if created != creates {
+		t.Errorf("pending created=%v, want %v", created, creates)
+	}
+}
+
+// TestOnePendingIncreasingIDs: a 10-pipeline job with random ack delays
+// never has two pending checkpoints and ids only increase.
+func TestOnePendingIncreasingIDs(t *testing.T) {
+	inSim(t, 1000, func(t testing.TB, e env.Env) {
+		r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: time.Second})
+		defer r.close()
+		r.ackDelay = 600 * time.Millisecond
+		r.c.Start()
+		e.Sleep(30 * time.Second)
+		last := int64(0)
+		for _, ev := range r.events {
+			switch ev.Kind {
+			case EvPendingCount:
+				if ev.Count > 1 || ev.Count < 0 {
+					t.Fatalf("pending counter %d", ev.Count)
+				}
+			case EvTriggered:
+				if ev.ID <= last {
+					t.Fatalf("id %d after %d", ev.ID, last)
+				}
+				last = ev.ID
+			}
+		}
+		if r.completed() < 5 {
+			t.Fatalf("only %d checkpoints completed", r.completed())
+		}
+	})
+}
+
+// expiryAcrossRestore holds the expiry behind a blocked coordinator
+// executor, restores, then releases it. It returns whether the restored
+// generation was failed.
+func expiryAcrossRestore(t testing.TB, e env.Env, fence string, restore bool) bool {
+	r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: time.Second, Variants: Variants{ExpiryFence: fence}})
+	defer r.close()
+	r.withhold = true
+	r.c.Start()
+	r.waitFor(10*time.Second, func() bool { return r.count(EvTriggered, nil) > 0 })
+	r.gate.block()                                               // the coordinator executor stops taking work
+	e.Sleep(1500 * time.Millisecond)                             // the watchdog fires; the expiry waits in the executor
+	if r.count(EvGenFailed, nil) != 0 || len(r.gate.held) == 0 { // nothing failed yet
+		t.Fatalf("expiry not held: %v", r.events)
+	}
+	if restore {
+		r.withhold = false
+		if err := r.c.Restore(true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.gate.release()
+	e.Sleep(5 * time.Second)
+	gen, _ := r.c.Generation()
+	return r.count(EvGenFailed, func(ev Event) bool { return ev.Gen == gen }) > 0
+}
+
+func TestStaleExpiryDoesNotFailRestoredGeneration(t *testing.T) {
+	inSim(t, 200, func(t testing.TB, e env.Env) {
+		if expiryAcrossRestore(t, e, "generation", true) {
+			t.Fatal("a stale expiry failed the restored generation")
+		}
+	})
+}
+
+func TestUnfencedExpiryFailsRestoredGeneration(t *testing.T) {
+	inSim(t, 200, func(t testing.TB, e env.Env) {
+		if !expiryAcrossRestore(t, e, "none", true) {
+			t.Fatal("with expiry-fence=none the stale expiry should fail the restored generation (H1)")
+		}
+	})
+}
+
+func TestCurrentExpiryStillFails(t *testing.T) {
+	inSim(t, 200, func(t testing.TB, e env.Env) {
+		if !expiryAcrossRestore(t, e, "generation", false) {
+			t.Fatal("an expiry of the current generation must fail it")
+		}
+	})
+}
+
+// TestSavepointWaitsForPending: a savepoint requested while a periodic
+// checkpoint is pending waits for it, then completes, and is never a
+// scheduler task.
+func TestSavepointWaitsForPending(t *testing.T) {
+	inSim(t, 300, func(t testing.TB, e env.Env) {
+		r := newRig(t, e, Config{Interval: 5 * time.Second, Timeout: 20 * time.Second})
+		defer r.close()
+		r.ackDelay = 3 * time.Second
+		r.c.Start()
+		r.waitFor(10*time.Second, func() bool { return r.c.PendingCount() == 1 })
+		f, err := r.c.StartSavepoint(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp, err, ok := f.GetFor(time.Minute)
+		if !ok || err != nil || cp.Type != Savepoint {
+			t.Fatalf("savepoint: %v %v %v", cp, err, ok)
+		}
+		if n := r.count(EvTriggerArmed, func(ev Event) bool { return ev.Type == Savepoint }); n != 0 {
+			t.Fatalf("the savepoint went to the timer queue %d times", n)
+		}
+		sp := r.firstOf(EvTriggered, Savepoint)
+		prev := r.lastCompletedBefore(sp)
+		if prev == nil || prev.Type != Checkpoint {
+			t.Fatalf("savepoint did not wait for the pending checkpoint: %v", r.events)
+		}
+	})
+}
+
+func (r *rig) firstOf(k EventKind, typ Type) int {
+	for i, ev := range r.events {
+		if ev.Kind == k && ev.Type == typ {
+			return i
+		}
+	}
+	return -1
+}
+
+func (r *rig) lastCompletedBefore(i int) *Event {
+	for j := i - 1; j >= 0; j-- {
+		if r.events[j].Kind == EvCompleted {
+			return &r.events[j]
+		}
+	}
+	return nil
+}
+
+// TestFailoverMidProtocol restores during barrier dispatch, during
+// completion and during a savepoint; the coordinator keeps its lease and
+// completes checkpoints again.
+func TestFailoverMidProtocol(t *testing.T) {
+	phases := []struct {
+		name  string
+		setup func(r *rig)
+		wait  func(r *rig) bool
+	}{
+		{"barrier dispatch", func(r *rig) { r.dispatch = 400 * time.Millisecond }, func(r *rig) bool { return r.count(EvTriggered, nil) > 0 }},
+		{"completion", func(r *rig) { r.storeLat = 2 * time.Second }, func(r *rig) bool {
+			return r.c.PendingCount() == 1 && r.c.lookup(1) != nil && r.c.lookup(1).FullyAcked()
+		}},
+		{"savepoint", func(r *rig) { r.ackDelay = time.Second }, func(r *rig) bool {
+			if r.count(EvTriggered, nil) == 0 {
+				return false
+			}
+			r.c.StartSavepoint(nil)
+			return true
+		}},
+	}
+	for _, ph := range phases {
+		t.Run(ph.name, func(t *testing.T) {
+			inSim(t, 200, func(t testing.TB, e env.Env) {
+				r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: 5 * time.Second})
+				defer r.close()
+				ph.setup(r)
+				lease := r.c.Lease()
+				r.c.Start()
+				if !r.waitFor(30*time.Second, func() bool { return ph.wait(r) }) {
+					t.Fatal("phase not reached")
+				}
+				if err := r.c.Restore(true); err != nil {
+					t.Fatal(err)
+				}
+				r.dispatch, r.storeLat = 0, 0
+				before := r.completed()
+				if !r.waitFor(time.Minute, func() bool { return r.completed() >= before+3 }) || r.c.Lease() != lease {
+					t.Fatalf("no progress after restore: %d completed, same lease %v", r.completed()-before, r.c.Lease() == lease)
+				}
+			})
+		})
+	}
+}
+
+// TestStepDownExpiryFallsBackInline: with the coordinator executor shut
+// down (master step-down) the expiry still fails the checkpoint, inline.
+func TestStepDownExpiryFallsBackInline(t *testing.T) {
+	inSim(t, 200, func(t testing.TB, e env.Env) {
+		r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: time.Second})
+		defer r.close()
+		r.withhold = true
+		r.c.Start()
+		r.waitFor(10*time.Second, func() bool { return r.count(EvTriggered, nil) > 0 && r.c.PendingCount() == 1 })
+		e.Sleep(100 * time.Millisecond) // barriers dispatched, watchdog armed
+		r.pool.ShutdownNow()
+		e.Sleep(3 * time.Second)
+		if r.count(EvExpiryFallback, nil) != 1 || r.count(EvGenFailed, func(ev Event) bool { return ev.Reason == ReasonExpired }) != 1 {
+			t.Fatalf("expiry did not fall back inline: %v", r.events)
+		}
+	})
+}
+
+// triggerThrow plants one exception in the trigger path and reports how
+// many checkpoints completed afterwards and whether the generation failed.
+func triggerThrow(t testing.TB, e env.Env, mode string) (after int, failed bool) {
+	planted := false
+	cfg := Config{Interval: time.Second, Timeout: time.Second, Variants: Variants{TriggerErrors: mode}}
+	cfg.Hooks.TriggerFault = func(int64, int) error {
+		if planted {
+			return nil
+		}
+		planted = true
+		return errPlanted
+	}
+	r := newRig(t, e, cfg)
+	defer r.close()
+	r.c.Start()
+	e.Sleep(5 * time.Second)
+	before := r.completed()
+	e.Sleep(20 * time.Second)
+	return r.completed() - before, len(r.failures) > 0
+}
+
+func TestTriggerErrorsSilentStopsCheckpoints(t *testing.T) {
+	inSim(t, 100, func(t testing.TB, e env.Env) {
+		if after, failed := triggerThrow(t, e, "silent"); after != 0 || failed {
+			t.Fatalf("silent: %d checkpoints after the throw, failed=%v; want 0 and a running pipeline (H4)", after, failed)
+		}
+	})
+	inSim(t, 100, func(t testing.TB, e env.Env) {
+		if after, failed := triggerThrow(t, e, "report"); after == 0 && !failed {
+			t.Fatal("report: checkpoints stopped without a visible failure")
+		}
+	})
+}
+
+func TestWallSmoke(t *testing.T) {
+	e := env.Wall{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r := newRig(t, e, Config{Interval: 20 * time.Millisecond, Timeout: time.Second})
+		defer r.close()
+		r.ackDelay = time.Millisecond
+		r.c.Start()
+		if !r.waitFor(10*time.Second, func() bool { return r.completed() >= 10 }) {
+			t.Errorf("wall: only %d checkpoints in 10 s", r.completed())
+		}
+		if err := r.c.Restore(true); err != nil {
+			t.Error(err)
+		}
+		before := r.completed()
+		if !r.waitFor(10*time.Second, func() bool { return r.completed() >= before+5 }) {
+			t.Error("wall: no progress after restore")
+		}
+	}()
+	<-done
+}

@@ -44,15 +44,21 @@ func Lookup(ref string) (*Scenario, error) {
 			return LoadFile(ref)
 		}
 	}
+	// Parse only the file that matches, so that one broken embedded file
+	// does not break every lookup.
 	for _, folder := range []string{"scenarios", "hazards"} {
-		all, err := Embedded(folder)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range all {
-			if s.Name == ref || folder+"/"+s.Name == ref || path.Base(s.file) == ref {
-				return s, nil
+		names, _ := fs.Glob(embedded, folder+"/*.yaml")
+		slices.Sort(names)
+		for _, n := range names {
+			base := strings.TrimSuffix(path.Base(n), ".yaml")
+			if ref != base && ref != folder+"/"+base && ref != path.Base(n) {
+				continue
 			}
+			b, err := embedded.ReadFile(n)
+			if err != nil {
+				return nil, err
+			}
+			return Parse("embedded:"+n, b)
 		}
 	}
 	if _, err := os.Stat(ref); err == nil {
@@ -67,5 +73,5 @@ var DefaultCampaign = []struct {
 	Name  string
 	Seeds int
 }{
-	{"smoke", 40}, {"failovers", 8}, {"expiries", 8}, {"savepoint-storm", 2}, {"saturation", 2}, {"swarm", 16},
+	{"smoke", 200}, {"failovers", 30}, {"expiries", 20}, {"savepoint-storm", 6}, {"saturation", 6}, {"swarm", 150},
 }

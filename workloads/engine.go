@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ckptsim/ckptsim/core/coord"
 	"github.com/ckptsim/ckptsim/core/sched"
 	"github.com/ckptsim/ckptsim/linearizability"
 	"github.com/ckptsim/ckptsim/sim"
@@ -264,9 +265,14 @@ func (r *runner) visualize(out *Outcome, v linearizability.Verdict) {
 // complete a checkpoint after faults stopped.
 func (r *runner) liveness(out *Outcome) {
 	var stuck []string
+	within := r.s.heal()
+	if lw := r.s.Checks.LivenessWithin.D; lw > 0 && lw < within {
+		within = lw
+	}
+	progressed := r.progressWithin(within)
 	for _, co := range r.c.Coordinators() {
-		last, _, finished := r.c.Recorder.LastCompleted(co.Job(), co.Pipeline())
-		if finished || last >= r.healAt {
+		_, _, finished := r.c.Recorder.LastCompleted(co.Job(), co.Pipeline())
+		if finished || progressed[[2]int64{co.Job(), int64(co.Pipeline())}] {
 			continue
 		}
 		stuck = append(stuck, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
@@ -280,7 +286,19 @@ func (r *runner) liveness(out *Outcome) {
 		shown = append(shown[:10:10], fmt.Sprintf("... %d more", len(stuck)-10))
 	}
 	r.fail(out, Liveness, fmt.Sprintf("liveness: %d pipelines completed no checkpoint in the %v after faults stopped: %s",
-		len(stuck), r.s.heal(), strings.Join(shown, ", ")))
+		len(stuck), within, strings.Join(shown, ", ")))
+}
+
+// progressWithin returns the pipelines that completed a checkpoint in
+// [heal, heal+within].
+func (r *runner) progressWithin(within time.Duration) map[[2]int64]bool {
+	out := map[[2]int64]bool{}
+	for _, rec := range r.c.Recorder.Records {
+		if rec.Kind == coord.EvCompleted && rec.At >= r.healAt && rec.At <= r.healAt+within {
+			out[[2]int64{rec.Job, int64(rec.Pipeline)}] = true
+		}
+	}
+	return out
 }
 
 func maxDur(ds []time.Duration) time.Duration {

@@ -11,11 +11,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
 )
 
 // Duration is a YAML duration ("10s", "500ms"). It decodes leniently and
@@ -192,7 +195,7 @@ func LoadFile(path string) (*Scenario, error) {
 func Parse(file string, src []byte) (*Scenario, error) {
 	var s Scenario
 	if err := yaml.UnmarshalWithOptions(src, &s, yaml.Strict()); err != nil {
-		return nil, decodeError(file, err)
+		return nil, decodeError(file, src, err)
 	}
 	s.file, s.src = file, src
 	if err := s.validate(); err != nil {
@@ -202,7 +205,7 @@ func Parse(file string, src []byte) (*Scenario, error) {
 }
 
 // decodeError turns go-yaml's "[line:col] message" into an Error.
-func decodeError(file string, err error) error {
+func decodeError(file string, src []byte, err error) error {
 	msg := err.Error()
 	first, _, _ := strings.Cut(msg, "\n")
 	e := &Error{File: file, Msg: first}
@@ -212,9 +215,49 @@ func decodeError(file string, err error) error {
 		_, rest, _ := strings.Cut(first, "] ")
 		e.Msg = rest
 		e.Field = fieldAt(msg)
+		if p := pathAt(src, line, col); p != "" {
+			e.Field = p
+		}
+		if m := wrongType.FindStringSubmatch(e.Msg); m != nil {
+			e.Msg = fmt.Sprintf("wrong type: got %s, want %s", m[1], m[2])
+		}
 	}
 	return e
 }
+
+// pathAt returns the dotted path ("cluster.pipelines") of the mapping
+// value or key at line:col, so that a wrong type names its field.
+func pathAt(src []byte, line, col int) string {
+	f, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		return ""
+	}
+	var found string
+	for _, doc := range f.Docs {
+		walkPath(doc.Body, "", line, col, &found)
+	}
+	return found
+}
+
+func walkPath(n ast.Node, prefix string, line, col int, found *string) {
+	switch m := n.(type) {
+	case *ast.MappingNode:
+		for _, v := range m.Values {
+			walkPath(v, prefix, line, col, found)
+		}
+	case *ast.MappingValueNode:
+		p := strings.TrimPrefix(prefix+"."+m.Key.String(), ".")
+		for _, t := range []*token.Token{m.Key.GetToken(), m.Value.GetToken()} {
+			if t != nil && t.Position.Line == line && t.Position.Column == col {
+				*found = p
+			}
+		}
+		walkPath(m.Value, p, line, col, found)
+	}
+}
+
+// wrongType matches go-yaml's type mismatch message.
+var wrongType = regexp.MustCompile(`cannot unmarshal (\S+) into Go (?:struct field \S+|value) of type (\S+)`)
 
 // fieldAt extracts a quoted field name from a go-yaml message, if any.
 func fieldAt(msg string) string {

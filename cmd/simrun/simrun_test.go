@@ -122,7 +122,7 @@ func TestBadInput(t *testing.T) {
 		args []string
 		want []string // all in stderr
 	}{
-		{"unknown field", []string{"--scenario", "testdata/unknown-field.yaml"}, []string{"testdata/unknown-field.yaml:6:3: nodes: unknown field"}},
+		{"unknown field", []string{"--scenario", "testdata/unknown-field.yaml"}, []string{"testdata/unknown-field.yaml:6:3: cluster.nodes: unknown field"}},
 		{"wrong type", []string{"--scenario", "testdata/wrong-type.yaml"}, []string{"testdata/wrong-type.yaml:4:14: cluster.pipelines: wrong type: got string, want int"}},
 		{"negative interval", []string{"--scenario", "testdata/negative-interval.yaml"}, []string{"testdata/negative-interval.yaml:7:13: checkpoint.interval: -10s is below the minimum 10ms"}},
 		{"zero pipelines", []string{"--scenario", "testdata/zero-pipelines.yaml"}, []string{"testdata/zero-pipelines.yaml:4:14: cluster.pipelines: 0 out of range [1, 2000]"}},

@@ -182,6 +182,8 @@ func (r *runner) main() {
 // monitor samples the scheduler's thread counts once a second.
 func (r *runner) monitor() {
 	bound := r.ccfg.Sched.Bound()
+	var deaths int64
+	over := map[[2]int64]bool{}
 	for {
 		st := r.c.Sched.Stats()
 		switch r.c.Sched.Design() {
@@ -193,7 +195,29 @@ func (r *runner) monitor() {
 		if st.DispatchThreads > bound {
 			r.viol = append(r.viol, fmt.Sprintf("%v dispatch-bound: %d dispatch threads, bound %d", r.w.Elapsed(), st.DispatchThreads, bound))
 		}
+		if st.WorkerDeaths > deaths {
+			r.viol = append(r.viol, fmt.Sprintf("%v worker-died: %d dispatch worker threads died (a failing body must leave its worker alive)", r.w.Elapsed(), st.WorkerDeaths-deaths))
+			deaths = st.WorkerDeaths
+		}
+		r.retention(over)
 		r.w.Sleep(time.Second)
+	}
+}
+
+// retention checks that no pipeline keeps more checkpoints than the
+// batch-deletion scheme allows (max-retained N keeps N..2N-1; H10).
+func (r *runner) retention(over map[[2]int64]bool) {
+	n := r.ccfg.Coord.MaxRetained
+	if n <= 0 {
+		n = 20
+	}
+	for _, co := range r.c.Coordinators() {
+		k := [2]int64{co.Job(), int64(co.Pipeline())}
+		if got := r.c.Storage.Count(co.Job(), co.Pipeline()); got > 2*n && !over[k] {
+			over[k] = true
+			r.viol = append(r.viol, fmt.Sprintf("%v retention: job %d pipeline %d holds %d checkpoints, max-retained %d allows at most %d",
+				r.w.Elapsed(), co.Job(), co.Pipeline(), got, n, 2*n-1))
+		}
 	}
 }
 
@@ -228,6 +252,8 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 		out.Counts[k.String()] = n
 	}
 	out.Windows = rec.Windows
+	st := r.c.Sched.Stats()
+	out.Windows[cluster.WindowCancelAfterHandoff] = int(st.RanAfterCancel + st.SkippedAfterHandoff)
 }
 
 // models checks the recorded histories with porcupine.

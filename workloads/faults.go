@@ -92,6 +92,9 @@ func (in *injector) stepDown(sc Schedule) {
 	}
 	in.w.Sleep(d)
 	in.c.Reactivate()
+	if sc.KeepCoordinators {
+		return
+	}
 	for _, m := range in.c.Managers {
 		if err := m.Restore(); err != nil {
 			in.w.Note("restore after step-down: %v", err)

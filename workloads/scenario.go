@@ -64,6 +64,9 @@ type Schedule struct {
 	Every   Duration   `yaml:"every,omitempty"`
 	PerHour float64    `yaml:"per_hour,omitempty"`
 	For     Duration   `yaml:"for,omitempty"` // how long the fault lasts (step-down, schema change)
+	// KeepCoordinators (step-down only): the same master reactivates with a
+	// fresh executor and its coordinators keep running, with no restore.
+	KeepCoordinators bool `yaml:"keep_coordinators,omitempty"`
 }
 
 // Scenario is one scenario file.

@@ -25,6 +25,10 @@ func (c *Coordinator) expire(p *Pending) {
 		return
 	}
 	if err := c.async(func() { c.failExpired(p) }); err != nil {
+		if c.cfg.Variants.ExpiryFallback == "drop" {
+			c.log().Warn("coordinator executor rejected the expiry; dropped", "id", p.ID, "err", err)
+			return // H11: the checkpoint stays pending forever
+		}
 		c.log().Warn("coordinator executor rejected the expiry; expiring inline", "id", p.ID, "err", err)
 		c.emit(Event{Kind: EvExpiryFallback, ID: p.ID, ArmedGen: p.Gen})
 		c.failExpired(p)

@@ -235,7 +235,7 @@ func (c *Coordinator) continuation(p *Pending, err error, lockHeld bool) {
 // (whenCompleteAsync): an abort fails the generation that armed it, a
 // completion completes it, a nil result (RESET, PIPELINE_END) is skipped.
 func (c *Coordinator) onPendingDone(p *Pending, cp *Completed, err error) {
-	xerr := c.async(func() {
+	handle := func() {
 		switch {
 		case err != nil:
 			c.handleError(p.Gen, ReasonTriggerFailed, err, c.deferredFence(), false)
@@ -246,11 +246,13 @@ func (c *Coordinator) onPendingDone(p *Pending, cp *Completed, err error) {
 		default:
 			c.log().Debug("pending checkpoint aborted without failure", "id", p.ID)
 		}
-	})
-	if xerr != nil {
+	}
+	if xerr := c.async(handle); xerr != nil {
 		// Upstream's whenCompleteAsync on a shut-down executor loses the
-		// handler; the next generation's restore cleans up.
-		c.log().Warn("coordinator executor rejected a completion handler", "id", p.ID, "err", xerr)
+		// handler, leaving a fully acknowledged checkpoint that no watchdog
+		// will expire. Run it inline instead, as the expiry does (H11).
+		c.log().Warn("coordinator executor rejected a completion handler; running inline", "id", p.ID, "err", xerr)
+		handle()
 	}
 }
 

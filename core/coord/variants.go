@@ -16,6 +16,7 @@ type Variants struct {
 	TriggerErrors       string // "report" (default) | "silent"              H4
 	BarrierContinuation string // "async" (default) | "inline"               H6
 	ExpiryExec          string // "executor" (default) | "inline"
+	ExpiryFallback      string // "inline" (default) | "drop"                  H11
 	Retention           string // "durable" (default) | "memory"             H10
 }
 
@@ -31,6 +32,7 @@ var variantKeys = []struct {
 	{"trigger-errors", []string{"report", "silent"}, func(v *Variants) *string { return &v.TriggerErrors }},
 	{"barrier-continuation", []string{"async", "inline"}, func(v *Variants) *string { return &v.BarrierContinuation }},
 	{"expiry-exec", []string{"executor", "inline"}, func(v *Variants) *string { return &v.ExpiryExec }},
+	{"expiry-fallback", []string{"inline", "drop"}, func(v *Variants) *string { return &v.ExpiryFallback }},
 	{"retention", []string{"durable", "memory"}, func(v *Variants) *string { return &v.Retention }},
 }
 

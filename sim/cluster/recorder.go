@@ -35,6 +35,8 @@ type pipeState struct {
 	restoredAt  time.Duration
 	awaitFirst  bool
 	expiredAt   time.Duration
+	restoring   bool
+	savepoint   int64 // pending savepoint id, 0: none
 	lastDone    time.Duration
 	completed   int
 	finished    bool
@@ -56,10 +58,51 @@ type Recorder struct {
 	Windows map[string]int
 	// OnEvent, when set, sees every record (history recording).
 	OnEvent func(Record)
+	// inflight counts acknowledgements on their way, per pipeline.
+	inflight map[[2]int64]int
+}
+
+// The named race windows counted per run, so that "not found" with a
+// window never reached reads differently from "not found" with the window
+// reached many times.
+const (
+	WindowExpiryVsAck         = "expiry-racing-ack"
+	WindowFailoverInSavepoint = "failover-during-savepoint"
+	WindowTriggerInRestore    = "trigger-during-restore"
+	WindowCancelAfterHandoff  = "cancel-after-handoff"
+)
+
+// WindowNames lists every named race window.
+var WindowNames = []string{WindowExpiryVsAck, WindowFailoverInSavepoint, WindowTriggerInRestore, WindowCancelAfterHandoff}
+
+func (r *Recorder) windows(s *pipeState, ev coord.Event) {
+	switch ev.Kind {
+	case coord.EvEffect:
+		if ev.Reason == coord.ReasonExpired && r.inflight[key(ev.Job, ev.Pipeline)] > 0 {
+			r.Windows[WindowExpiryVsAck]++
+		}
+	case coord.EvGeneration:
+		if s.savepoint != 0 {
+			r.Windows[WindowFailoverInSavepoint]++
+		}
+		s.restoring, s.savepoint = true, 0
+	case coord.EvTriggered, coord.EvTriggerArmed, coord.EvTriggerStopped:
+		if s.restoring {
+			r.Windows[WindowTriggerInRestore]++
+		}
+		if ev.Kind == coord.EvTriggered && ev.Type == coord.Savepoint {
+			s.savepoint = ev.ID
+		}
+	case coord.EvCompleted, coord.EvAborted:
+		if ev.ID == s.savepoint {
+			s.savepoint = 0
+		}
+	}
 }
 
 func newRecorder(w *sim.World) *Recorder {
-	return &Recorder{w: w, pipes: map[[2]int64]*pipeState{}, Counts: map[coord.EventKind]int{}, Windows: map[string]int{}}
+	return &Recorder{w: w, pipes: map[[2]int64]*pipeState{}, Counts: map[coord.EventKind]int{}, Windows: map[string]int{},
+		inflight: map[[2]int64]int{}}
 }
 
 func (r *Recorder) pipe(job int64, p int) *pipeState {
@@ -87,6 +130,7 @@ func (r *Recorder) observe(ev coord.Event) {
 		r.OnEvent(rec)
 	}
 	s := r.pipe(ev.Job, ev.Pipeline)
+	r.windows(s, ev)
 	switch ev.Kind {
 	case coord.EvPendingCount:
 		if ev.Count > 1 || ev.Count < 0 {
@@ -142,7 +186,7 @@ func (r *Recorder) restored(s *pipeState, ev coord.Event, now time.Duration) {
 		r.violate(ev, "generation-order", "restored generation %d after %d", ev.Gen, s.gen)
 	}
 	s.gen = ev.Gen
-	s.restoredAt, s.awaitFirst, s.finished = now, true, false
+	s.restoredAt, s.awaitFirst, s.finished, s.restoring = now, true, false, false
 	clear(s.triggeredAt)
 }
 

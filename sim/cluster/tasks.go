@@ -23,8 +23,11 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 	}
 	drop := c.fault(c.cfg.Faults.AckDrop)
 	lat := c.cfg.Workload.AckLatency.Draw(c.work)
+	k := key(job, pipeline)
+	c.Recorder.inflight[k]++
 	c.W.Go(fmt.Sprintf("task-%d-%d-%d", job, pipeline, task), func() {
 		c.W.Sleep(lat)
+		c.Recorder.inflight[k]--
 		if drop {
 			c.W.Note("fault: task %d-%d-%d drops ack of %d", job, pipeline, task, b.ID)
 			return

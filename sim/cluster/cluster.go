@@ -26,6 +26,12 @@ type Workload struct {
 	RestartDelay    Dist // job master: failure reported to restore
 	BodySlowness    Dist // blocking work in each dispatched trigger body
 	StatusSlow      Dist // extra status-store latency while faults are on
+	// Sources, sinks and offset checkpointers (pipeline.go); 0 partitions: none.
+	Partitions  int
+	BatchRate   float64 // batches per second per partition
+	SinkFailure float64 // probability a sink fails a batch while faults are on
+	// PlantCommitPastWatermark (test only) commits one offset past each watermark.
+	PlantCommitPastWatermark bool
 }
 
 // FaultRates are per-operation fault probabilities; the swarm switches
@@ -64,6 +70,9 @@ type Cluster struct {
 	Recorder *Recorder
 	exec     *exec.Pool
 	healed   bool
+
+	// Pipelines are the sources and sinks (nil without partitions).
+	Pipelines *Pipelines
 }
 
 // New builds the cluster's stores, scheduler, executor and job managers.
@@ -82,7 +91,8 @@ func New(w *sim.World, cfg Config) (*Cluster, error) {
 	c.exec = c.newExecutor()
 	ccfg := cfg.Coord
 	ccfg.Tasks = cfg.Tasks
-	ccfg.Observer = c.Recorder.observe
+	c.Pipelines = newPipelines(c)
+	ccfg.Observer = c.Pipelines.chain(c.Recorder.observe)
 	ccfg.Hooks.TriggerFault = c.triggerFault
 	for j := range cfg.Jobs {
 		deps := coord.ManagerDeps{Scheduler: s, Deps: coord.Deps{
@@ -152,6 +162,7 @@ func (c *Cluster) triggerFault(job int64, pipeline int) error {
 
 // Start reports every task ready so that checkpointing begins.
 func (c *Cluster) Start() {
+	c.Pipelines.start()
 	for _, m := range c.Managers {
 		m.Start()
 	}

@@ -46,6 +46,7 @@ func (t *Transport) NotifyComplete(job int64, pipeline int, task coord.TaskID, c
 		c.W.Note("fault: notify-complete fails job %d pipeline %d", job, pipeline)
 		return fmt.Errorf("simulated notify failure")
 	}
+	c.Pipelines.notify(job, pipeline, task)
 	return nil
 }
 

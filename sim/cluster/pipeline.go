@@ -1,0 +1,551 @@
+package cluster
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/watermark"
+	"github.com/ckptsim/ckptsim/sim"
+)
+
+// The pipelines' random streams, apart from the cluster's, so that
+// sources and sinks never change the coordinators' draws.
+const (
+	StreamPipelines  sim.Stream = 200 // poll jitter, batch sizes, sink delays and order
+	StreamSinkFaults sim.Stream = 201 // sink failures
+)
+
+// Pipeline tuning.
+const (
+	// PendingCeiling is each checkpointer's Options.PendingCeiling: about
+	// 13 s of batches at 20/s, so a partition reaches it when its
+	// watermark stalls or commits stop.
+	PendingCeiling = 256
+	// DefaultBatchRate is the per-partition poll rate when the workload
+	// sets partitions but no rate.
+	DefaultBatchRate = 10.0
+	// DefaultRebalanceHold is how long a rebalance keeps partitions away.
+	DefaultRebalanceHold = 3 * time.Second
+
+	sinkTick     = 50 * time.Millisecond  // the sink resolves what is due once a tick
+	sinkMaxDelay = 400 * time.Millisecond // a batch is resolved within this of its poll
+	maxRecords   = 8                      // records per poll batch: 1..maxRecords offsets
+	probeEvery   = time.Second            // the runtime drains and probes stalls this often
+	stallGrace   = 2 * time.Second        // a failed stall this old restarts the source
+	leakAfter    = 30 * time.Second       // an unresolved head this old is a leaked ack
+)
+
+// WatermarkOpKind names an operation on a pipeline's offset checkpointer,
+// as the watermark model (model.Watermark) records it.
+type WatermarkOpKind uint8
+
+// The watermark operations.
+const (
+	WMBeginEpoch WatermarkOpKind = iota // a partition assigned in Epoch (BeginEpoch or ExtendEpoch)
+	WMRevoke                            // a partition revoked mid-epoch
+	WMResolve                           // a sink resolved a batch (OK: Done, else Fail)
+	WMCommit                            // a watermark from TakeWatermarks committed at Offset
+	WMQuarantine                        // the DeadLetter callback passed over a failed batch
+)
+
+// WatermarkOp is one watermark operation of one partition.
+type WatermarkOp struct {
+	Kind      WatermarkOpKind
+	Job       int64
+	Pipeline  int // within the job
+	Partition watermark.Partition
+	Epoch     watermark.Epoch
+	Seq       uint64 // Resolve, Quarantine
+	Last      int64  // Resolve, Quarantine: the batch's last offset
+	Offset    int64  // Commit: the next offset to read
+	OK        bool   // Resolve
+	Actor     string // the simulated thread or logical client performing it
+}
+
+// PipelineStats count what the pipelines did.
+type PipelineStats struct {
+	Batches, Failed, Commits, Epochs, Revokes, Extends, Restarts, Quarantined, Ceilings int
+}
+
+// Pipelines are the simulated sources, sinks and pipeline runtimes of
+// every (job, pipeline), one offset checkpointer (core/watermark) each,
+// when Workload.Partitions > 0 (SPEC G, "how it meets the coordinator").
+//
+// Each pipeline has three threads. The source polls each assigned
+// partition at Workload.BatchRate (sleeping between polls, skipping a
+// partition that is AtCeiling), issues one ack per batch and hands it to
+// the sink. The sink resolves batches after a random delay of up to
+// 400 ms, in random order within each 50 ms tick, failing a batch with
+// probability Workload.SinkFailure while faults are on. The runtime owns
+// the checkpointer: it begins epoch 1 with every partition; on
+// notify-complete of task 0 it drains and commits TakeWatermarks; on a
+// restore of the coordinator (EvRestored) it begins a new epoch for the
+// partitions assigned; it applies rebalances (Cluster.Rebalance); once a
+// second it drains and probes StalledPartitions, restarting the source in a
+// new epoch when a failed batch has stalled a partition for 2 s (the
+// health probe), and reporting an unresolved head older than 30 s as a
+// leaked ack. Pipelines with an odd number (job*pipelines+pipeline)
+// quarantine failed batches (Options.DeadLetter) instead of stalling.
+//
+// A new epoch, a re-admission or a restart re-reads each partition from its
+// last committed offset (at-least-once). Commits go to a simulated broker
+// that asserts the cheap properties: a commit is for the current epoch and
+// an assigned partition, never goes backwards within an epoch, and never
+// passes what the source has read. Violations go to Recorder.Violations.
+type Pipelines struct {
+	c   *Cluster
+	All []*Pipeline // job-major
+	// OnOp, when set before Start, is called at the start of every
+	// watermark operation; it returns the function to call when the
+	// operation returns.
+	OnOp  func(WatermarkOp) (done func())
+	Stats PipelineStats
+
+	rate float64
+	rnd  *rand.Rand
+	flt  *rand.Rand
+}
+
+// Pipeline is one pipeline's source, sink and runtime.
+type Pipeline struct {
+	ps         *Pipelines
+	job        int64
+	idx        int
+	quarantine bool
+	cp         *watermark.Checkpointer
+	actors     []string // per partition: the runtime's client for that partition's ops
+	sinkActor  string
+
+	mu     env.Mutex // guards events, assigned, pos and queue
+	wake   env.Cond  // signals events to the runtime
+	events []pipeEvent
+
+	assigned []watermark.Partition // sorted; what the source polls
+	pos      []int64               // per partition: next offset the source reads
+	queue    []sinkItem            // handed from source to sink
+
+	// Runtime only.
+	epoch     watermark.Epoch
+	admitted  []watermark.Epoch // per partition: last epoch it was admitted to
+	committed []int64           // per partition: the broker's committed offset
+	lastEpoch []watermark.Epoch // per partition: epoch of the last commit
+	leaked    map[watermark.BatchID]bool
+	misuse    bool
+	dones     []func()
+
+	// Sink only.
+	held []sinkItem
+}
+
+type pipeEventKind uint8
+
+const (
+	evCommit pipeEventKind = iota
+	evRestore
+	evRevoke
+	evReadmit
+)
+
+type pipeEvent struct {
+	kind   pipeEventKind
+	parts  []watermark.Partition
+	extend bool // evReadmit: try ExtendEpoch first
+}
+
+type sinkItem struct {
+	ack *watermark.Ack
+	due time.Duration
+}
+
+// newPipelines returns nil when the workload has no partitions.
+func newPipelines(c *Cluster) *Pipelines {
+	wl := c.cfg.Workload
+	if wl.Partitions <= 0 {
+		return nil
+	}
+	ps := &Pipelines{c: c, rate: wl.BatchRate, rnd: c.W.Rand(StreamPipelines), flt: c.W.Rand(StreamSinkFaults)}
+	if ps.rate <= 0 {
+		ps.rate = DefaultBatchRate
+	}
+	n := wl.Partitions
+	for j := range c.cfg.Jobs {
+		for i := range c.cfg.Pipelines {
+			p := &Pipeline{ps: ps, job: int64(j), idx: i, quarantine: (j*c.cfg.Pipelines+i)%2 == 1,
+				mu: c.W.NewMutex("sim.pipeline"), pos: make([]int64, n), admitted: make([]watermark.Epoch, n),
+				committed: make([]int64, n), lastEpoch: make([]watermark.Epoch, n), leaked: map[watermark.BatchID]bool{},
+				sinkActor: fmt.Sprintf("sink-%d-%d", j, i)}
+			p.wake = c.W.NewCond(p.mu)
+			opts := watermark.Options{PendingCeiling: PendingCeiling}
+			if p.quarantine {
+				opts.DeadLetter = p.deadLetter
+			}
+			p.cp = watermark.New(c.W, opts)
+			for q := range n {
+				p.actors = append(p.actors, fmt.Sprintf("wm-%d-%d-%d", j, i, q))
+			}
+			ps.All = append(ps.All, p)
+		}
+	}
+	return ps
+}
+
+// chain returns the coordinator observer that also routes restores to the
+// pipelines; obs unchanged without pipelines.
+func (ps *Pipelines) chain(obs coord.Observer) coord.Observer {
+	if ps == nil {
+		return obs
+	}
+	return func(ev coord.Event) {
+		obs(ev)
+		if ev.Kind == coord.EvRestored {
+			ps.pipe(ev.Job, ev.Pipeline).post(pipeEvent{kind: evRestore})
+		}
+	}
+}
+
+// notify is the notify-complete of a checkpoint reaching a task; task 0
+// is the source, which commits its watermarks.
+func (ps *Pipelines) notify(job int64, pipeline int, task coord.TaskID) {
+	if ps == nil || task != 0 {
+		return
+	}
+	ps.pipe(job, pipeline).post(pipeEvent{kind: evCommit})
+}
+
+func (ps *Pipelines) pipe(job int64, pipeline int) *Pipeline {
+	return ps.All[int(job)*ps.c.cfg.Pipelines+pipeline]
+}
+
+// CheckpointerStats sums the checkpointers' counters.
+func (ps *Pipelines) CheckpointerStats() watermark.Stats {
+	var t watermark.Stats
+	for _, p := range ps.All {
+		s := p.cp.Stats()
+		t.Applied += s.Applied
+		t.Stale += s.Stale
+		t.Duplicates += s.Duplicates
+		t.Unknown += s.Unknown
+		t.Drains += s.Drains
+		t.Quarantined += s.Quarantined
+		t.DoubleResolved += s.DoubleResolved
+		t.AddAfterResolve += s.AddAfterResolve
+	}
+	return t
+}
+
+// start launches every pipeline's threads.
+func (ps *Pipelines) start() {
+	if ps == nil {
+		return
+	}
+	for _, p := range ps.All {
+		name := fmt.Sprintf("%d-%d", p.job, p.idx)
+		ps.c.W.Go("pipeline-runtime-"+name, p.runtime)
+		ps.c.W.Go("source-"+name, p.source)
+		ps.c.W.Go("sink-"+name, p.sink)
+	}
+}
+
+// Rebalance revokes a random non-empty subset of a random pipeline's
+// assigned partitions and re-admits them after hold, as a consumer group
+// rebalance does: in the current epoch (ExtendEpoch) when r says so and
+// none of them was admitted to it, else in a new epoch. Without
+// pipelines it does nothing.
+func (c *Cluster) Rebalance(r *rand.Rand, hold time.Duration) {
+	ps := c.Pipelines
+	if ps == nil || len(ps.All) == 0 {
+		return
+	}
+	if hold <= 0 {
+		hold = DefaultRebalanceHold
+	}
+	p := ps.All[r.IntN(len(ps.All))]
+	p.mu.Lock()
+	var parts []watermark.Partition
+	for _, q := range p.assigned {
+		if r.IntN(2) == 0 {
+			parts = append(parts, q)
+		}
+	}
+	if len(parts) == 0 && len(p.assigned) > 0 {
+		parts = append(parts, p.assigned[r.IntN(len(p.assigned))])
+	}
+	p.mu.Unlock()
+	if len(parts) == 0 {
+		return
+	}
+	extend := r.IntN(2) == 0
+	c.W.Note("fault: rebalance revokes partitions %v of job %d pipeline %d for %v", parts, p.job, p.idx, hold)
+	p.post(pipeEvent{kind: evRevoke, parts: parts})
+	c.W.Go(fmt.Sprintf("rebalance-%d-%d", p.job, p.idx), func() {
+		c.W.Sleep(hold)
+		p.post(pipeEvent{kind: evReadmit, parts: parts, extend: extend})
+	})
+}
+
+func (p *Pipeline) post(ev pipeEvent) {
+	p.mu.Lock()
+	p.events = append(p.events, ev)
+	p.wake.Signal()
+	p.mu.Unlock()
+}
+
+func (p *Pipeline) invoke(op WatermarkOp) func() {
+	f := p.ps.OnOp
+	if f == nil {
+		return noop
+	}
+	op.Job, op.Pipeline = p.job, p.idx
+	if op.Actor == "" {
+		op.Actor = p.actors[op.Partition]
+	}
+	return f(op)
+}
+
+func noop() {}
+
+// invokeEach starts one op of kind per partition.
+func (p *Pipeline) invokeEach(kind WatermarkOpKind, parts []watermark.Partition, epoch watermark.Epoch) []func() {
+	dones := p.dones[:0]
+	for _, q := range parts {
+		dones = append(dones, p.invoke(WatermarkOp{Kind: kind, Partition: q, Epoch: epoch}))
+	}
+	return dones
+}
+
+func (p *Pipeline) finish(dones []func()) {
+	for _, d := range dones {
+		d()
+	}
+	clear(dones)
+	p.dones = dones[:0]
+}
+
+func (p *Pipeline) violate(check, format string, args ...any) {
+	c := p.ps.c
+	v := Violation{At: c.W.Elapsed(), Check: check, Job: p.job, Pipeline: p.idx, Message: fmt.Sprintf(format, args...)}
+	c.Recorder.Violations = append(c.Recorder.Violations, v)
+	c.W.Note("violation: %s", v)
+}
+
+// ---- runtime
+
+func (p *Pipeline) runtime() {
+	p.mu.Lock()
+	all := make([]watermark.Partition, len(p.pos))
+	for q := range all {
+		all[q] = watermark.Partition(q)
+	}
+	p.newEpoch(all)
+	for {
+		for len(p.events) == 0 {
+			if p.wake.WaitFor(probeEvery) {
+				break
+			}
+		}
+		evs := p.events
+		p.events = nil
+		for _, ev := range evs {
+			switch ev.kind {
+			case evCommit:
+				p.commit()
+			case evRestore:
+				p.newEpoch(p.assigned)
+			case evRevoke:
+				p.revoke(ev.parts)
+			case evReadmit:
+				p.readmit(ev.parts, ev.extend)
+			}
+		}
+		p.cp.Drain()
+		p.probe()
+	}
+}
+
+// newEpoch begins the next epoch with exactly parts assigned, each read
+// again from its committed offset. Called with mu held.
+func (p *Pipeline) newEpoch(parts []watermark.Partition) {
+	parts = slices.Clone(parts)
+	slices.Sort(parts)
+	p.epoch++
+	dones := p.invokeEach(WMBeginEpoch, parts, p.epoch)
+	p.cp.BeginEpoch(parts, p.epoch)
+	p.finish(dones)
+	p.assign(parts)
+	p.ps.Stats.Epochs++
+}
+
+// assign makes parts (sorted) the source's assignment; the newly admitted
+// ones are read from their committed offsets.
+func (p *Pipeline) assign(parts []watermark.Partition) {
+	for _, q := range parts {
+		if p.admitted[q] != p.epoch {
+			p.admitted[q] = p.epoch
+			p.pos[q] = p.committed[q]
+		}
+	}
+	p.assigned = parts
+}
+
+func (p *Pipeline) revoke(parts []watermark.Partition) {
+	parts = slices.DeleteFunc(slices.Clone(parts), func(q watermark.Partition) bool { return !slices.Contains(p.assigned, q) })
+	if len(parts) == 0 {
+		return
+	}
+	p.assigned = slices.DeleteFunc(slices.Clone(p.assigned), func(q watermark.Partition) bool { return slices.Contains(parts, q) })
+	dones := p.invokeEach(WMRevoke, parts, p.epoch)
+	p.cp.Revoke(parts)
+	p.finish(dones)
+	p.ps.Stats.Revokes++
+}
+
+func (p *Pipeline) readmit(parts []watermark.Partition, extend bool) {
+	parts = slices.DeleteFunc(slices.Clone(parts), func(q watermark.Partition) bool { return slices.Contains(p.assigned, q) })
+	if len(parts) == 0 {
+		return
+	}
+	all := slices.Concat(p.assigned, parts)
+	slices.Sort(all)
+	fresh := !slices.ContainsFunc(parts, func(q watermark.Partition) bool { return p.admitted[q] == p.epoch })
+	if !extend || !fresh {
+		p.newEpoch(all)
+		return
+	}
+	dones := p.invokeEach(WMBeginEpoch, parts, p.epoch)
+	err := p.cp.ExtendEpoch(parts)
+	p.finish(dones)
+	if err != nil {
+		p.violate("watermark-extend", "ExtendEpoch%v refused in epoch %d: %v", parts, p.epoch, err)
+		return
+	}
+	p.assign(all)
+	p.ps.Stats.Extends++
+}
+
+// commit is the source's commit on notify-complete.
+func (p *Pipeline) commit() {
+	p.cp.Drain()
+	epoch, marks := p.cp.TakeWatermarks()
+	for _, m := range marks {
+		off := m.Offset
+		if p.ps.c.cfg.Workload.PlantCommitPastWatermark {
+			off++
+		}
+		done := p.invoke(WatermarkOp{Kind: WMCommit, Partition: m.Partition, Epoch: epoch, Offset: off})
+		p.brokerCommit(epoch, m.Partition, off)
+		done()
+	}
+}
+
+// brokerCommit stores a committed offset and asserts the cheap properties.
+func (p *Pipeline) brokerCommit(epoch watermark.Epoch, q watermark.Partition, off int64) {
+	switch {
+	case epoch != p.epoch:
+		p.violate("watermark-stale-commit", "partition %d committed %d for epoch %d in epoch %d", q, off, epoch, p.epoch)
+	case !slices.Contains(p.assigned, q):
+		p.violate("watermark-unassigned-commit", "partition %d committed %d in epoch %d while not assigned", q, off, epoch)
+	case p.lastEpoch[q] == epoch && off < p.committed[q]:
+		p.violate("watermark-backwards", "partition %d committed %d after %d in epoch %d", q, off, p.committed[q], epoch)
+	case off > p.pos[q]:
+		p.violate("watermark-unread", "partition %d committed %d but the source read only up to %d", q, off, p.pos[q])
+	}
+	p.committed[q], p.lastEpoch[q] = off, epoch
+	p.ps.Stats.Commits++
+}
+
+func (p *Pipeline) deadLetter(q watermark.Quarantined) {
+	done := p.invoke(WatermarkOp{Kind: WMQuarantine, Partition: q.Batch.Partition, Epoch: q.Batch.Epoch, Seq: q.Batch.Seq, Last: q.LastOffset})
+	p.ps.Stats.Quarantined++
+	done()
+}
+
+// probe is the health probe: a partition stalled by a failed batch
+// restarts the source in a new epoch; an unresolved head that keeps ageing
+// is a leaked ack; misuse counters must stay zero.
+func (p *Pipeline) probe() {
+	now := sim.Epoch.Add(p.ps.c.W.Elapsed())
+	restart := false
+	for _, s := range p.cp.StalledPartitions() {
+		age := now.Sub(s.Since)
+		switch {
+		case s.Failed && age >= stallGrace:
+			restart = true
+		case !s.Failed && age >= leakAfter && !p.leaked[s.Batch]:
+			p.leaked[s.Batch] = true
+			p.violate("watermark-leaked-ack", "batch %+v unresolved for %v", s.Batch, age)
+		}
+	}
+	if st := p.cp.Stats(); !p.misuse && (st.Unknown > 0 || st.DoubleResolved > 0 || st.AddAfterResolve > 0) {
+		p.misuse = true
+		p.violate("watermark-misuse", "unknown %d, double-resolved %d, add-after-resolve %d", st.Unknown, st.DoubleResolved, st.AddAfterResolve)
+	}
+	if restart {
+		p.ps.Stats.Restarts++
+		p.newEpoch(p.assigned)
+	}
+}
+
+// ---- source and sink
+
+func (p *Pipeline) source() {
+	w, r := p.ps.c.W, p.ps.rnd
+	iss := p.cp.NewIssuer()
+	period := time.Duration(float64(time.Second) / p.ps.rate)
+	for {
+		w.Sleep(period/2 + time.Duration(r.Int64N(int64(period)+1))) // mean period
+		p.mu.Lock()
+		for _, q := range p.assigned {
+			if iss.AtCeiling(q) {
+				p.ps.Stats.Ceilings++
+				continue
+			}
+			last := p.pos[q] + r.Int64N(maxRecords)
+			ack := iss.Issue(q, last)
+			p.pos[q] = last + 1
+			p.queue = append(p.queue, sinkItem{ack: ack, due: w.Elapsed() + time.Duration(r.Int64N(int64(sinkMaxDelay)+1))})
+			p.ps.Stats.Batches++
+		}
+		p.mu.Unlock()
+	}
+}
+
+func (p *Pipeline) sink() {
+	c, r := p.ps.c, p.ps.rnd
+	var due []sinkItem
+	for {
+		c.W.Sleep(sinkTick)
+		p.mu.Lock()
+		p.held = append(p.held, p.queue...)
+		clear(p.queue)
+		p.queue = p.queue[:0]
+		p.mu.Unlock()
+		now := c.W.Elapsed()
+		due = due[:0]
+		p.held = slices.DeleteFunc(p.held, func(it sinkItem) bool {
+			if it.due <= now {
+				due = append(due, it)
+				return true
+			}
+			return false
+		})
+		r.Shuffle(len(due), func(i, j int) { due[i], due[j] = due[j], due[i] })
+		for _, it := range due {
+			fail := !c.healed && chance(p.ps.flt, c.cfg.Workload.SinkFailure)
+			id := it.ack.Batch()
+			done := p.invoke(WatermarkOp{Kind: WMResolve, Partition: id.Partition, Epoch: id.Epoch, Seq: id.Seq,
+				Last: it.ack.LastOffset(), OK: !fail, Actor: p.sinkActor})
+			if fail {
+				p.ps.Stats.Failed++
+				it.ack.Fail()
+			} else {
+				it.ack.Done()
+			}
+			done()
+		}
+		clear(due)
+	}
+}

@@ -1,0 +1,137 @@
+package cluster_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/core/sched"
+	"github.com/ckptsim/ckptsim/linearizability"
+	"github.com/ckptsim/ckptsim/model"
+	"github.com/ckptsim/ckptsim/sim"
+	"github.com/ckptsim/ckptsim/sim/cluster"
+)
+
+type pipeRun struct {
+	res  sim.Result
+	c    *cluster.Cluster
+	hist *linearizability.Recorder
+}
+
+// pipelines runs 4 pipelines of 4 partitions for 2 minutes with sink
+// failures, a failover and rebalances, recording the watermark history.
+func pipelines(t *testing.T, seed uint64, wl cluster.Workload) pipeRun {
+	t.Helper()
+	w := sim.New(sim.Config{Seed: seed, MaxTime: time.Hour, LockOrder: true})
+	out := pipeRun{hist: linearizability.NewRecorder(linearizability.Logical)}
+	wl.AckLatency = cluster.Dist{Kind: "uniform", Min: 10 * time.Millisecond, Max: time.Second}
+	wl.RestartDelay = cluster.Dist{Min: time.Second}
+	out.res = w.Run(func() {
+		var err error
+		out.c, err = cluster.New(w, cluster.Config{
+			Jobs: 1, Pipelines: 4, Tasks: 2,
+			Coord:    coord.Config{Interval: 5 * time.Second, Timeout: 5 * time.Second, MaxRetained: 3},
+			Sched:    sched.Config{Cores: 2},
+			Workload: wl,
+			Faults:   cluster.FaultRates{AckDrop: 0.02, NotifyFail: 0.02},
+		})
+		if err != nil {
+			panic(err)
+		}
+		out.c.Pipelines.OnOp = func(o cluster.WatermarkOp) func() {
+			op, err := out.hist.Invoke(o.Actor, int64(w.Elapsed()), toModel(o))
+			if err != nil {
+				return func() {}
+			}
+			return func() { _ = out.hist.Return(op, int64(w.Elapsed()), nil) }
+		}
+		out.c.Start()
+		r := w.Rand(sim.StreamFaults)
+		for range 6 {
+			w.Sleep(15 * time.Second)
+			out.c.Rebalance(r, 2*time.Second)
+		}
+		if err := out.c.Managers[0].Restore(); err != nil {
+			t.Logf("failover: %v", err)
+		}
+		w.Sleep(10 * time.Second)
+		out.c.Heal()
+		w.Sleep(30 * time.Second)
+	})
+	return out
+}
+
+func toModel(o cluster.WatermarkOp) any {
+	p, q, e := o.Pipeline, int(o.Partition), int64(o.Epoch)
+	switch o.Kind {
+	case cluster.WMBeginEpoch:
+		return model.BeginEpoch{Pipeline: p, Partition: q, Epoch: e}
+	case cluster.WMRevoke:
+		return model.Revoke{Pipeline: p, Partition: q}
+	case cluster.WMResolve:
+		return model.Resolve{Pipeline: p, Partition: q, Epoch: e, Seq: int64(o.Seq), Last: o.Last, OK: o.OK}
+	case cluster.WMCommit:
+		return model.CommitOffset{Pipeline: p, Partition: q, Epoch: e, Offset: o.Offset}
+	case cluster.WMQuarantine:
+		return model.Quarantine{Pipeline: p, Partition: q, Epoch: e, Seq: int64(o.Seq), Last: o.Last}
+	}
+	panic(fmt.Sprintf("unknown op %d", o.Kind))
+}
+
+var pipeWorkload = cluster.Workload{Partitions: 4, BatchRate: 20, SinkFailure: 0.005}
+
+func TestPipelinesCommitAndPassTheModel(t *testing.T) {
+	for seed := range uint64(4) {
+		r := pipelines(t, seed, pipeWorkload)
+		if r.res.Outcome != sim.OutcomeDone {
+			t.Fatalf("seed %d: %v %s", seed, r.res.Outcome, r.res.Reason)
+		}
+		if len(r.c.Recorder.Violations) > 0 {
+			t.Fatalf("seed %d: %v", seed, r.c.Recorder.Violations)
+		}
+		if cyc := r.res; len(r.c.W.LockGraph().Cycles()) > 0 {
+			t.Fatalf("seed %d: lock-order cycles %v (%v)", seed, r.c.W.LockGraph().Cycles(), cyc.Outcome)
+		}
+		st := r.c.Pipelines.Stats
+		if st.Commits < 100 || st.Epochs < 16 || st.Revokes == 0 || st.Failed == 0 || st.Batches < 10000 {
+			t.Fatalf("seed %d: too little happened: %+v", seed, st)
+		}
+		r.hist.CutOpen()
+		if err := r.hist.Err(); err != nil {
+			t.Fatalf("seed %d: malformed history: %v", seed, err)
+		}
+		v := linearizability.Check(model.Watermark, r.hist.Operations(), 20*time.Second)
+		if !v.Pass() {
+			t.Fatalf("seed %d: %s", seed, v)
+		}
+		t.Logf("seed %d: %d ops, %d steps, %+v, %+v", seed, len(r.hist.Operations()), r.res.Steps, st, r.c.Pipelines.CheckpointerStats())
+	}
+}
+
+func TestPipelinesPlantedCommitBugIsIllegal(t *testing.T) {
+	wl := pipeWorkload
+	wl.PlantCommitPastWatermark = true
+	r := pipelines(t, 1, wl)
+	r.hist.CutOpen()
+	v := linearizability.Check(model.Watermark, r.hist.Operations(), 20*time.Second)
+	if v.Result != linearizability.Illegal {
+		t.Fatalf("planted bug not caught: %s", v)
+	}
+	t.Logf("caught: %s", v)
+}
+
+func TestPipelinesDeterministic(t *testing.T) {
+	a, b := pipelines(t, 7, pipeWorkload), pipelines(t, 7, pipeWorkload)
+	if a.res.TraceHash != b.res.TraceHash || a.c.Pipelines.Stats != b.c.Pipelines.Stats {
+		t.Fatalf("same seed, different runs: %x %+v vs %x %+v", a.res.TraceHash, a.c.Pipelines.Stats, b.res.TraceHash, b.c.Pipelines.Stats)
+	}
+}
+
+func TestNoPartitionsNoPipelines(t *testing.T) {
+	r, c := smoke(3, coord.Variants{}, cluster.FaultRates{})
+	if r.Outcome != sim.OutcomeDone || c.Pipelines != nil {
+		t.Fatalf("%v %v", r.Outcome, c.Pipelines)
+	}
+	c.Rebalance(c.W.Rand(sim.StreamFaults), 0) // a no-op without pipelines
+}

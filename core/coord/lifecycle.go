@@ -168,7 +168,13 @@ func (c *Coordinator) reloadLatest() error {
 		c.latestCompleted.Store(&r)
 	}
 	if c.cfg.Variants.Retention == "memory" {
-		return nil // upstream keeps the deque in memory only (#12094)
+		// Upstream keeps the deque in memory only (#12094): a recreated
+		// coordinator starts with an empty one and never deletes the
+		// checkpoints stored before.
+		c.mapMu.Lock()
+		c.completedIDs = nil
+		c.mapMu.Unlock()
+		return nil
 	}
 	ids, err := c.d.Storage.IDs(c.job, c.pipeline)
 	if err != nil {

@@ -80,14 +80,15 @@ const (
 	EvCanceled
 	EvFinished // generation reached FINISHED or SUSPEND
 	EvPendingCount
-	EvGeneration // a restore installed generation Gen (under coord.generation)
-	EvEffect     // a deferred failure effect armed in ArmedGen starts (Op pairs it with its end)
-	EvEffectNoop // the effect Op did nothing: the generation had already ended
+	EvGeneration         // a restore installed generation Gen (under coord.generation)
+	EvEffect             // a deferred failure effect armed in ArmedGen starts (Op pairs it with its end)
+	EvEffectNoop         // the effect Op did nothing: the generation had already ended
+	EvInlineContinuation // inline variant: the continuation ran on the trigger thread (H6 window)
 )
 
 var eventNames = [...]string{"triggered", "completed", "aborted", "gen-failed", "stale-dropped", "restored",
 	"expiry-fallback", "trigger-armed", "trigger-stopped", "canceled", "finished", "pending-count",
-	"generation", "effect", "effect-noop"}
+	"generation", "effect", "effect-noop", "inline-continuation"}
 
 func (k EventKind) String() string { return eventNames[k] }
 

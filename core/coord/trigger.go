@@ -191,6 +191,7 @@ func (c *Coordinator) cleanCount() uint64 {
 func (c *Coordinator) startPending(pf *Future[*Pending], lockHeld bool) {
 	if c.cfg.Variants.BarrierContinuation == "inline" {
 		if pf.Done() {
+			c.emit(Event{Kind: EvInlineContinuation})
 			p, err := pf.Get()
 			c.continuation(p, err, lockHeld)
 		} else {

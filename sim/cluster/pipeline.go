@@ -151,9 +151,9 @@ const (
 )
 
 type pipeEvent struct {
-	kind   pipeEventKind
-	parts  []watermark.Partition
-	extend bool // evReadmit: try ExtendEpoch first
+	kind  pipeEventKind
+	parts []watermark.Partition
+	eager bool // evRevoke: reassign the rest in a new epoch instead of Revoke
 }
 
 type sinkItem struct {
@@ -250,11 +250,12 @@ func (ps *Pipelines) start() {
 	}
 }
 
-// Rebalance revokes a random non-empty subset of a random pipeline's
-// assigned partitions and re-admits them after hold, as a consumer group
-// rebalance does: in the current epoch (ExtendEpoch) when r says so and
-// none of them was admitted to it, else in a new epoch. Without
-// pipelines it does nothing.
+// Rebalance takes a random non-empty subset of a random pipeline's
+// assigned partitions away and gives them back after hold, as a consumer
+// group rebalance does. Cooperatively (half the time) it revokes them
+// mid-epoch (Revoke); eagerly it reassigns the others in a new epoch. They
+// come back in the current epoch (ExtendEpoch) when none of them was
+// admitted to it, else in a new epoch. Without pipelines it does nothing.
 func (c *Cluster) Rebalance(r *rand.Rand, hold time.Duration) {
 	ps := c.Pipelines
 	if ps == nil || len(ps.All) == 0 {
@@ -278,12 +279,12 @@ func (c *Cluster) Rebalance(r *rand.Rand, hold time.Duration) {
 	if len(parts) == 0 {
 		return
 	}
-	extend := r.IntN(2) == 0
-	c.W.Note("fault: rebalance revokes partitions %v of job %d pipeline %d for %v", parts, p.job, p.idx, hold)
-	p.post(pipeEvent{kind: evRevoke, parts: parts})
+	eager := r.IntN(2) == 0
+	c.W.Note("fault: rebalance (eager %v) takes partitions %v of job %d pipeline %d for %v", eager, parts, p.job, p.idx, hold)
+	p.post(pipeEvent{kind: evRevoke, parts: parts, eager: eager})
 	c.W.Go(fmt.Sprintf("rebalance-%d-%d", p.job, p.idx), func() {
 		c.W.Sleep(hold)
-		p.post(pipeEvent{kind: evReadmit, parts: parts, extend: extend})
+		p.post(pipeEvent{kind: evReadmit, parts: parts})
 	})
 }
 
@@ -356,9 +357,9 @@ func (p *Pipeline) runtime() {
 			case evRestore:
 				p.newEpoch(p.assigned)
 			case evRevoke:
-				p.revoke(ev.parts)
+				p.revoke(ev.parts, ev.eager)
 			case evReadmit:
-				p.readmit(ev.parts, ev.extend)
+				p.readmit(ev.parts)
 			}
 		}
 		p.cp.Drain()
@@ -391,19 +392,24 @@ func (p *Pipeline) assign(parts []watermark.Partition) {
 	p.assigned = parts
 }
 
-func (p *Pipeline) revoke(parts []watermark.Partition) {
+func (p *Pipeline) revoke(parts []watermark.Partition, eager bool) {
 	parts = slices.DeleteFunc(slices.Clone(parts), func(q watermark.Partition) bool { return !slices.Contains(p.assigned, q) })
 	if len(parts) == 0 {
 		return
 	}
-	p.assigned = slices.DeleteFunc(slices.Clone(p.assigned), func(q watermark.Partition) bool { return slices.Contains(parts, q) })
+	rest := slices.DeleteFunc(slices.Clone(p.assigned), func(q watermark.Partition) bool { return slices.Contains(parts, q) })
+	if eager {
+		p.newEpoch(rest)
+		return
+	}
+	p.assigned = rest
 	dones := p.invokeEach(WMRevoke, parts, p.epoch)
 	p.cp.Revoke(parts)
 	p.finish(dones)
 	p.ps.Stats.Revokes++
 }
 
-func (p *Pipeline) readmit(parts []watermark.Partition, extend bool) {
+func (p *Pipeline) readmit(parts []watermark.Partition) {
 	parts = slices.DeleteFunc(slices.Clone(parts), func(q watermark.Partition) bool { return slices.Contains(p.assigned, q) })
 	if len(parts) == 0 {
 		return
@@ -411,7 +417,7 @@ func (p *Pipeline) readmit(parts []watermark.Partition, extend bool) {
 	all := slices.Concat(p.assigned, parts)
 	slices.Sort(all)
 	fresh := !slices.ContainsFunc(parts, func(q watermark.Partition) bool { return p.admitted[q] == p.epoch })
-	if !extend || !fresh {
+	if !fresh {
 		p.newEpoch(all)
 		return
 	}

@@ -70,10 +70,12 @@ const (
 	WindowFailoverInSavepoint = "failover-during-savepoint"
 	WindowTriggerInRestore    = "trigger-during-restore"
 	WindowCancelAfterHandoff  = "cancel-after-handoff"
+	WindowInlineContinuation  = "continuation-on-trigger-thread"
 )
 
 // WindowNames lists every named race window.
-var WindowNames = []string{WindowExpiryVsAck, WindowFailoverInSavepoint, WindowTriggerInRestore, WindowCancelAfterHandoff}
+var WindowNames = []string{WindowExpiryVsAck, WindowFailoverInSavepoint, WindowTriggerInRestore, WindowCancelAfterHandoff,
+	WindowInlineContinuation}
 
 func (r *Recorder) windows(s *pipeState, ev coord.Event) {
 	switch ev.Kind {
@@ -81,6 +83,8 @@ func (r *Recorder) windows(s *pipeState, ev coord.Event) {
 		if ev.Reason == coord.ReasonExpired && r.inflight[key(ev.Job, ev.Pipeline)] > 0 {
 			r.Windows[WindowExpiryVsAck]++
 		}
+	case coord.EvInlineContinuation:
+		r.Windows[WindowInlineContinuation]++
 	case coord.EvGeneration:
 		if s.savepoint != 0 {
 			r.Windows[WindowFailoverInSavepoint]++

@@ -85,6 +85,7 @@ type runner struct {
 	c      *cluster.Cluster
 	sp     *savepoints
 	h      *histories
+	wm     *watermarks
 	delays []time.Duration
 	viol   []string
 	healAt time.Duration
@@ -166,6 +167,8 @@ func (r *runner) main() {
 	}
 	r.h = newHistories(r.w, r.s.Cluster.Jobs, r.s.Cluster.Pipelines)
 	r.h.attach(r.c)
+	r.wm = newWatermarks(r.w, r.s.Cluster.Pipelines)
+	r.wm.attach(r.c)
 	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines)
 	r.sp.h = r.h
 	d := r.s.Run.Duration.D
@@ -258,7 +261,7 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 
 // models checks the recorded histories with porcupine.
 func (r *runner) models(out *Outcome) {
-	verdicts, harness := r.h.check()
+	verdicts, harness := r.wm.check(r.h.check())
 	for _, msg := range harness {
 		r.fail(out, Crash, msg)
 	}

@@ -54,6 +54,7 @@ func (in *injector) start() {
 		{"step-down", in.f.StepDown, in.stepDown},
 		{"savepoint", in.f.Savepoint, in.savepoint},
 		{"schema-change", in.f.SchemaChange, in.schemaChange},
+		{"rebalance", in.f.Rebalance, in.rebalance},
 	}
 	for _, k := range kinds {
 		ts := times(k.sc, in.end, in.r)

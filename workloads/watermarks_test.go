@@ -1,0 +1,81 @@
+package workloads
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ckptsim/ckptsim/sim/cluster"
+)
+
+// runWatermarks runs one seed of the watermarks scenario with its cluster
+// configuration changed by mod, keeping the runner for inspection.
+func runWatermarks(t *testing.T, seed uint64, mod func(*cluster.Config)) (Outcome, *runner) {
+	t.Helper()
+	s, err := Lookup("watermarks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{s: s, opt: Options{Seed: seed}, faults: s.Faults}
+	if r.ccfg, err = s.clusterConfig(s.effectiveVariants(nil), s.Faults); err != nil {
+		t.Fatal(err)
+	}
+	if mod != nil {
+		mod(&r.ccfg)
+	}
+	start := time.Now()
+	out := r.run(Outcome{Scenario: s.Name, Seed: seed})
+	out.WallNs = time.Since(start).Nanoseconds()
+	return out, r
+}
+
+func TestWatermarksScenarioPasses(t *testing.T) {
+	for seed := range uint64(3) {
+		out, r := runWatermarks(t, seed, nil)
+		if out.Verdict != Pass {
+			t.Fatalf("seed %d: %s %v", seed, out.Verdict, out.Violations)
+		}
+		st := r.c.Pipelines.Stats
+		ops := len(r.wm.rec.Operations())
+		if len(r.c.Pipelines.All) != 20 || st.Commits < 200 || st.Failed == 0 || st.Restarts == 0 ||
+			st.Quarantined == 0 || st.Revokes+st.Extends == 0 || ops < st.Batches {
+			t.Fatalf("seed %d: too little happened: %d ops, %+v", seed, ops, st)
+		}
+		t.Logf("seed %d: %d steps, %v wall, %d watermark ops, %+v", seed, out.Steps, time.Duration(out.WallNs), ops, st)
+	}
+}
+
+// TestWatermarksPlantedCommitBugIsCaught commits one offset past every
+// watermark (the harness-side commit path, behind a test-only switch):
+// the watermark model must call the run a safety failure.
+func TestWatermarksPlantedCommitBugIsCaught(t *testing.T) {
+	for seed := range uint64(3) {
+		out, _ := runWatermarks(t, seed, func(c *cluster.Config) { c.Workload.PlantCommitPastWatermark = true })
+		if out.Verdict != Safety {
+			t.Fatalf("seed %d: planted bug not caught: %s %v", seed, out.Verdict, out.Violations)
+		}
+		var found string
+		for _, v := range out.Violations {
+			if strings.HasPrefix(v, "model watermark: ") && strings.Contains(v, "commit past a batch not resolved OK") {
+				found = v
+			}
+		}
+		if found == "" {
+			t.Fatalf("seed %d: no watermark model verdict among %.1000v", seed, out.Violations)
+		}
+		t.Logf("seed %d: %.300s", seed, found)
+	}
+}
+
+func TestSmokeHasNoPipelines(t *testing.T) {
+	s, err := Lookup("smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{s: s, opt: Options{Seed: 1}, faults: s.Faults}
+	r.ccfg, _ = s.clusterConfig(s.effectiveVariants(nil), s.Faults)
+	out := r.run(Outcome{})
+	if out.Verdict != Pass || r.c.Pipelines != nil || r.wm.used {
+		t.Fatalf("smoke: %s %v, pipelines %v", out.Verdict, out.Violations, r.c.Pipelines)
+	}
+}

@@ -314,3 +314,17 @@ func TestWallSmoke(t *testing.T) {
 	}()
 	<-done
 }
+
+// TestNilLeaseRefused pins H7: upstream's coordinator took a null lease
+// from a mocked manager and failed later with an NPE; New refuses it at
+// construction, naming the job and pipeline.
+func TestNilLeaseRefused(t *testing.T) {
+	defer func() {
+		v := recover()
+		if msg, _ := v.(string); msg != "coord: nil scheduler lease for job 7 pipeline 3" {
+			t.Fatalf("recovered %v", v)
+		}
+	}()
+	New(Deps{Env: env.Wall{}}, 7, 3, Config{}, nil)
+	t.Fatal("New accepted a nil lease")
+}

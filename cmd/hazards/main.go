@@ -1,0 +1,301 @@
+// Command hazards regenerates the hazard catalog (results/hazards.md): for
+// each hazard of SPEC.md section D, the variant that reintroduces it, the
+// scenario that makes it reachable, the general check that detects it, the
+// seeds to first detection over independent campaigns (random walk and PCT
+// separately), how many seeds the fixed design passes, the named race
+// windows reached, a shrunk reproduction and its replay command; and the
+// lock-order graph of the fixed coordinator over the whole campaign.
+//
+//	go run ./cmd/hazards [-campaigns 20] [-cap 40] [-fixed 100] [-out results] [-only H1,H4]
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ckptsim/ckptsim/sim"
+	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads"
+)
+
+// hazard is one row of the catalog.
+type hazard struct {
+	ID, Title string
+	Scenario  string
+	Bug       map[string]string // variants that reintroduce it
+	Fixed     map[string]string // variants of the fixed design (nil: defaults)
+	Detector  string
+	Window    string // the race window that matters, if one is counted
+	Note      string
+}
+
+var catalog = []hazard{
+	{ID: "H1", Title: "stale expiry fails a restored generation", Scenario: "h1-stale-expiry",
+		Bug: map[string]string{"expiry-fence": "none"}, Detector: "generation model (porcupine) and the generation-fence invariant",
+		Window: cluster.WindowExpiryVsAck},
+	{ID: "H2", Title: "cancel after the hand-off runs the body once", Scenario: "h2-cancel-after-handoff",
+		Bug: map[string]string{"expiry-fence": "none"}, Detector: "generation model (porcupine), with the cancel-after-handoff window counted",
+		Window: cluster.WindowCancelAfterHandoff,
+		Note:   "the late body is harmless while bodies re-validate; the variant removes the expiry's re-validation, so detection goes through the H1 mechanism"},
+	{ID: "H3", Title: "re-throw kills the dispatch worker", Scenario: "h3-kill-worker",
+		Bug: map[string]string{"task-failure": "kill-worker"}, Detector: "worker-death invariant on the dispatch pool"},
+	{ID: "H4", Title: "periodic trigger silently stops after a throw", Scenario: "h4-trigger-silent",
+		Bug: map[string]string{"trigger-errors": "silent"}, Detector: "liveness phase (no checkpoint after faults stop)"},
+	{ID: "H5", Title: "savepoint holds coord.lock across its sleep-poll", Scenario: "h5-savepoint-under-lock",
+		Bug: map[string]string{"savepoint-wait": "under-lock"}, Detector: "scheduling-delay bound (checks.max_delay)"},
+	{ID: "H6", Title: "thenAccept runs the continuation inline on the lock holder", Scenario: "h6-inline-continuation",
+		Bug: map[string]string{"barrier-continuation": "inline"}, Detector: "one-pending invariant (pending counter -1)",
+		Window: cluster.WindowInlineContinuation},
+	{ID: "H7", Title: "null lease from mocks", Detector: "construction check: coord.New refuses a nil lease with the job and pipeline (TestNilLeaseRefused)",
+		Note: "not a run-time race: prevented by construction and pinned by a unit test"},
+	{ID: "H8", Title: "dispatch pool saturation delays triggers", Scenario: "h8-saturation",
+		Bug: map[string]string{"design": "shared"}, Fixed: map[string]string{"design": "per-pipeline"},
+		Detector: "scheduling-delay bound (checks.max_delay)",
+		Note:     "the shared design trades drops for delay by design; the per-pipeline design is the comparison, at 2 threads per pipeline"},
+	{ID: "H9", Title: "deferred error callers carry no generation", Scenario: "h9-deferred-fence",
+		Bug: map[string]string{"deferred-fence": "none"}, Detector: "generation model (porcupine) and the generation-fence invariant"},
+	{ID: "H10", Title: "retention desync after coordinator recreation", Scenario: "h10-retention",
+		Bug: map[string]string{"retention": "memory"}, Detector: "retention invariant (at most 2N-1 checkpoints kept)"},
+	{ID: "H11", Title: "expiry rejected by a shut-down coordinator executor", Scenario: "h11-step-down",
+		Bug: map[string]string{"expiry-fallback": "drop"}, Detector: "liveness phase (no checkpoint after faults stop)",
+		Window: ""},
+}
+
+type config struct {
+	campaigns, cap, fixed, parallel int
+	out                             string
+	only                            map[string]bool
+	shrink                          bool
+}
+
+// result is one row's measurements.
+type result struct {
+	Hazard      hazard
+	Detect      map[string][]int // strategy -> seeds to first detection per campaign (0: not found)
+	FirstSeed   map[string]int64 // strategy -> first detecting seed of campaign 0
+	FirstReason string
+	FixedSeeds  int
+	FixedPass   int
+	FixedFail   []string
+	Windows     map[string]int // summed over the fixed run
+	BugWindows  map[string]int // summed over the bug runs
+	Shrunk      string
+	Replay      string
+	Elapsed     time.Duration
+}
+
+func main() {
+	var cfg config
+	var only string
+	flag.IntVar(&cfg.campaigns, "campaigns", 20, "independent campaigns per strategy")
+	flag.IntVar(&cfg.cap, "cap", 40, "seeds per campaign before a hazard counts as not found")
+	flag.IntVar(&cfg.fixed, "fixed", 100, "seeds of the fixed design per hazard scenario")
+	flag.IntVar(&cfg.parallel, "parallel", runtime.NumCPU(), "seeds run at once")
+	flag.StringVar(&cfg.out, "out", "results", "output folder")
+	flag.StringVar(&only, "only", "", "comma-separated hazard ids (default: all)")
+	flag.BoolVar(&cfg.shrink, "shrink", true, "shrink the first detecting seed with simrun shrink")
+	flag.Parse()
+	if only != "" {
+		cfg.only = map[string]bool{}
+		for _, id := range strings.Split(only, ",") {
+			cfg.only[strings.ToUpper(strings.TrimSpace(id))] = true
+		}
+	}
+	if err := run(cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "hazards:", err)
+		os.Exit(1)
+	}
+}
+
+func run(cfg config) error {
+	var results []result
+	locks := sim.NewLockGraph()
+	for _, h := range catalog {
+		if cfg.only != nil && !cfg.only[h.ID] {
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "%s %s ...\n", h.ID, h.Title)
+		r, err := measure(cfg, h, locks)
+		if err != nil {
+			return fmt.Errorf("%s: %w", h.ID, err)
+		}
+		results = append(results, r)
+	}
+	if err := writeAtomic(filepath.Join(cfg.out, "hazards.md"), []byte(render(cfg, results))); err != nil {
+		return err
+	}
+	b, _ := json.MarshalIndent(results, "", "  ")
+	if err := writeAtomic(filepath.Join(cfg.out, "hazards.json"), b); err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(cfg.out, "hazards", "repro.mk"), []byte(reproMk(results))); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(cfg.out, "lock-order.md"), []byte(lockReport(cfg, locks)))
+}
+
+// pool runs fn over seeds with cfg.parallel workers.
+func pool[T any](n, parallel int, fn func(i int) T) []T {
+	out := make([]T, n)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(parallel, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = fn(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
+func measure(cfg config, h hazard, locks *sim.LockGraph) (result, error) {
+	start := time.Now()
+	r := result{Hazard: h, Detect: map[string][]int{}, FirstSeed: map[string]int64{}, Windows: map[string]int{}, BugWindows: map[string]int{}}
+	if h.Scenario == "" {
+		r.Elapsed = time.Since(start)
+		return r, nil
+	}
+	s, err := workloads.Lookup(h.Scenario)
+	if err != nil {
+		return r, err
+	}
+	var mu sync.Mutex
+	for si, strategy := range []string{"random", "pct"} {
+		found := pool(cfg.campaigns, cfg.parallel, func(c int) int {
+			base := uint64(c)*1_000_000 + uint64(si)*500_000
+			for i := range cfg.cap {
+				out := workloads.Run(s, workloads.Options{Seed: base + uint64(i), Variants: h.Bug, Strategy: strategy})
+				mu.Lock()
+				for k, v := range out.Windows {
+					r.BugWindows[k] += v
+				}
+				mu.Unlock()
+				if out.Verdict != workloads.Pass {
+					if c == 0 {
+						mu.Lock()
+						r.FirstSeed[strategy] = int64(base + uint64(i))
+						if strategy == "random" {
+							r.FirstReason = fmt.Sprintf("%s: %s", out.Verdict, firstLine(out.Violations))
+						}
+						mu.Unlock()
+					}
+					return i + 1
+				}
+			}
+			return 0
+		})
+		r.Detect[strategy] = found
+	}
+	fixed := pool(cfg.fixed, cfg.parallel, func(i int) workloads.Outcome {
+		return workloads.Run(s, workloads.Options{Seed: uint64(i), Variants: h.Fixed})
+	})
+	for _, out := range fixed {
+		r.FixedSeeds++
+		if out.Verdict == workloads.Pass {
+			r.FixedPass++
+		} else if len(r.FixedFail) < 5 {
+			r.FixedFail = append(r.FixedFail, fmt.Sprintf("seed %d %s: %s", out.Seed, out.Verdict, firstLine(out.Violations)))
+		}
+		for k, v := range out.Windows {
+			r.Windows[k] += v
+		}
+		locks.Merge(out.LockGraph)
+	}
+	if seed, ok := r.FirstSeed["random"]; ok {
+		r.Replay = workloads.ReplayCommand(s, uint64(seed), h.Bug)
+		if cfg.shrink {
+			r.Shrunk = shrink(cfg, h, uint64(seed))
+		}
+	}
+	r.Elapsed = time.Since(start)
+	return r, nil
+}
+
+// shrink runs simrun shrink on the first detecting seed; it returns the
+// path of the shrunk scenario, or "" when shrinking failed.
+func shrink(cfg config, h hazard, seed uint64) string {
+	path := filepath.Join(cfg.out, "hazards", strings.ToLower(h.ID)+".yaml")
+	args := []string{"run", "./cmd/simrun", "shrink", "--scenario", h.Scenario, "--seed", fmt.Sprint(seed),
+		"--max-runs", "40", "--out", path}
+	keys := mapsKeys(h.Bug)
+	slices.Sort(keys)
+	for _, k := range keys {
+		args = append(args, "--variant", k+"="+h.Bug[k])
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() >= 64 {
+			fmt.Fprintf(os.Stderr, "%s: shrink: %v\n", h.ID, err)
+			return ""
+		}
+	}
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	return path
+}
+
+func mapsKeys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func firstLine(v []string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	l, _, _ := strings.Cut(v[0], "\n")
+	if len(l) > 160 {
+		l = l[:160] + "..."
+	}
+	return l
+}
+
+func writeAtomic(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// stats returns median and worst seeds to detection, and how many
+// campaigns found it.
+func stats(found []int) (median, worst, hits int) {
+	var xs []int
+	for _, f := range found {
+		if f > 0 {
+			xs = append(xs, f)
+		}
+	}
+	if len(xs) == 0 {
+		return 0, 0, 0
+	}
+	sort.Ints(xs)
+	return xs[len(xs)/2], xs[len(xs)-1], len(xs)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -194,8 +195,13 @@ func (f *runFlags) addRunOptions(fs *flag.FlagSet) {
 
 // options builds the workloads options of one seed.
 func (f *runFlags) options(seed uint64) workloads.Options {
-	return workloads.Options{Seed: seed, Variants: maps.Clone(map[string]string(f.variants)),
+	opt := workloads.Options{Seed: seed, Variants: maps.Clone(map[string]string(f.variants)),
 		Strategy: string(f.strategy), MaxSteps: int64(f.budget)}
+	if f.out != "" && filepath.Ext(f.out) == "" {
+		// porcupine's visualisation of a failing check goes next to the results
+		opt.ArtifactDir = filepath.Join(f.out, "artifacts")
+	}
+	return opt
 }
 
 // replayFlags are the flags a replay command needs beyond the scenario,

@@ -124,6 +124,7 @@ type World struct {
 	locks    *LockGraph
 	cpu      *cpuState
 	mainDone bool
+	handoff  *thread // picked by a scheduling point, to resume next
 }
 
 var _ env.Env = (*World)(nil)
@@ -213,6 +214,11 @@ func (w *World) loop() {
 		}
 		if w.overBudget() {
 			return
+		}
+		if t := w.handoff; t != nil {
+			w.handoff = nil
+			w.resume(t)
+			continue
 		}
 		if len(w.runq) == 0 {
 			if !w.advance() {
@@ -352,11 +358,28 @@ func (w *World) self() *thread {
 
 // point is a scheduling point: the caller stays runnable and the strategy
 // may run another thread first.
+//
+// The decision is made here, on the calling thread: when the strategy picks
+// the caller again, it continues without a coroutine switch; otherwise the
+// picked thread is handed to the scheduler loop, which resumes it without
+// picking again. The decisions are exactly those the loop would make.
 func (w *World) point() {
 	t := w.self()
 	if w.killing {
 		panic(killed{})
 	}
+	if w.ended || w.mainDone || w.overBudget() {
+		w.park(t)
+		return
+	}
+	next := w.pick()
+	if next == t {
+		if w.cpu != nil {
+			w.cpu.charge(w, t)
+		}
+		return
+	}
+	w.handoff = next // nil after a replay divergence: the loop sees ended
 	w.park(t)
 }
 

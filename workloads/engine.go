@@ -87,7 +87,7 @@ type runner struct {
 	h      *histories
 	wm     *watermarks
 	delays []time.Duration
-	viol   []string
+	inv    linearizability.Invariants // cheap invariants, reported through the verdict type
 	healAt time.Duration
 }
 
@@ -191,21 +191,19 @@ func (r *runner) monitor() {
 		st := r.c.Sched.Stats()
 		switch r.c.Sched.Design() {
 		case sched.Shared, sched.SharedInline:
-			if st.TimerThreads > 2 {
-				r.viol = append(r.viol, fmt.Sprintf("%v timer-threads: %d timer threads, want at most 2", r.w.Elapsed(), st.TimerThreads))
-			}
+			r.inv.Assert(st.TimerThreads <= 2, "timer-threads", "scheduler", r.now(), "%d timer threads, want at most 2", st.TimerThreads)
 		}
-		if st.DispatchThreads > bound {
-			r.viol = append(r.viol, fmt.Sprintf("%v dispatch-bound: %d dispatch threads, bound %d", r.w.Elapsed(), st.DispatchThreads, bound))
-		}
-		if st.WorkerDeaths > deaths {
-			r.viol = append(r.viol, fmt.Sprintf("%v worker-died: %d dispatch worker threads died (a failing body must leave its worker alive)", r.w.Elapsed(), st.WorkerDeaths-deaths))
+		r.inv.Assert(st.DispatchThreads <= bound, "dispatch-bound", "scheduler", r.now(), "%d dispatch threads, bound %d", st.DispatchThreads, bound)
+		if !r.inv.Assert(st.WorkerDeaths <= deaths, "worker-died", "dispatch pool", r.now(),
+			"%d dispatch worker threads died (a failing body must leave its worker alive)", st.WorkerDeaths-deaths) {
 			deaths = st.WorkerDeaths
 		}
 		r.retention(over)
 		r.w.Sleep(time.Second)
 	}
 }
+
+func (r *runner) now() int64 { return int64(r.w.Elapsed()) }
 
 // retention checks that no pipeline keeps more checkpoints than the
 // batch-deletion scheme allows (max-retained N keeps N..2N-1; H10).
@@ -218,8 +216,8 @@ func (r *runner) retention(over map[[2]int64]bool) {
 		k := [2]int64{co.Job(), int64(co.Pipeline())}
 		if got := r.c.Storage.Count(co.Job(), co.Pipeline()); got > 2*n && !over[k] {
 			over[k] = true
-			r.viol = append(r.viol, fmt.Sprintf("%v retention: job %d pipeline %d holds %d checkpoints, max-retained %d allows at most %d",
-				r.w.Elapsed(), co.Job(), co.Pipeline(), got, n, 2*n-1))
+			r.inv.Assert(false, "retention", fmt.Sprintf("job %d pipeline %d", co.Job(), co.Pipeline()), r.now(),
+				"holds %d checkpoints, max-retained %d allows at most %d", got, n, 2*n-1)
 		}
 	}
 }
@@ -228,13 +226,15 @@ func (r *runner) retention(over map[[2]int64]bool) {
 func (r *runner) judge(out *Outcome, res sim.Result) {
 	rec := r.c.Recorder
 	for _, v := range rec.Violations {
-		r.fail(out, Safety, v.String())
-	}
-	for _, v := range r.viol {
-		r.fail(out, Safety, v)
+		r.inv.Assert(false, v.Check, fmt.Sprintf("job %d pipeline %d", v.Job, v.Pipeline), int64(v.At), "%s", v.Message)
 	}
 	for _, v := range r.sp.check() {
-		r.fail(out, Safety, v)
+		r.inv.Assert(false, "savepoint-retention", "savepoint store", r.now(), "%s", v)
+	}
+	if verdict := r.inv.Verdict(); !verdict.Pass() {
+		for _, v := range r.inv.Violations() {
+			r.fail(out, Safety, fmt.Sprintf("%v %s: %s: %s", time.Duration(v.AtNs), v.Subject, v.Name, v.Message))
+		}
 	}
 	for _, cyc := range r.w.LockGraph().Cycles() {
 		r.fail(out, Safety, cyc.String())

@@ -79,3 +79,14 @@ func TestSmokeHasNoPipelines(t *testing.T) {
 		t.Fatalf("smoke: %s %v, pipelines %v", out.Verdict, out.Violations, r.c.Pipelines)
 	}
 }
+
+func TestWatermarksDeterministic(t *testing.T) {
+	s, err := Lookup("watermarks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := Run(s, Options{Seed: 11}), Run(s, Options{Seed: 11})
+	if a.Verdict != Pass || a.TraceHash != b.TraceHash || a.Steps != b.Steps {
+		t.Fatalf("seed 11 twice: %s %s %d vs %s %s %d", a.Verdict, a.TraceHash, a.Steps, b.Verdict, b.TraceHash, b.Steps)
+	}
+}

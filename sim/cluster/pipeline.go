@@ -25,13 +25,10 @@ const (
 	// 13 s of batches at 20/s, so a partition reaches it when its
 	// watermark stalls or commits stop.
 	PendingCeiling = 256
-	// DefaultBatchRate is the per-partition poll rate when the workload
-	// sets partitions but no rate.
-	DefaultBatchRate = 10.0
 	// DefaultRebalanceHold is how long a rebalance keeps partitions away.
 	DefaultRebalanceHold = 3 * time.Second
 
-	sinkTick     = 50 * time.Millisecond  // the sink resolves what is due once a tick
+	sinkTick     = 100 * time.Millisecond // the sink resolves what is due once a tick
 	sinkMaxDelay = 400 * time.Millisecond // a batch is resolved within this of its poll
 	maxRecords   = 8                      // records per poll batch: 1..maxRecords offsets
 	probeEvery   = time.Second            // the runtime drains and probes stalls this often
@@ -79,7 +76,7 @@ type PipelineStats struct {
 // partition at Workload.BatchRate (sleeping between polls, skipping a
 // partition that is AtCeiling), issues one ack per batch and hands it to
 // the sink. The sink resolves batches after a random delay of up to
-// 400 ms, in random order within each 50 ms tick, failing a batch with
+// 400 ms, in random order within each 100 ms tick, failing a batch with
 // probability Workload.SinkFailure while faults are on. The runtime owns
 // the checkpointer: it begins epoch 1 with every partition; on
 // notify-complete of task 0 it drains and commits TakeWatermarks; on a
@@ -88,7 +85,9 @@ type PipelineStats struct {
 // second it drains and probes StalledPartitions, restarting the source in a
 // new epoch when a failed batch has stalled a partition for 2 s (the
 // health probe), and reporting an unresolved head older than 30 s as a
-// leaked ack. Pipelines with an odd number (job*pipelines+pipeline)
+// leaked ack. The head is the oldest batch TakeWatermarks has not advanced
+// past, so a failed batch stalls the partition once a commit reaches it.
+// Pipelines with an odd number (job*pipelines+pipeline)
 // quarantine failed batches (Options.DeadLetter) instead of stalling.
 //
 // A new epoch, a re-admission or a restart re-reads each partition from its
@@ -168,9 +167,6 @@ func newPipelines(c *Cluster) *Pipelines {
 		return nil
 	}
 	ps := &Pipelines{c: c, rate: wl.BatchRate, rnd: c.W.Rand(StreamPipelines), flt: c.W.Rand(StreamSinkFaults)}
-	if ps.rate <= 0 {
-		ps.rate = DefaultBatchRate
-	}
 	n := wl.Partitions
 	for j := range c.cfg.Jobs {
 		for i := range c.cfg.Pipelines {
@@ -245,7 +241,9 @@ func (ps *Pipelines) start() {
 	for _, p := range ps.All {
 		name := fmt.Sprintf("%d-%d", p.job, p.idx)
 		ps.c.W.Go("pipeline-runtime-"+name, p.runtime)
-		ps.c.W.Go("source-"+name, p.source)
+		if ps.rate > 0 { // batch rate 0: sources never poll
+			ps.c.W.Go("source-"+name, p.source)
+		}
 		ps.c.W.Go("sink-"+name, p.sink)
 	}
 }
@@ -471,7 +469,8 @@ func (p *Pipeline) deadLetter(q watermark.Quarantined) {
 
 // probe is the health probe: a partition stalled by a failed batch
 // restarts the source in a new epoch; an unresolved head that keeps ageing
-// is a leaked ack; misuse counters must stay zero.
+// is a leaked ack; misuse counters must stay zero and pending batches
+// within the ceiling.
 func (p *Pipeline) probe() {
 	now := sim.Epoch.Add(p.ps.c.W.Elapsed())
 	restart := false
@@ -484,6 +483,10 @@ func (p *Pipeline) probe() {
 			p.leaked[s.Batch] = true
 			p.violate("watermark-leaked-ack", "batch %+v unresolved for %v", s.Batch, age)
 		}
+	}
+	if n := p.cp.MaxPending(); n > PendingCeiling && !p.misuse {
+		p.misuse = true
+		p.violate("watermark-ceiling", "%d batches pending on a partition, ceiling %d", n, PendingCeiling)
 	}
 	if st := p.cp.Stats(); !p.misuse && (st.Unknown > 0 || st.DoubleResolved > 0 || st.AddAfterResolve > 0) {
 		p.misuse = true

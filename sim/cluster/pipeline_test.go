@@ -82,6 +82,12 @@ func toModel(o cluster.WatermarkOp) any {
 var pipeWorkload = cluster.Workload{Partitions: 4, BatchRate: 20, SinkFailure: 0.005}
 
 func TestPipelinesCommitAndPassTheModel(t *testing.T) {
+	var total cluster.PipelineStats
+	defer func() {
+		if !t.Failed() && (total.Revokes == 0 || total.Extends == 0 || total.Quarantined == 0 || total.Restarts == 0) {
+			t.Errorf("some paths never ran: %+v", total)
+		}
+	}()
 	for seed := range uint64(4) {
 		r := pipelines(t, seed, pipeWorkload)
 		if r.res.Outcome != sim.OutcomeDone {
@@ -94,7 +100,11 @@ func TestPipelinesCommitAndPassTheModel(t *testing.T) {
 			t.Fatalf("seed %d: lock-order cycles %v (%v)", seed, r.c.W.LockGraph().Cycles(), cyc.Outcome)
 		}
 		st := r.c.Pipelines.Stats
-		if st.Commits < 100 || st.Epochs < 16 || st.Revokes == 0 || st.Failed == 0 || st.Batches < 10000 {
+		total.Revokes += st.Revokes
+		total.Extends += st.Extends
+		total.Quarantined += st.Quarantined
+		total.Restarts += st.Restarts
+		if st.Commits < 100 || st.Epochs < 16 || st.Failed == 0 || st.Batches < 10000 {
 			t.Fatalf("seed %d: too little happened: %+v", seed, st)
 		}
 		r.hist.CutOpen()
@@ -134,4 +144,34 @@ func TestNoPartitionsNoPipelines(t *testing.T) {
 		t.Fatalf("%v %v", r.Outcome, c.Pipelines)
 	}
 	c.Rebalance(c.W.Rand(sim.StreamFaults), 0) // a no-op without pipelines
+}
+
+// TestPipelinesThreadCount runs 100 pipelines of 4 partitions for 10 s:
+// three threads a pipeline, however many partitions.
+func TestPipelinesThreadCount(t *testing.T) {
+	w := sim.New(sim.Config{Seed: 1, MaxTime: time.Hour})
+	var counts [3]int
+	r := w.Run(func() {
+		c, err := cluster.New(w, cluster.Config{
+			Jobs: 4, Pipelines: 25, Tasks: 2,
+			Coord:    coord.Config{Interval: 5 * time.Second, Timeout: 5 * time.Second, MaxRetained: 3},
+			Sched:    sched.Config{Cores: 2},
+			Workload: cluster.Workload{AckLatency: cluster.Dist{Min: 10 * time.Millisecond}, Partitions: 4, BatchRate: 20},
+		})
+		if err != nil {
+			panic(err)
+		}
+		c.Start()
+		w.Sleep(10 * time.Second)
+		for i, prefix := range []string{"source-", "sink-", "pipeline-runtime-"} {
+			counts[i] = w.LiveThreads(prefix)
+		}
+		if c.Pipelines.Stats.Commits == 0 {
+			panic("no commits")
+		}
+	})
+	if r.Outcome != sim.OutcomeDone || counts != [3]int{100, 100, 100} {
+		t.Fatalf("%v %s: live sources, sinks, runtimes %v", r.Outcome, r.Reason, counts)
+	}
+	t.Logf("%d threads ever started, %d steps", r.Threads, r.Steps)
 }

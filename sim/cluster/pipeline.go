@@ -43,7 +43,7 @@ type WatermarkOpKind uint8
 // The watermark operations.
 const (
 	WMBeginEpoch WatermarkOpKind = iota // a partition assigned in Epoch (BeginEpoch or ExtendEpoch)
-	WMRevoke                            // a partition revoked mid-epoch
+	WMRevoke                            // a partition revoked mid-epoch, or dropped by a new epoch
 	WMResolve                           // a sink resolved a batch (OK: Done, else Fail)
 	WMCommit                            // a watermark from TakeWatermarks committed at Offset
 	WMQuarantine                        // the DeadLetter callback passed over a failed batch
@@ -307,9 +307,8 @@ func (p *Pipeline) invoke(op WatermarkOp) func() {
 
 func noop() {}
 
-// invokeEach starts one op of kind per partition.
-func (p *Pipeline) invokeEach(kind WatermarkOpKind, parts []watermark.Partition, epoch watermark.Epoch) []func() {
-	dones := p.dones[:0]
+// invokeEach starts one op of kind per partition, appending to dones.
+func (p *Pipeline) invokeEach(dones []func(), kind WatermarkOpKind, parts []watermark.Partition, epoch watermark.Epoch) []func() {
 	for _, q := range parts {
 		dones = append(dones, p.invoke(WatermarkOp{Kind: kind, Partition: q, Epoch: epoch}))
 	}
@@ -366,12 +365,15 @@ func (p *Pipeline) runtime() {
 }
 
 // newEpoch begins the next epoch with exactly parts assigned, each read
-// again from its committed offset. Called with mu held.
+// again from its committed offset. A partition it drops stops being
+// tracked, which the history records as a Revoke. Called with mu held.
 func (p *Pipeline) newEpoch(parts []watermark.Partition) {
 	parts = slices.Clone(parts)
 	slices.Sort(parts)
+	dropped := slices.DeleteFunc(slices.Clone(p.assigned), func(q watermark.Partition) bool { return slices.Contains(parts, q) })
 	p.epoch++
-	dones := p.invokeEach(WMBeginEpoch, parts, p.epoch)
+	dones := p.invokeEach(p.dones[:0], WMRevoke, dropped, p.epoch)
+	dones = p.invokeEach(dones, WMBeginEpoch, parts, p.epoch)
 	p.cp.BeginEpoch(parts, p.epoch)
 	p.finish(dones)
 	p.assign(parts)
@@ -401,7 +403,7 @@ func (p *Pipeline) revoke(parts []watermark.Partition, eager bool) {
 		return
 	}
 	p.assigned = rest
-	dones := p.invokeEach(WMRevoke, parts, p.epoch)
+	dones := p.invokeEach(p.dones[:0], WMRevoke, parts, p.epoch)
 	p.cp.Revoke(parts)
 	p.finish(dones)
 	p.ps.Stats.Revokes++
@@ -419,7 +421,7 @@ func (p *Pipeline) readmit(parts []watermark.Partition) {
 		p.newEpoch(all)
 		return
 	}
-	dones := p.invokeEach(WMBeginEpoch, parts, p.epoch)
+	dones := p.invokeEach(p.dones[:0], WMBeginEpoch, parts, p.epoch)
 	err := p.cp.ExtendEpoch(parts)
 	p.finish(dones)
 	if err != nil {

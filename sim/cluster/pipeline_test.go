@@ -175,3 +175,17 @@ func TestPipelinesThreadCount(t *testing.T) {
 	}
 	t.Logf("%d threads ever started, %d steps", r.Threads, r.Steps)
 }
+
+// TestPlantedCommitBugTripsTheBroker: with a slow source every batch is
+// resolved by the time a checkpoint completes, so committing one past the
+// watermark commits an offset never read, which the broker reports.
+func TestPlantedCommitBugTripsTheBroker(t *testing.T) {
+	r := pipelines(t, 2, cluster.Workload{Partitions: 1, BatchRate: 0.5, PlantCommitPastWatermark: true})
+	for _, v := range r.c.Recorder.Violations {
+		if v.Check == "watermark-unread" {
+			t.Logf("reported: %s", v)
+			return
+		}
+	}
+	t.Fatalf("no watermark-unread violation among %v", r.c.Recorder.Violations)
+}

@@ -195,10 +195,10 @@ func (w *World) Run(main func()) Result {
 	}
 	w.spawn("main", func() { main(); w.mainDone = true })
 	w.loop()
-	w.killAll()
 	w.result.Steps = w.steps
 	w.result.Elapsed = time.Duration(w.now)
-	w.result.TraceHash = w.hash
+	w.result.TraceHash = w.hash // before the teardown, which is not part of the run
+	w.killAll()
 	w.result.Threads = len(w.threads)
 	if !w.cfg.RecordDecisions {
 		w.result.Decisions = nil
@@ -404,11 +404,17 @@ func (w *World) park(t *thread) {
 	}
 }
 
+// killAll stops every thread that has not returned. Each stop unwinds the
+// thread's stack (its env calls panic killed{}, its deferred calls run);
+// a thread started while unwinding is never created, so nothing survives
+// the run (a leaked coroutine would pin the whole World).
 func (w *World) killAll() {
 	w.killing = true
-	for _, t := range w.threads {
-		if t.state != tDone {
+	for i := 0; i < len(w.threads); i++ {
+		if t := w.threads[i]; t.state != tDone {
+			w.current = t
 			t.stop()
+			w.current = nil
 		}
 	}
 	w.runq = nil
@@ -497,6 +503,9 @@ func (w *World) Now() time.Time {
 
 // Go starts a simulated thread.
 func (w *World) Go(name string, fn func()) {
+	if w.killing {
+		return // the run is over: nothing new starts
+	}
 	if w.current == nil {
 		w.spawn(name, fn)
 		return

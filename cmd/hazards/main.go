@@ -131,6 +131,9 @@ func run(cfg config) error {
 		}
 		results = append(results, r)
 	}
+	if cfg.only != nil {
+		results = mergePrevious(cfg, results)
+	}
 	if err := writeAtomic(filepath.Join(cfg.out, "hazards.md"), []byte(render(cfg, results))); err != nil {
 		return err
 	}
@@ -141,7 +144,35 @@ func run(cfg config) error {
 	if err := writeAtomic(filepath.Join(cfg.out, "hazards", "repro.mk"), []byte(reproMk(results))); err != nil {
 		return err
 	}
+	if cfg.only != nil {
+		return nil // the lock-order report needs every scenario
+	}
 	return writeAtomic(filepath.Join(cfg.out, "lock-order.md"), []byte(lockReport(cfg, locks)))
+}
+
+// mergePrevious keeps the rows of an earlier full run that -only did not
+// measure again, in catalog order.
+func mergePrevious(cfg config, fresh []result) []result {
+	byID := map[string]result{}
+	if b, err := os.ReadFile(filepath.Join(cfg.out, "hazards.json")); err == nil {
+		var old []result
+		if json.Unmarshal(b, &old) == nil {
+			for _, r := range old {
+				byID[r.Hazard.ID] = r
+			}
+		}
+	}
+	for _, r := range fresh {
+		byID[r.Hazard.ID] = r
+	}
+	var out []result
+	for _, h := range catalog {
+		if r, ok := byID[h.ID]; ok {
+			r.Hazard = h
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // pool runs fn over seeds with cfg.parallel workers.

@@ -115,14 +115,15 @@ type Coordinator struct {
 	spWriter     SavepointWriter
 	cleans       uint64 // cleans so far; a pending created before a clean is refused
 
-	effects         atomic.Uint64 // failure effects started, for pairing events
-	pendingCounter  atomic.Int32
-	latestCompleted atomic.Pointer[Completed]
-	latestTrigger   atomic.Int64 // unix ns
-	shutdown        atomic.Bool
-	allTaskReady    atomic.Bool
-	schemaChanging  atomic.Bool
-	firstError      atomic.Pointer[string]
+	effects          atomic.Uint64 // failure effects started, for pairing events
+	savepointWaiting atomic.Int32  // savepoints waiting outside coord.lock for the pending checkpoint
+	pendingCounter   atomic.Int32
+	latestCompleted  atomic.Pointer[Completed]
+	latestTrigger    atomic.Int64 // unix ns
+	shutdown         atomic.Bool
+	allTaskReady     atomic.Bool
+	schemaChanging   atomic.Bool
+	firstError       atomic.Pointer[string]
 }
 
 // New returns a coordinator for (job, pipeline). restored, when non-nil,

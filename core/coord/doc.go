@@ -49,6 +49,11 @@
 //     a schema change (upstream's IllegalState there stops the restore).
 //   - finish ends only its own generation's future (found by swarm: a slow
 //     status update let a savepoint's finish end the restored generation).
+//   - savepoint-wait=outside-lock (the default, H5's fix) sleep-polls
+//     outside coord.lock, and while a savepoint waits the periodic trigger
+//     backs off (guard 7) instead of starting the next checkpoint; without
+//     that, periodic checkpoints starve the savepoint (found by the H5
+//     scenario on the fixed design).
 //   - A completion handler rejected by a shut-down executor runs inline, as
 //     the expiry does (H11); upstream loses it, leaving a fully acknowledged
 //     checkpoint that no watchdog will expire.

@@ -88,7 +88,7 @@ func (c *Coordinator) triggerLocked(now time.Time, typ Type) error {
 		c.stopped("schema changing")
 		return nil
 	}
-	if c.pendingCounter.Load() > 0 { // guard 7
+	if c.pendingCounter.Load() > 0 || (typ == Checkpoint && c.savepointWaiting.Load() > 0) { // guard 7 (+ a waiting savepoint goes first)
 		c.scheduleTrigger(typ, c.cfg.PendingBackoff)
 		return nil
 	}

@@ -8,8 +8,11 @@ import (
 // watchdog is the timeout body (SPEC 1.6 step 4). It runs on a dispatch
 // thread and keeps only the lookup and the fully-acked check; the failing
 // work is handed to the executor.
+//
+// Its re-check is what makes a cancel that loses to the hand-off harmless
+// (H2); watchdog-recheck=none removes it.
 func (c *Coordinator) watchdog(p *Pending) {
-	if c.lookup(p.ID) != p || p.FullyAcked() {
+	if c.cfg.Variants.WatchdogRecheck != "none" && (c.lookup(p.ID) != p || p.FullyAcked()) {
 		return
 	}
 	c.log().Warn("timeout checkpoint", "id", p.ID, "generation", p.Gen)

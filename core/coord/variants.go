@@ -17,6 +17,7 @@ type Variants struct {
 	BarrierContinuation string // "async" (default) | "inline"               H6
 	ExpiryExec          string // "executor" (default) | "inline"
 	ExpiryFallback      string // "inline" (default) | "drop"                  H11
+	WatchdogRecheck     string // "pending" (default) | "none"                 H2
 	Retention           string // "durable" (default) | "memory"             H10
 }
 
@@ -33,6 +34,7 @@ var variantKeys = []struct {
 	{"barrier-continuation", []string{"async", "inline"}, func(v *Variants) *string { return &v.BarrierContinuation }},
 	{"expiry-exec", []string{"executor", "inline"}, func(v *Variants) *string { return &v.ExpiryExec }},
 	{"expiry-fallback", []string{"inline", "drop"}, func(v *Variants) *string { return &v.ExpiryFallback }},
+	{"watchdog-recheck", []string{"pending", "none"}, func(v *Variants) *string { return &v.WatchdogRecheck }},
 	{"retention", []string{"durable", "memory"}, func(v *Variants) *string { return &v.Retention }},
 }
 

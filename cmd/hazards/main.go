@@ -89,14 +89,17 @@ type result struct {
 	Detect      map[string][]int // strategy -> seeds to first detection per campaign (0: not found)
 	FirstSeed   map[string]int64 // strategy -> first detecting seed of campaign 0
 	FirstReason string
-	FixedSeeds  int
-	FixedPass   int
-	FixedFail   []string
-	Windows     map[string]int // summed over the fixed run
-	BugWindows  map[string]int // summed over the bug runs
-	Shrunk      string
-	Replay      string
-	Elapsed     time.Duration
+	// ReproStrategy is the strategy of the reproduction (random when it
+	// found the hazard, else pct).
+	ReproStrategy string
+	FixedSeeds    int
+	FixedPass     int
+	FixedFail     []string
+	Windows       map[string]int // summed over the fixed run
+	BugWindows    map[string]int // summed over the bug runs
+	Shrunk        string
+	Replay        string
+	Elapsed       time.Duration
 }
 
 func main() {
@@ -225,14 +228,14 @@ func measure(cfg config, h hazard, locks *sim.LockGraph) (result, error) {
 				}
 				mu.Unlock()
 				if out.Verdict != workloads.Pass {
-					if c == 0 {
-						mu.Lock()
+					mu.Lock()
+					if _, ok := r.FirstSeed[strategy]; !ok || c == 0 {
 						r.FirstSeed[strategy] = int64(base + uint64(i))
-						if strategy == "random" {
+						if r.FirstReason == "" || strategy == "random" {
 							r.FirstReason = fmt.Sprintf("%s: %s", out.Verdict, firstLine(out.Violations))
 						}
-						mu.Unlock()
 					}
+					mu.Unlock()
 					return i + 1
 				}
 			}
@@ -255,10 +258,20 @@ func measure(cfg config, h hazard, locks *sim.LockGraph) (result, error) {
 		}
 		locks.Merge(out.LockGraph)
 	}
-	if seed, ok := r.FirstSeed["random"]; ok {
+	strategy := "random"
+	seed, ok := r.FirstSeed[strategy]
+	if !ok {
+		strategy = "pct"
+		seed, ok = r.FirstSeed[strategy]
+	}
+	if ok {
+		r.ReproStrategy = strategy
 		r.Replay = workloads.ReplayCommand(s, uint64(seed), h.Bug)
+		if strategy != "random" {
+			r.Replay += " --strategy " + strategy
+		}
 		if cfg.shrink {
-			r.Shrunk = shrink(cfg, h, uint64(seed))
+			r.Shrunk = shrink(cfg, h, uint64(seed), strategy)
 		}
 	}
 	r.Elapsed = time.Since(start)
@@ -267,10 +280,10 @@ func measure(cfg config, h hazard, locks *sim.LockGraph) (result, error) {
 
 // shrink runs simrun shrink on the first detecting seed; it returns the
 // path of the shrunk scenario, or "" when shrinking failed.
-func shrink(cfg config, h hazard, seed uint64) string {
+func shrink(cfg config, h hazard, seed uint64, strategy string) string {
 	path := filepath.Join(cfg.out, "hazards", strings.ToLower(h.ID)+".yaml")
 	args := []string{"run", "./cmd/simrun", "shrink", "--scenario", h.Scenario, "--seed", fmt.Sprint(seed),
-		"--max-runs", "40", "--out", path}
+		"--max-runs", "40", "--out", path, "--strategy", strategy}
 	keys := mapsKeys(h.Bug)
 	slices.Sort(keys)
 	for _, k := range keys {

@@ -73,7 +73,11 @@ func details(b *strings.Builder, r result) {
 		return
 	}
 	if r.FirstReason != "" {
-		fmt.Fprintf(b, "- first detection (random, campaign 0, seed %d): %s\n", r.FirstSeed["random"], r.FirstReason)
+		st := r.ReproStrategy
+		if st == "" {
+			st = "random"
+		}
+		fmt.Fprintf(b, "- first detection (%s, seed %d): %s\n", st, r.FirstSeed[st], r.FirstReason)
 	} else {
 		b.WriteString("- not detected in any campaign: see the race windows below for whether the window was reached\n")
 	}
@@ -127,7 +131,6 @@ func reproMk(rs []result) string {
 		cmd := r.Replay
 		if r.Shrunk != "" {
 			cmd = strings.Replace(cmd, "--scenario "+r.Hazard.Scenario, "--scenario "+r.Shrunk, 1)
-			cmd = strings.Replace(cmd, "--seed "+fmt.Sprint(r.FirstSeed["random"]), "--seed "+fmt.Sprint(r.FirstSeed["random"]), 1)
 		}
 		fmt.Fprintf(&b, "\n.PHONY: repro-%s\nrepro-%s:\n\t%s\n", id, id, cmd)
 	}

@@ -3,7 +3,6 @@
 GO      ?= go
 SEEDS   ?= 200
 R       := results/bench
-TMP     ?= $(shell mktemp -d)
 
 .PHONY: all test race lint run bench bench-peer benchstat bench-ci bench-baseline fuzz hazards
 
@@ -52,12 +51,13 @@ bench-peer:
 ## bench-ci: the short deterministic set, gated against the committed baseline
 bench-ci:
 	$(GO) test ./cmd/benchgate/ ./bench/
-	: > $(TMP)/bench-head.txt
-	$(GO) test -run '^$$' -bench '^BenchmarkSim$$' -benchtime 1x ./bench/ >> $(TMP)/bench-head.txt
-	$(GO) test -run '^$$' -bench '^BenchmarkSaturationSim$$' -benchtime 1000x ./bench/ >> $(TMP)/bench-head.txt
-	$(GO) test -run '^$$' -bench '^BenchmarkTrigger(Precise)?$$/design=shared/pipelines=10$$|^BenchmarkTimerFloor$$' -benchtime 100x ./bench/ >> $(TMP)/bench-head.txt
-	$(GO) run golang.org/x/perf/cmd/benchstat base=$(R)/baseline-ci.txt head=$(TMP)/bench-head.txt || true
-	$(GO) run ./cmd/benchgate -max 10 $(R)/baseline-ci.txt $(TMP)/bench-head.txt
+	@set -e; head=$$(mktemp -d)/bench-head.txt; \
+	  echo "bench-ci: head results in $$head"; \
+	  $(GO) test -run '^$$' -bench '^BenchmarkSim$$' -benchtime 1x ./bench/ >> $$head; \
+	  $(GO) test -run '^$$' -bench '^BenchmarkSaturationSim$$' -benchtime 1000x ./bench/ >> $$head; \
+	  $(GO) test -run '^$$' -bench '^BenchmarkTrigger(Precise)?$$/design=shared/pipelines=10$$|^BenchmarkTimerFloor$$' -benchtime 100x ./bench/ >> $$head; \
+	  $(GO) run golang.org/x/perf/cmd/benchstat base=$(R)/baseline-ci.txt head=$$head || true; \
+	  $(GO) run ./cmd/benchgate -max 10 $(R)/baseline-ci.txt $$head
 
 ## bench-baseline: regenerate the CI baseline (on purpose, after a change that moves it)
 bench-baseline:

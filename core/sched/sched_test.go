@@ -191,7 +191,7 @@ func TestScheduleAfterCloseIsCancelled(t *testing.T) {
 }
 
 func TestFiveHundredLeasesTwoTimerThreads(t *testing.T) {
-	simtest.Both(t, seeds/10, func(t testing.TB, e env.Env) {
+	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
 		s, _ := newSched(t, e, sched.Config{})
 		defer s.Close()
 		ran := simtest.NewCounter(e)
@@ -276,7 +276,7 @@ func TestKillWorkerVariantKillsWorker(t *testing.T) {
 }
 
 func TestThreadCountsByDesign(t *testing.T) {
-	simtest.Both(t, seeds/10, func(t testing.TB, e env.Env) {
+	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
 		for _, d := range sched.Designs {
 			s, _ := newSched(t, e, sched.Config{Design: d})
 			ran := simtest.NewCounter(e)

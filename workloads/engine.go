@@ -306,6 +306,14 @@ func (r *runner) liveness(out *Outcome) {
 		}
 		stuck = append(stuck, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
 	}
+	if wm := r.wm.stuck(int64(r.healAt)); len(wm) > 0 {
+		shown := wm
+		if len(shown) > 10 {
+			shown = append(shown[:10:10], fmt.Sprintf("... %d more", len(wm)-10))
+		}
+		r.fail(out, Liveness, fmt.Sprintf("liveness: %d assigned partitions committed no watermark after faults stopped: %s",
+			len(wm), strings.Join(shown, ", ")))
+	}
 	if len(stuck) == 0 {
 		return
 	}

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ckptsim/ckptsim/linearizability"
 	"github.com/ckptsim/ckptsim/model"
@@ -26,10 +27,44 @@ type watermarks struct {
 	pipelines int
 	rec       *linearizability.Recorder
 	used      bool
+	assigned  map[[2]int]bool  // (pipeline, partition) assigned now
+	committed map[[2]int]int64 // (pipeline, partition) -> virtual ns of the last commit
 }
 
 func newWatermarks(w *sim.World, pipelines int) *watermarks {
-	return &watermarks{w: w, pipelines: pipelines, rec: linearizability.NewRecorder(linearizability.Logical)}
+	return &watermarks{w: w, pipelines: pipelines, rec: linearizability.NewRecorder(linearizability.Logical),
+		assigned: map[[2]int]bool{}, committed: map[[2]int]int64{}}
+}
+
+// track keeps what the liveness check needs: which partitions are
+// assigned and when each last committed.
+func (h *watermarks) track(o cluster.WatermarkOp) {
+	k := [2]int{int(o.Job)*h.pipelines + o.Pipeline, int(o.Partition)}
+	switch o.Kind {
+	case cluster.WMBeginEpoch:
+		h.assigned[k] = true
+	case cluster.WMRevoke:
+		delete(h.assigned, k)
+	case cluster.WMCommit:
+		h.committed[k] = h.now()
+	}
+}
+
+// stuck returns the partitions assigned at the end of the run that
+// committed nothing after heal: a watermark that stopped moving although
+// faults are off.
+func (h *watermarks) stuck(healAt int64) []string {
+	if h == nil || !h.used {
+		return nil
+	}
+	var out []string
+	for k := range h.assigned {
+		if h.committed[k] < healAt {
+			out = append(out, fmt.Sprintf("pipeline %d partition %d", k[0], k[1]))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (h *watermarks) attach(c *cluster.Cluster) {
@@ -42,6 +77,7 @@ func (h *watermarks) attach(c *cluster.Cluster) {
 func (h *watermarks) now() int64 { return int64(h.w.Elapsed()) }
 
 func (h *watermarks) op(o cluster.WatermarkOp) func() {
+	h.track(o)
 	op, err := h.rec.Invoke(o.Actor, h.now(), h.input(o))
 	if err != nil {
 		return func() {}

@@ -106,14 +106,21 @@ func TestCoreIsPure(t *testing.T) {
 	}
 }
 
+// The planted file is kept as .go.txt so that no tool mistakes it for
+// part of core; the test parses it as Go.
 func TestPurityCatchesPlantedViolations(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "testdata/planted.go.txt", nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
 	got := map[string]bool{}
-	for _, f := range scan(t, "testdata/planted", "") {
+	for _, f := range check(fset, f) {
 		got[fmt.Sprintf("%s:%d", filepath.Base(f.Pos.Filename), f.Pos.Line)] = true
 		t.Log(f)
 	}
-	for _, want := range []string{"planted.go:4", "planted.go:12", "planted.go:13", "planted.go:14", "planted.go:15",
-		"planted.go:16", "planted.go:17", "planted.go:18"} {
+	for _, want := range []string{"planted.go.txt:4", "planted.go.txt:12", "planted.go.txt:13", "planted.go.txt:14",
+		"planted.go.txt:15", "planted.go.txt:16", "planted.go.txt:17", "planted.go.txt:18"} {
 		if !got[want] {
 			t.Errorf("no finding at %s", want)
 		}

@@ -85,8 +85,12 @@ func (h *watermarks) op(o cluster.WatermarkOp) func() {
 	return func() { _ = h.rec.Return(op, h.now(), nil) }
 }
 
-func (h *watermarks) input(o cluster.WatermarkOp) any {
-	p, q, e := int(o.Job)*h.pipelines+o.Pipeline, int(o.Partition), int64(o.Epoch)
+func (h *watermarks) input(o cluster.WatermarkOp) any { return WatermarkModelOp(o, h.pipelines) }
+
+// WatermarkModelOp is the model.Watermark input of a recorded operation;
+// pipelines numbers them job*pipelines+pipeline as the other histories do.
+func WatermarkModelOp(o cluster.WatermarkOp, pipelines int) any {
+	p, q, e := int(o.Job)*pipelines+o.Pipeline, int(o.Partition), int64(o.Epoch)
 	switch o.Kind {
 	case cluster.WMBeginEpoch:
 		return model.BeginEpoch{Pipeline: p, Partition: q, Epoch: e}

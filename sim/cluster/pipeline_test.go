@@ -1,7 +1,6 @@
 package cluster_test
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/ckptsim/ckptsim/model"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads"
 )
 
 type pipeRun struct {
@@ -40,7 +40,7 @@ func pipelines(t *testing.T, seed uint64, wl cluster.Workload) pipeRun {
 			panic(err)
 		}
 		out.c.Pipelines.OnOp = func(o cluster.WatermarkOp) func() {
-			op, err := out.hist.Invoke(o.Actor, int64(w.Elapsed()), toModel(o))
+			op, err := out.hist.Invoke(o.Actor, int64(w.Elapsed()), workloads.WatermarkModelOp(o, 4))
 			if err != nil {
 				return func() {}
 			}
@@ -62,22 +62,6 @@ func pipelines(t *testing.T, seed uint64, wl cluster.Workload) pipeRun {
 	return out
 }
 
-func toModel(o cluster.WatermarkOp) any {
-	p, q, e := o.Pipeline, int(o.Partition), int64(o.Epoch)
-	switch o.Kind {
-	case cluster.WMBeginEpoch:
-		return model.BeginEpoch{Pipeline: p, Partition: q, Epoch: e}
-	case cluster.WMRevoke:
-		return model.Revoke{Pipeline: p, Partition: q}
-	case cluster.WMResolve:
-		return model.Resolve{Pipeline: p, Partition: q, Epoch: e, Seq: int64(o.Seq), Last: o.Last, OK: o.OK}
-	case cluster.WMCommit:
-		return model.CommitOffset{Pipeline: p, Partition: q, Epoch: e, Offset: o.Offset}
-	case cluster.WMQuarantine:
-		return model.Quarantine{Pipeline: p, Partition: q, Epoch: e, Seq: int64(o.Seq), Last: o.Last}
-	}
-	panic(fmt.Sprintf("unknown op %d", o.Kind))
-}
 
 var pipeWorkload = cluster.Workload{Partitions: 4, BatchRate: 20, SinkFailure: 0.005}
 

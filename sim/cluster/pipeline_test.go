@@ -62,7 +62,6 @@ func pipelines(t *testing.T, seed uint64, wl cluster.Workload) pipeRun {
 	return out
 }
 
-
 var pipeWorkload = cluster.Workload{Partitions: 4, BatchRate: 20, SinkFailure: 0.005}
 
 func TestPipelinesCommitAndPassTheModel(t *testing.T) {

@@ -62,17 +62,6 @@ func (v *Variants) Set(key, value string) error {
 	return fmt.Errorf("unknown variant key %q", key)
 }
 
-// Known reports whether key is a coordinator variant key.
-func Known(key string) bool {
-	return slices.ContainsFunc(variantKeys, func(k struct {
-		key    string
-		values []string
-		field  func(*Variants) *string
-	}) bool {
-		return k.key == key
-	})
-}
-
 // Normalize fills defaults.
 func (v Variants) Normalize() Variants {
 	for _, k := range variantKeys {

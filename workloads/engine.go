@@ -44,6 +44,7 @@ func swarm(f Faults, seed uint64) (Faults, []string) {
 	keep("barrier_failure", func() { f.BarrierFailure = 0 })
 	keep("notify_failure", func() { f.NotifyFailure = 0 })
 	keep("trigger_throw", func() { f.TriggerThrow = 0 })
+	keep("task_error", func() { f.TaskError = 0 })
 	return f, kept
 }
 

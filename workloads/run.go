@@ -140,7 +140,8 @@ func (s *Scenario) clusterConfig(v map[string]string, f Faults) (cluster.Config,
 			RestartDelay: dist(w.RestartDelay), BodySlowness: dist(w.BodySlowness), StatusSlow: dist(f.StatusSlow),
 			Partitions: w.Partitions, BatchRate: w.BatchRate, SinkFailure: w.SinkFailure},
 		Faults: cluster.FaultRates{StatusRetryable: f.StatusRetryable, StorageFail: f.StorageFailure, IDFail: f.IDFailure,
-			AckDrop: f.TaskFailure, BarrierFail: f.BarrierFailure, NotifyFail: f.NotifyFailure, TriggerThrow: f.TriggerThrow},
+			AckDrop: f.TaskFailure, BarrierFail: f.BarrierFailure, NotifyFail: f.NotifyFailure, TriggerThrow: f.TriggerThrow,
+			TaskError: f.TaskError},
 	}, nil
 }
 

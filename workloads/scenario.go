@@ -140,6 +140,7 @@ type Faults struct {
 	BarrierFailure  float64  `yaml:"barrier_failure,omitempty"`
 	NotifyFailure   float64  `yaml:"notify_failure,omitempty"`
 	TriggerThrow    float64  `yaml:"trigger_throw,omitempty"`
+	TaskError       float64  `yaml:"task_error,omitempty"` // a task reports a checkpoint error
 }
 
 // RunSpec is the simulated duration and budgets.

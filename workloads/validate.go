@@ -220,7 +220,7 @@ func (s *Scenario) validateFaults() error {
 		v    float64
 	}{{"task_failure", f.TaskFailure}, {"status_retryable", f.StatusRetryable}, {"storage_failure", f.StorageFailure},
 		{"id_failure", f.IDFailure}, {"barrier_failure", f.BarrierFailure}, {"notify_failure", f.NotifyFailure},
-		{"trigger_throw", f.TriggerThrow}} {
+		{"trigger_throw", f.TriggerThrow}, {"task_error", f.TaskError}} {
 		if err := s.prob("$.faults."+p.path, p.v); err != nil {
 			return err
 		}

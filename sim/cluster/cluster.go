@@ -44,6 +44,7 @@ type FaultRates struct {
 	BarrierFail     float64 // barrier dispatch fails
 	NotifyFail      float64 // notify-complete fails
 	TriggerThrow    float64 // an exception in the trigger path (H4)
+	TaskError       float64 // a task reports a checkpoint error instead of acknowledging
 }
 
 // Config configures a cluster.

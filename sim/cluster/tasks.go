@@ -22,6 +22,7 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 		return fmt.Errorf("simulated barrier dispatch failure")
 	}
 	drop := c.fault(c.cfg.Faults.AckDrop)
+	taskErr := !drop && c.fault(c.cfg.Faults.TaskError)
 	lat := c.cfg.Workload.AckLatency.Draw(c.work)
 	k := key(job, pipeline)
 	c.Recorder.inflight[k]++
@@ -30,6 +31,11 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 		c.Recorder.inflight[k]--
 		if drop {
 			c.W.Note("fault: task %d-%d-%d drops ack of %d", job, pipeline, task, b.ID)
+			return
+		}
+		if taskErr { // reportCheckpointErrorFromTask
+			c.W.Note("fault: task %d-%d-%d reports an error for checkpoint %d", job, pipeline, task, b.ID)
+			c.Managers[job].Coordinator(pipeline).ReportTaskError(fmt.Sprintf("task %d failed checkpoint %d", task, b.ID))
 			return
 		}
 		state := fmt.Appendf(nil, "state-%d-%d-%d-%d", job, pipeline, task, b.ID)

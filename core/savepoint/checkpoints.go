@@ -149,12 +149,9 @@ func (c *Checkpoints) List(job int64, pipeline int32) ([]int64, error) {
 // Read loads one checkpoint. Errors name the file.
 func (c *Checkpoints) Read(job int64, pipeline int32, id int64) (*CompletedCheckpoint, error) {
 	file := c.file(job, pipeline, id)
-	data, err := c.fs.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &FileError{Path: file, Check: "present", Err: fmt.Errorf("%w: %v", ErrNotFound, err)}
-	}
+	data, err := readFile(c.fs, file, "present", ErrNotFound)
 	if err != nil {
-		return nil, &FileError{Path: file, Check: "read", Err: err}
+		return nil, err
 	}
 	cp, err := DecodeCheckpointFile(data)
 	if err != nil {

@@ -2,6 +2,7 @@ package savepoint
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 )
 
@@ -45,4 +46,17 @@ func exists(fsys FS, name string) (bool, error) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// readFile reads name; a missing file is a FileError for check wrapping
+// missing (ErrNotFound, ErrIncomplete), any other failure one for "read".
+func readFile(fsys FS, name, check string, missing error) ([]byte, error) {
+	data, err := fsys.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &FileError{Path: name, Check: check, Err: fmt.Errorf("%w: %v", missing, err)}
+	}
+	if err != nil {
+		return nil, &FileError{Path: name, Check: "read", Err: err}
+	}
+	return data, nil
 }

@@ -113,12 +113,9 @@ func (s *Store) Read(job, id int64) (*Bundle, error) {
 }
 
 func (s *Store) readManifest(marker string) (*Manifest, error) {
-	data, err := s.fs.ReadFile(marker)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &FileError{Path: marker, Check: "commit marker", Err: fmt.Errorf("%w: %v", ErrNotFound, err)}
-	}
+	data, err := readFile(s.fs, marker, "commit marker", ErrNotFound)
 	if err != nil {
-		return nil, &FileError{Path: marker, Check: "read", Err: err}
+		return nil, err
 	}
 	m, err := ParseManifest(data)
 	if err != nil {
@@ -129,12 +126,9 @@ func (s *Store) readManifest(marker string) (*Manifest, error) {
 
 // readPayload reads one payload and checks it against its manifest entry.
 func (s *Store) readPayload(file string, m *Manifest, e ManifestEntry) (*CompletedCheckpoint, error) {
-	data, err := s.fs.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &FileError{Path: file, Check: "payload present", Err: fmt.Errorf("%w: %v", ErrIncomplete, err)}
-	}
+	data, err := readFile(s.fs, file, "payload present", ErrIncomplete)
 	if err != nil {
-		return nil, &FileError{Path: file, Check: "read", Err: err}
+		return nil, err
 	}
 	if int64(len(data)) != e.Length {
 		return nil, &FileError{Path: file, Check: "length", Err: fmt.Errorf(

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -38,8 +37,10 @@ func ParseDesign(s string) (Design, error) {
 // Config configures a Scheduler.
 type Config struct {
 	Design Design // default Shared
-	// Cores sizes the dispatch pool: max(8, 2 x Cores). Default: the
-	// machine's CPU count (set it explicitly in simulation).
+	// Cores sizes the dispatch pool: max(8, 2 x Cores). Core never asks
+	// the machine: wall callers pass runtime.NumCPU(), simulations their
+	// simulated core count. New refuses a config with neither Cores nor
+	// DispatchThreads.
 	Cores int
 	// DispatchThreads overrides the dispatch bound when > 0.
 	DispatchThreads int
@@ -53,16 +54,18 @@ type Config struct {
 	Observe func(Firing)
 }
 
-// Bound returns the dispatch pool size for c.
+// ErrNoCores is New's error for a config that sets neither Cores nor
+// DispatchThreads.
+var ErrNoCores = errors.New("sched: Config.Cores is required (runtime.NumCPU() in wall mode, the simulated core count in simulation)")
+
+// Bound returns the dispatch pool size for c: DispatchThreads when set,
+// else max(8, 2 x Cores). It is 8 for a config with neither, which New
+// refuses.
 func (c Config) Bound() int {
 	if c.DispatchThreads > 0 {
 		return c.DispatchThreads
 	}
-	cores := c.Cores
-	if cores <= 0 {
-		cores = runtime.NumCPU()
-	}
-	return max(8, 2*cores)
+	return max(8, 2*c.Cores)
 }
 
 // Scheduler is the interface the coordinators, the simulator and the
@@ -136,6 +139,9 @@ func (c *counters) into(s *Stats) {
 func New(e env.Env, cfg Config) (Scheduler, error) {
 	if cfg.Design == "" {
 		cfg.Design = Shared
+	}
+	if cfg.Cores <= 0 && cfg.DispatchThreads <= 0 {
+		return nil, ErrNoCores
 	}
 	if cfg.TimerThreads <= 0 {
 		cfg.TimerThreads = 2

@@ -27,7 +27,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	var f runFlags
 	var ref string
 	var with stringList
-	fs := newFlagSet("compare", "--scenario NAME|FILE [--with k=v[,k=v]]... [flags]", compareAbout, stdout, stderr)
+	fs := newFlagSet("compare", "[--scenario] NAME|FILE [--with k=v[,k=v]]... [flags]", compareAbout, stdout, stderr)
 	fs.StringVar(&ref, "scenario", "", "scenario `name|file` (required)")
 	fs.Var(&with, "with", "one column: `k=v[,k=v...]` variants (repeatable; default: each design)")
 	f.addSeeds(fs, "seeds per column (default: the scenario's share of the default campaign, else 10)")

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 const compareAbout = `Runs the same seeds of one scenario on several designs or variants and
@@ -15,7 +17,7 @@ scheduling delay (due to body start) p50/p99/max, failover to the first
 completed checkpoint p50 (all virtual time) and simulated seconds per wall
 second of one worker. Each --with is one column: a comma-separated list of
 key=value variants on top of the scenario's and of --variant. Without
---with it compares the three scheduler designs.
+--with it compares every scheduler design.
 
   simrun compare --scenario failovers --seeds 20 --with design=shared \
     --with design=per-pipeline --with design=shared-inline,expiry-fence=none
@@ -46,7 +48,10 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 		return usagef(stderr, "compare", "--parallel must be at least 1 and --seeds not negative")
 	}
 	if len(with) == 0 {
-		with = stringList{"design=shared", "design=per-pipeline", "design=shared-inline"}
+		k, _ := variant.Lookup("design")
+		for _, d := range k.Values {
+			with = append(with, "design="+d)
+		}
 	}
 	cols := make([]map[string]string, len(with))
 	for i, w := range with {

@@ -1,6 +1,10 @@
 package coord
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ckptsim/ckptsim/core/variant"
+)
 
 // Acknowledge records a task's acknowledgement of checkpoint id. The last
 // acknowledgement completes the pending future on this thread (SPEC 1.7).
@@ -39,7 +43,7 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 	c.latestCompleted.Store(cp)
 	c.emit(Event{Kind: EvCompleted, Gen: p.Gen, ID: cp.ID, Type: cp.Type})
 	if err := c.notifyCompleted(cp); err != nil {
-		c.handleError(p.Gen, ReasonNotifyFailed, err, c.deferredFence(), false)
+		c.handleError(p.Gen, ReasonNotifyFailed, err, fenceDeferred)
 		return nil // the error path's clean resets the counter
 	}
 	if p.watchdog != nil {
@@ -69,7 +73,7 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 
 // persist writes the checkpoint (or savepoint) and applies retention.
 func (c *Coordinator) persist(cp *Completed) error {
-	memory := c.cfg.Variants.Retention == "memory"
+	memory := c.cfg.Variants.Retention == variant.RetainMemory
 	if cp.Type == CompletedPoint {
 		if memory {
 			c.retain(cp.ID) // upstream counts it although it is never stored (#12096)
@@ -143,7 +147,7 @@ func (c *Coordinator) finish(gen uint64, t Type) {
 	if cur != gen {
 		return // a restore already replaced the generation
 	}
-	c.clean(ReasonCompleted, gen, false)
+	c.clean(ReasonCompleted, gen)
 	c.updateStatus(st)
 	if f.Complete(st) {
 		c.emit(Event{Kind: EvFinished, Gen: gen, Type: t})

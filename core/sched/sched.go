@@ -34,6 +34,18 @@ func ParseDesign(s string) (Design, error) {
 	return "", fmt.Errorf("unknown scheduler design %q (want per-pipeline, shared or shared-inline)", s)
 }
 
+// TaskFailure is what a dispatch thread does when a body fails.
+type TaskFailure string
+
+// The task-failure behaviours.
+const (
+	Recover    TaskFailure = "recover"     // the thread keeps serving (the final design)
+	KillWorker TaskFailure = "kill-worker" // the failure is re-raised and kills the thread (PR-B, H3)
+)
+
+// TaskFailures lists every task-failure behaviour, default first.
+var TaskFailures = []TaskFailure{Recover, KillWorker}
+
 // Config configures a Scheduler.
 type Config struct {
 	Design Design // default Shared
@@ -46,9 +58,8 @@ type Config struct {
 	DispatchThreads int
 	TimerThreads    int           // default 2
 	KeepAlive       time.Duration // dispatch idle reaping, default 60 s
-	// TaskFailure is "recover" (default) or "kill-worker".
-	TaskFailure string
-	Logger      *slog.Logger
+	TaskFailure     TaskFailure   // default Recover
+	Logger          *slog.Logger
 	// Observe, when set, receives every firing's stage timestamps after
 	// the body ends or is skipped. It runs on the thread that ran the body.
 	Observe func(Firing)
@@ -151,8 +162,8 @@ func New(e env.Env, cfg Config) (Scheduler, error) {
 	}
 	switch cfg.TaskFailure {
 	case "":
-		cfg.TaskFailure = "recover"
-	case "recover", "kill-worker":
+		cfg.TaskFailure = Recover
+	case Recover, KillWorker:
 	default:
 		return nil, fmt.Errorf("unknown task-failure %q (want recover or kill-worker)", cfg.TaskFailure)
 	}

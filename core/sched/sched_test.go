@@ -259,7 +259,7 @@ func TestFailingBodyKeepsWorker(t *testing.T) {
 
 func TestKillWorkerVariantKillsWorker(t *testing.T) {
 	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
-		s, _ := newSched(t, e, sched.Config{DispatchThreads: 1, TaskFailure: "kill-worker"})
+		s, _ := newSched(t, e, sched.Config{DispatchThreads: 1, TaskFailure: sched.KillWorker})
 		defer s.Close()
 		l := s.Lease(1, 1)
 		bad := l.Schedule(0, func() error { return errors.New("trigger failed") })

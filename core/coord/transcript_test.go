@@ -67,10 +67,10 @@ type script struct {
 	c        *Coordinator
 	s        sched.Scheduler
 	pool     *exec.Pool
-	down     bool           // the executor rejects (a master step-down)
-	hold     bool           // the executor holds work until release (a blocked executor)
+	down     bool // the executor rejects (a master step-down)
+	hold     bool // the executor holds work until release (a blocked executor)
 	held     []func()
-	sync     bool // the executor runs work on the caller's thread
+	sync     bool           // the executor runs work on the caller's thread
 	fail     map[string]int // boundary -> calls left to fail
 	barriers map[TaskID]int64
 	stored   []int64

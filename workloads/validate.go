@@ -136,7 +136,7 @@ func CheckVariant(key, value string) error {
 
 // VariantKeys lists every variant key with its values, default first.
 func VariantKeys() []string {
-	out := []string{"design=shared|per-pipeline|shared-inline", "task-failure=recover|kill-worker"}
+	out := []string{"design=shared|per-pipeline|shared-inline|leader-follower", "task-failure=recover|kill-worker"}
 	return append(out, coord.VariantKeys()...)
 }
 

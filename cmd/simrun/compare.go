@@ -15,7 +15,7 @@ scheduling delay (due to body start) p50/p99/max, failover to the first
 completed checkpoint p50 (all virtual time) and simulated seconds per wall
 second of one worker. Each --with is one column: a comma-separated list of
 key=value variants on top of the scenario's and of --variant. Without
---with it compares the three scheduler designs.
+--with it compares the four scheduler designs.
 
   simrun compare --scenario failovers --seeds 20 --with design=shared \
     --with design=per-pipeline --with design=shared-inline,expiry-fence=none
@@ -46,7 +46,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 		return usagef(stderr, "compare", "--parallel must be at least 1 and --seeds not negative")
 	}
 	if len(with) == 0 {
-		with = stringList{"design=shared", "design=per-pipeline", "design=shared-inline"}
+		with = stringList{"design=shared", "design=per-pipeline", "design=shared-inline", "design=leader-follower"}
 	}
 	cols := make([]map[string]string, len(with))
 	for i, w := range with {

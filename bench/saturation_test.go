@@ -129,12 +129,13 @@ func benchSaturation(b *testing.B, d sched.Design) {
 	for _, u := range utils {
 		b.Run(fmt.Sprintf("util=%d", u), func(b *testing.B) {
 			var mu sync.Mutex
+			n := b.N // bodies still running after Close must not read b.N
 			run := &satRun{}
 			done := make(chan struct{}) // made before any firing can close it
 			s, err := startSaturation(env.Wall{}, d, u, run, func(x sched.Firing, q int) {
 				mu.Lock()
 				defer mu.Unlock()
-				if len(run.delay) < b.N && run.observe(x, q) && len(run.delay) == b.N {
+				if len(run.delay) < n && run.observe(x, q) && len(run.delay) == n {
 					close(done)
 				}
 			})

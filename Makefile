@@ -21,9 +21,12 @@ all: test
 test: lint
 	$(GO) test -timeout 30m ./...
 
-## race: wall-mode tests under the race detector (simulated seeds are cut to a tenth)
+## race: wall-mode tests under the race detector (simulated seeds are cut to a tenth),
+## and the bench package's unit tests and a short run of its concurrent benchmarks
 race:
 	$(GO) test -race -short -timeout 20m ./core/... ./sim/... ./linearizability/...
+	$(GO) test -race -short ./bench/
+	$(GO) test -race -run '^$$' -bench '^BenchmarkSaturation(LeaderFollower)?$$/util=(50|120)$$|^BenchmarkTrigger$$/design=(shared|leader-follower)/pipelines=10$$' -benchtime 20x ./bench/
 
 ## lint: gofmt, go vet and the core purity test
 lint:
@@ -45,18 +48,27 @@ transcripts:
 run:
 	$(GO) run ./cmd/simrun
 
-## bench: every benchmark, written to results/bench with command, commit and machine lines
+## bench: every benchmark and the JDK peer, back to back, written to results/bench (each file
+## headed by command, commit, machine and date lines), then the tables and plots. Run it on a
+## clean tree: a file from a dirty tree carries "-dirty" in its commit line.
+BENCHGO = $(GO) test -run '^$$' -count 1
 bench:
-	bench/run.sh $(R)/trigger.txt    $(GO) test -run '^$$' -bench '^BenchmarkTrigger(Precise)?$$' -benchtime 500x -count 1 -timeout 60m ./bench/
-	bench/run.sh $(R)/coord.txt      $(GO) test -run '^$$' -bench '^BenchmarkTriggerCoord(Precise)?$$' -benchtime 500x -count 1 -timeout 60m ./bench/
+	@git diff --quiet HEAD || echo "bench: WARNING: the tree is dirty; results will say commit ...-dirty"
+	rm -f $(R)/*.txt.tmp
+	bench/run.sh $(R)/trigger.txt    $(BENCHGO) -bench '^BenchmarkTrigger(Precise)?$$' -benchtime 500x -timeout 60m ./bench/
+	@if command -v javac >/dev/null; then \
+	  bench/run.sh $(R)/trigger-jdk.txt peer/jdk/run.sh -n 500 -count 1; \
+	else echo "bench: javac not found: the JDK peer (results/bench/trigger-jdk.txt) is skipped and removed"; rm -f $(R)/trigger-jdk.txt; fi
+	bench/run.sh $(R)/coord.txt      $(BENCHGO) -bench '^BenchmarkTriggerCoord(Precise)?$$' -benchtime 500x -timeout 60m ./bench/
 	bench/run.sh $(R)/floor.txt      $(GO) test -run '^$$' -bench '^BenchmarkTimerFloor$$' -benchtime 5000x -count 5 ./bench/
-	bench/run.sh $(R)/saturation.txt $(GO) test -run '^$$' -bench '^BenchmarkSaturation(Sim)?$$' -benchtime 1000x -count 1 ./bench/
+	bench/run.sh $(R)/saturation.txt $(BENCHGO) -bench '^BenchmarkSaturation(LeaderFollower|Sim)?$$' -benchtime 1000x ./bench/
 	bench/run.sh $(R)/sim.txt        $(GO) test -run '^$$' -bench '^BenchmarkSim$$|^BenchmarkSchedPoint$$' -benchmem -count 5 ./bench/
 	bench/run.sh $(R)/sim-switch.txt $(GO) test -run '^$$' -bench '^BenchmarkSwitch$$|^BenchmarkSchedPoint$$' -count 10 ./bench/
+	bench/run.sh $(R)/watermark.txt  $(GO) test -run '^$$' -bench '^BenchmarkTracker$$' -benchmem -count 5 ./core/watermark/
 	bench/run.sh results/linearizability/bench.txt $(GO) test ./linearizability -run '^$$' -bench BenchmarkCheckHour -cpu 1 -count 5 -benchmem -timeout 30m
-	$(GO) run ./bench/cmd/plot -dir $(R) > $(R)/tables.md
+	$(GO) run ./bench/cmd/plot -dir $(R) > $(R)/tables.md.tmp && mv $(R)/tables.md.tmp $(R)/tables.md
 
-## bench-peer: the JDK peer (ScheduledThreadPoolExecutor designs), when javac is present
+## bench-peer: the JDK peer alone (make bench runs it right after the Go trigger benchmarks)
 bench-peer:
 	@command -v javac >/dev/null || { echo "bench-peer: javac not found, skipped"; exit 0; }; \
 	  bench/run.sh $(R)/trigger-jdk.txt peer/jdk/run.sh -n 500 -count 1 && \
@@ -69,7 +81,7 @@ bench-ci:
 	  echo "bench-ci: head results in $$head"; \
 	  $(GO) test -run '^$$' -bench '^BenchmarkSim$$' -benchtime 1x ./bench/ >> $$head; \
 	  $(GO) test -run '^$$' -bench '^BenchmarkSaturationSim$$' -benchtime 1000x ./bench/ >> $$head; \
-	  $(GO) test -run '^$$' -bench '^BenchmarkTrigger(Precise)?$$/design=shared/pipelines=10$$|^BenchmarkTimerFloor$$' -benchtime 100x ./bench/ >> $$head; \
+	  $(GO) test -run '^$$' -bench '^BenchmarkTrigger(Precise)?$$/design=(shared|leader-follower)/pipelines=10$$|^BenchmarkTimerFloor$$' -benchtime 100x ./bench/ >> $$head; \
 	  $(GO) run golang.org/x/perf/cmd/benchstat base=$(R)/baseline-ci.txt head=$$head || true; \
 	  $(GO) run ./cmd/benchgate -max 10 $(R)/baseline-ci.txt $$head
 
@@ -77,7 +89,7 @@ bench-ci:
 bench-baseline:
 	bench/run.sh $(R)/baseline-ci.txt sh -c "$(GO) test -run '^$$' -bench '^BenchmarkSim$$' -benchtime 1x ./bench/ && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkSaturationSim$$' -benchtime 1000x ./bench/ && \
-	  $(GO) test -run '^$$' -bench '^BenchmarkTrigger(Precise)?$$/design=shared/pipelines=10$$|^BenchmarkTimerFloor$$' -benchtime 100x ./bench/"
+	  $(GO) test -run '^$$' -bench '^BenchmarkTrigger(Precise)?$$/design=(shared|leader-follower)/pipelines=10$$|^BenchmarkTimerFloor$$' -benchtime 100x ./bench/"
 
 ## benchstat: head against the committed baseline
 benchstat: bench-ci

@@ -294,7 +294,7 @@ func TestHelpListCompare(t *testing.T) {
 	}
 	l := simrunExec(t, "list")
 	l.want(t, exitPass)
-	for _, s := range []string{"smoke", "h4-trigger-silent", "trigger-errors=report|silent", "design=shared|per-pipeline|shared-inline"} {
+	for _, s := range []string{"smoke", "h4-trigger-silent", "trigger-errors=report|silent", "design=shared|per-pipeline|shared-inline|leader-follower"} {
 		if !strings.Contains(l.stdout, s) {
 			t.Errorf("list lacks %q", s)
 		}

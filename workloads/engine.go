@@ -54,6 +54,9 @@ func Run(s *Scenario, opt Options) (out Outcome) {
 	start := time.Now()
 	v := s.effectiveVariants(opt.Variants)
 	out = Outcome{Scenario: s.Name, Seed: opt.Seed, Variants: VariantString(v), Replay: ReplayCommand(s, opt.Seed, v)}
+	if opt.Buggify != "" {
+		out.Replay += " --buggify " + opt.Buggify
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			out.Verdict = Crash
@@ -104,6 +107,7 @@ func (r *runner) worldConfig() sim.Config {
 		strategy = r.opt.Strategy
 	}
 	cfg.Strategy, _ = sim.ParseStrategy(strategy)
+	cfg.Buggify = s.buggifyConfig(r.opt.Buggify)
 	if len(r.opt.Replay) > 0 {
 		cfg.Strategy, cfg.Replay = sim.StrategyReplay, r.opt.Replay
 	}
@@ -127,6 +131,7 @@ func (r *runner) run(out Outcome) Outcome {
 	out.TraceHash = fmt.Sprintf("%016x", res.TraceHash)
 	out.SimNs, out.Steps = int64(res.Elapsed), res.Steps
 	out.Events, out.Decisions, out.LockGraph = r.w.Events(), res.Decisions, r.w.LockGraph()
+	out.Buggify = siteOutcomes(r.w.BuggifyReport())
 	out.Verdict = Pass
 	switch res.Outcome {
 	case sim.OutcomeDeadlock:

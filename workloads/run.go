@@ -38,6 +38,9 @@ type Options struct {
 	RecordDecisions bool
 	// ArtifactDir receives visualisations of failing checks ("": none).
 	ArtifactDir string
+	// Buggify overrides the scenario's buggify.enabled: "on" (the
+	// scenario's probabilities, or the defaults), "off", or "" (the scenario).
+	Buggify string
 }
 
 // Outcome is one seed's result.
@@ -59,6 +62,15 @@ type Outcome struct {
 	Decisions  []int32        `json:"-"`
 	LockGraph  *sim.LockGraph `json:"-"`
 	Artifacts  []string       `json:"artifacts,omitempty"`
+	Buggify    []SiteOutcome  `json:"buggify,omitempty"`
+}
+
+// SiteOutcome is what one BUGGIFY site did in a seed.
+type SiteOutcome struct {
+	Site      string `json:"site"`
+	On        bool   `json:"on"`
+	Evaluated int    `json:"evaluated"` // calls while on
+	Fired     int    `json:"fired"`
 }
 
 // Latencies are virtual-time distributions gathered during the run.

@@ -80,6 +80,7 @@ type Scenario struct {
 	Workload    Workload          `yaml:"workload,omitempty"`
 	Faults      Faults            `yaml:"faults,omitempty"`
 	Swarm       bool              `yaml:"swarm,omitempty"`
+	Buggify     *Buggify          `yaml:"buggify,omitempty"`
 	Run         RunSpec           `yaml:"run"`
 	Checks      Checks            `yaml:"checks,omitempty"`
 
@@ -141,6 +142,16 @@ type Faults struct {
 	NotifyFailure   float64  `yaml:"notify_failure,omitempty"`
 	TriggerThrow    float64  `yaml:"trigger_throw,omitempty"`
 	TaskError       float64  `yaml:"task_error,omitempty"` // a task reports a checkpoint error
+}
+
+// Buggify switches core's rare paths (env.Site, FoundationDB's BUGGIFY) on
+// in simulation: each seed switches each site on with probability SiteOn,
+// and an on site fires at each call with its probability.
+type Buggify struct {
+	Enabled bool               `yaml:"enabled"`
+	SiteOn  float64            `yaml:"site_on,omitempty"` // default 0.5
+	Fire    float64            `yaml:"fire,omitempty"`    // default 0.1
+	Sites   map[string]float64 `yaml:"sites,omitempty"`   // per-site firing probability; 0: off
 }
 
 // RunSpec is the simulated duration and budgets.

@@ -2,10 +2,13 @@ package workloads
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/core/env"
 	"github.com/ckptsim/ckptsim/core/sched"
 )
 
@@ -18,7 +21,7 @@ const (
 
 func (s *Scenario) validate() error {
 	checks := []func() error{s.validateName, s.validateCluster, s.validateCheckpoint, s.validateScheduler,
-		s.validateVariants, s.validateWorkload, s.validateFaults, s.validateRun}
+		s.validateVariants, s.validateWorkload, s.validateFaults, s.validateBuggify, s.validateRun}
 	for _, c := range checks {
 		if err := c(); err != nil {
 			return err
@@ -250,3 +253,27 @@ func (s *Scenario) validateRun() error {
 	}
 	return s.duration("$.checks.max_delay", s.Checks.MaxDelay, false, Dur(0))
 }
+
+func (s *Scenario) validateBuggify() error {
+	b := s.Buggify
+	if b == nil {
+		return nil
+	}
+	if err := s.prob("$.buggify.site_on", b.SiteOn); err != nil {
+		return err
+	}
+	if err := s.prob("$.buggify.fire", b.Fire); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(b.Sites)) {
+		if _, ok := env.ParseSite(name); !ok {
+			return s.errorf("$.buggify.sites."+name, "unknown site %q (sites: %s)", name, siteList())
+		}
+		if err := s.prob("$.buggify.sites."+name, b.Sites[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func siteList() string { return strings.Join(SiteNames(), ", ") }

@@ -55,6 +55,7 @@ type report struct {
 	Groups      []*group             `json:"scenarios"`
 	Failures    []seedRef            `json:"failures"`
 	Resume      []string             `json:"resume,omitempty"`
+	Buggify     *buggifyReport       `json:"buggify,omitempty"`
 	lat         latencies
 	outcomes    []workloads.Outcome
 	wall        time.Duration
@@ -102,6 +103,7 @@ func (r *report) add(g *group, o workloads.Outcome) {
 	if o.Verdict != workloads.Pass {
 		r.Failures = append(r.Failures, ref)
 	}
+	r.addBuggify(o)
 	o.Latency = workloads.Latencies{}
 	r.outcomes = append(r.outcomes, o)
 }
@@ -125,6 +127,7 @@ func (r *report) finish(wall time.Duration, interrupted bool) {
 	r.WallNs, r.Interrupted = wall.Nanoseconds(), interrupted
 	r.SimPerWall = ratio(r.SimNs, r.WallNs)
 	r.Latency = r.lat.stats()
+	r.Buggify.finish()
 	r.Groups = slices.DeleteFunc(r.Groups, func(g *group) bool { return g == nil })
 	for _, g := range r.Groups {
 		g.SimPerWall = ratio(g.SimNs, g.SeedWallNs)
@@ -176,6 +179,7 @@ func (r *report) writeText(w io.Writer) {
 	tw.Flush()
 	r.writeLatency(w)
 	r.writeSlowest(w)
+	r.Buggify.writeText(w)
 	r.writeFailures(w)
 }
 

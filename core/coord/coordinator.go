@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -191,8 +192,13 @@ func (c *Coordinator) isCompleted() bool {
 	return l != nil && l.Type.Final() && !l.Restored
 }
 
+var errBuggifyRejected = errors.New("coordinator executor rejected the task (buggify)")
+
 // async runs fn on the coordinator executor.
 func (c *Coordinator) async(fn func()) error {
+	if env.Buggify(c.e, env.SiteExecutorRejects) {
+		return errBuggifyRejected // BUGGIFY: every caller handles a rejection
+	}
 	return c.d.Executor().Execute(fn)
 }
 

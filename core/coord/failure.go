@@ -3,6 +3,8 @@ package coord
 import (
 	"errors"
 	"fmt"
+
+	"github.com/ckptsim/ckptsim/core/env"
 )
 
 // watchdog is the timeout body (SPEC 1.6 step 4). It runs on a dispatch
@@ -99,6 +101,9 @@ func (c *Coordinator) handleError(armed uint64, r Reason, err error, fence, lock
 // errors up to StatusRetries times with StatusBackoff between (30 x 2 s
 // upstream: the slow, blocking part of the error path).
 func (c *Coordinator) updateStatus(s Status) {
+	if env.Buggify(c.e, env.SiteStatusSlow) {
+		c.e.Sleep(c.cfg.StatusBackoff) // BUGGIFY: the write is slow
+	}
 	if err := c.retryStatus(func() error { return c.d.Status.Set(c.statusKey(), s.String()) }); err != nil {
 		c.log().Error("status update failed", "status", s, "err", err)
 	}

@@ -182,8 +182,9 @@ func (c *Coordinator) reloadLatest() error {
 	}
 	c.mapMu.Lock()
 	c.completedIDs = ids
+	drop := c.trimLocked() // a lost store reply can leave 2N stored
 	c.mapMu.Unlock()
-	return nil
+	return c.deleteRetained(drop)
 }
 
 func (c *Coordinator) loadReadyToClose() ([]TaskID, error) {

@@ -3,11 +3,16 @@ package coord
 import (
 	"fmt"
 	"time"
+
+	"github.com/ckptsim/ckptsim/core/env"
 )
 
 // scheduleTrigger arms a trigger of typ after delay on the lease.
 func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration) {
 	c.emit(Event{Kind: EvTriggerArmed, Type: typ, Delay: delay})
+	if env.Buggify(c.e, env.SiteRearmRacesCancel) {
+		c.e.Sleep(c.cfg.PendingBackoff) // BUGGIFY: the re-arm reaches the lease late, maybe after a CancelAll
+	}
 	c.d.Lease.Schedule(delay, func() error { return c.triggerBody(typ) })
 }
 
@@ -241,6 +246,9 @@ func (c *Coordinator) onPendingDone(p *Pending, cp *Completed, err error) {
 		case err != nil:
 			c.handleError(p.Gen, ReasonTriggerFailed, err, c.deferredFence(), false)
 		case cp != nil:
+			if env.Buggify(c.e, env.SiteCompletionAfterClean) {
+				c.e.Sleep(c.cfg.Timeout) // BUGGIFY: the completion arrives late, maybe after a clean
+			}
 			if err := c.complete(p, cp); err != nil {
 				c.handleError(p.Gen, ReasonCompleteFailed, err, c.deferredFence(), false)
 			}

@@ -138,6 +138,7 @@ func (c *Cluster) Reactivate() {
 func (c *Cluster) Heal() {
 	c.W.Note("heal: faults off")
 	c.healed = true
+	c.W.PauseBuggify()
 	c.Reactivate()
 }
 

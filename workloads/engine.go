@@ -260,6 +260,9 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	for k, n := range rec.Counts {
 		out.Counts[k.String()] = n
 	}
+	if closed, idle := r.c.ClosedTasks(); closed > 0 {
+		out.Counts["tasks-closed"], out.Counts["tasks-closed-idle"] = closed, idle
+	}
 	out.Windows = rec.Windows
 	st := r.c.Sched.Stats()
 	out.Windows[cluster.WindowCancelAfterHandoff] = int(st.RanAfterCancel) // the body ran although its cancel returned true
@@ -312,6 +315,7 @@ func (r *runner) liveness(out *Outcome) {
 		}
 		stuck = append(stuck, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
 	}
+	r.unfinished(out)
 	if wm := r.wm.stuck(int64(r.healAt)); len(wm) > 0 {
 		shown := wm
 		if len(shown) > 10 {
@@ -330,6 +334,23 @@ func (r *runner) liveness(out *Outcome) {
 	}
 	r.fail(out, Liveness, fmt.Sprintf("liveness: %d pipelines completed no checkpoint in the %v after faults stopped: %s",
 		len(stuck), within, strings.Join(shown, ", ")))
+}
+
+// unfinished requires, when the scenario's sources finish (bounded), every
+// pipeline to have finished with its COMPLETED_POINT by the end.
+func (r *runner) unfinished(out *Outcome) {
+	if r.s.Workload.FinishAfter == (Dist{}) {
+		return
+	}
+	var open []string
+	for _, co := range r.c.Coordinators() {
+		if _, _, finished := r.c.Recorder.LastCompleted(co.Job(), co.Pipeline()); !finished {
+			open = append(open, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
+		}
+	}
+	if len(open) > 0 {
+		r.fail(out, Liveness, fmt.Sprintf("liveness: %d bounded pipelines did not finish: %s", len(open), strings.Join(open[:min(len(open), 10)], ", ")))
+	}
 }
 
 // progressWithin returns the pipelines that completed a checkpoint in

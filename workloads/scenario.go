@@ -93,6 +93,9 @@ type Cluster struct {
 	Jobs         int `yaml:"jobs"`
 	Pipelines    int `yaml:"pipelines"` // per job
 	Tasks        int `yaml:"tasks"`     // per pipeline
+	// StartingTasks are the source tasks (0..n-1) of each pipeline; the
+	// others may close when idle (0: every task is a source).
+	StartingTasks int `yaml:"starting_tasks,omitempty"`
 	Cores        int `yaml:"cores,omitempty"`
 	ExecutorCore int `yaml:"executor_core,omitempty"`
 }
@@ -124,6 +127,8 @@ type Workload struct {
 	Partitions      int     `yaml:"partitions,omitempty"`    // source partitions per pipeline (watermarks)
 	BatchRate       float64 `yaml:"batch_rate,omitempty"`    // source batches per second per partition
 	SinkFailure     float64 `yaml:"sink_failure,omitempty"`  // probability a batch fails in the sink
+	IdleAfter       Dist    `yaml:"idle_after,omitempty"`    // when each non-starting task asks to close
+	FinishAfter     Dist    `yaml:"finish_after,omitempty"`  // when each pipeline's sources finish (bounded)
 }
 
 // Faults lists fault kinds with their rates or schedules.

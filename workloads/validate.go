@@ -55,6 +55,12 @@ func (s *Scenario) validateCluster() error {
 	if err := s.intRange("$.cluster.tasks", c.Tasks, 1, MaxTasks); err != nil {
 		return err
 	}
+	if err := s.intRange("$.cluster.starting_tasks", c.StartingTasks, 0, c.Tasks); err != nil {
+		return err
+	}
+	if s.Workload.IdleAfter != (Dist{}) && (c.StartingTasks == 0 || c.StartingTasks == c.Tasks) {
+		return s.errorf("$.cluster.starting_tasks", "workload.idle_after needs non-starting tasks: set starting_tasks between 1 and tasks-1")
+	}
 	if err := s.intRange("$.cluster.cores", c.Cores, 0, 1024); err != nil {
 		return err
 	}
@@ -175,7 +181,7 @@ func (s *Scenario) validateWorkload() error {
 		d    Dist
 	}{{"ack_latency", w.AckLatency}, {"dispatch_latency", w.DispatchLatency}, {"notify_latency", w.NotifyLatency},
 		{"status_latency", w.StatusLatency}, {"storage_latency", w.StorageLatency}, {"restart_delay", w.RestartDelay},
-		{"body_slowness", w.BodySlowness}} {
+		{"body_slowness", w.BodySlowness}, {"idle_after", w.IdleAfter}, {"finish_after", w.FinishAfter}} {
 		if err := s.dist("$.workload."+d.path, d.d); err != nil {
 			return err
 		}

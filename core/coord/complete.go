@@ -21,6 +21,9 @@ func (c *Coordinator) Acknowledge(task TaskID, id int64, state []byte) {
 	if dup {
 		return
 	}
+	if !p.Type.Final() {
+		c.idleAcked(p, task)
+	}
 	if last {
 		p.fut.Complete(p.completed(c.e.Now()))
 	}
@@ -40,6 +43,7 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 	if err := c.persist(cp); err != nil {
 		return err
 	}
+	c.idleStored(cp)
 	c.latestCompleted.Store(cp)
 	c.emit(Event{Kind: EvCompleted, Gen: p.Gen, ID: cp.ID, Type: cp.Type})
 	if err := c.notifyCompleted(cp); err != nil {

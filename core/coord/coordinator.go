@@ -20,6 +20,7 @@ type Config struct {
 	MinPause       time.Duration // -1 or 0: disabled
 	MaxRetained    int           // default 20
 	Tasks          int           // tasks of the pipeline, default 1
+	StartingTasks  int           // tasks 0..StartingTasks-1 start the pipeline (sources); 0: all. Others may close when idle
 	StatusRetries  int           // IMap retries, default 30
 	StatusBackoff  time.Duration // default 2 s
 	PendingBackoff time.Duration // guard 7 re-arm, default 500 ms
@@ -83,7 +84,7 @@ type Deps struct {
 //	coord.lock        trigger critical section, savepoint wait, clean; re-entrant for the
 //	                  barrier-continuation=inline variant only
 //	coord.generation  the generation counter and its terminal future
-//	coord.pending     the pending map, task status, ready-to-close sets (leaf)
+//	coord.pending     the pending map, task status, ready-to-close and idle sets (leaf)
 //	coord.ack, coord.future, sched.lease, exec.*   leaves
 //
 // The manager's "coord.manager" lock is taken only before coord.lock or
@@ -111,6 +112,7 @@ type Coordinator struct {
 	pending      map[int64]*Pending
 	taskStatus   map[TaskID]TaskState
 	readyToClose map[TaskID]bool
+	idle         idleSets
 	completedIDs []int64 // retention deque; also guarded by complMu for writes
 	savepointReq *Future[*Completed]
 	spWriter     SavepointWriter
@@ -139,7 +141,8 @@ func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coor
 	c := &Coordinator{d: d, e: e, cfg: cfg, job: job, pipeline: pipeline,
 		restoreMu: e.NewMutex("coord.restore"), lock: e.NewMutex("coord.lock"), complMu: e.NewMutex("coord.completion"),
 		genMu: e.NewMutex("coord.generation"), mapMu: e.NewMutex("coord.pending"),
-		pending: map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{}}
+		pending: map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{},
+		idle: newIdleSets()}
 	for i := range cfg.Tasks {
 		c.tasks = append(c.tasks, TaskID(i))
 	}

@@ -154,6 +154,7 @@ func (c *Coordinator) takePending() []*Pending {
 	clear(c.pending)
 	clear(c.taskStatus)
 	clear(c.readyToClose)
+	c.idleClean()
 	c.mapMu.Unlock()
 	return ps
 }

@@ -82,6 +82,9 @@ func (c *Coordinator) Start() {
 // restore must never leave a generation that looks alive and cannot
 // checkpoint (found by the smoke scenario: the pending counter stayed at 1).
 func (c *Coordinator) Restore(alreadyStarted bool) error {
+	if l := c.latestCompleted.Load(); l != nil && l.Type == CompletedPoint && !l.Restored {
+		return nil // a finished pipeline is not restored: the job master restores running ones
+	}
 	c.restoreMu.Lock() // restores of one coordinator never interleave
 	defer c.restoreMu.Unlock()
 	c.genMu.Lock()
@@ -133,6 +136,7 @@ func (c *Coordinator) restoreState(gen uint64) error {
 	for _, t := range restoredClose {
 		c.readyToClose[t] = true
 	}
+	c.idleRebuild()
 	c.mapMu.Unlock()
 	return nil
 }
@@ -226,7 +230,7 @@ func (c *Coordinator) ReadyToClose(task TaskID) error {
 func (c *Coordinator) allReadyToClose() bool {
 	c.mapMu.Lock()
 	defer c.mapMu.Unlock()
-	for _, t := range c.tasks {
+	for _, t := range c.startingTasks() {
 		if !c.readyToClose[t] {
 			return false
 		}

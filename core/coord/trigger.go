@@ -128,8 +128,9 @@ func (c *Coordinator) createPending(now time.Time, typ Type) (*Future[*Pending],
 			return
 		}
 		c.hop(pf, gen, func() {
-			p := newPending(c.e, c.job, c.pipeline, id, typ, now, gen, c.tasksToAck())
-			p.cleans = cleans
+			tasks, prepare, closed := c.idleSnapshot(typ)
+			p := newPending(c.e, c.job, c.pipeline, id, typ, now, gen, tasks)
+			p.cleans, p.prepareClose, p.closed = cleans, prepare, closed
 			c.hop(pf, gen, func() {
 				if c.register(p) {
 					pf.Complete(p)
@@ -159,10 +160,6 @@ func (c *Coordinator) allocateID(typ Type) (int64, error) {
 	}
 	return c.d.IDs.Next(c.job, c.pipeline)
 }
-
-// tasksToAck is every task not closed (all of them: idle-task closing is
-// not modelled).
-func (c *Coordinator) tasksToAck() []TaskID { return c.tasks }
 
 // register puts p in the pending map, unless a clean ran since p was
 // created: its registration hop arrived late and p belongs to nobody.
@@ -220,8 +217,8 @@ func (c *Coordinator) continuation(p *Pending, err error, lockHeld bool) {
 		return // already reported by the hop that failed
 	}
 	p.fut.WhenDone(func(cp *Completed, err error) { c.onPendingDone(p, cp, err) })
-	b := Barrier{ID: p.ID, Timestamp: p.TriggeredAt, Type: p.Type}
-	for _, t := range c.tasks {
+	b := Barrier{ID: p.ID, Timestamp: p.TriggeredAt, Type: p.Type, PrepareClose: p.prepareClose, Closed: p.closed}
+	for _, t := range p.tasks {
 		if err := c.d.Transport.TriggerBarrier(c.job, c.pipeline, t, b); err != nil {
 			c.handleError(p.Gen, ReasonInsideError, fmt.Errorf("barrier dispatch to task %d: %w", t, err), c.deferredFence(), lockHeld)
 			return

@@ -19,6 +19,7 @@ type Variants struct {
 	ExpiryFallback      string // "inline" (default) | "drop"                  H11
 	WatchdogRecheck     string // "pending" (default) | "none"                 H2
 	Retention           string // "durable" (default) | "memory"             H10
+	IdleRestore         string // "rebuild" (default) | "forget"             #12042
 }
 
 // variantKeys lists each key with its allowed values, default first.
@@ -36,6 +37,7 @@ var variantKeys = []struct {
 	{"expiry-fallback", []string{"inline", "drop"}, func(v *Variants) *string { return &v.ExpiryFallback }},
 	{"watchdog-recheck", []string{"pending", "none"}, func(v *Variants) *string { return &v.WatchdogRecheck }},
 	{"retention", []string{"durable", "memory"}, func(v *Variants) *string { return &v.Retention }},
+	{"idle-restore", []string{"rebuild", "forget"}, func(v *Variants) *string { return &v.IdleRestore }},
 }
 
 // VariantKeys returns "key=v1|v2" lines, defaults first, for listings.

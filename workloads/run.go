@@ -11,6 +11,7 @@ import (
 	"github.com/ckptsim/ckptsim/core/sched"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
 // Verdict classifies a run; simrun maps it to an exit code.
@@ -63,6 +64,10 @@ type Outcome struct {
 	LockGraph  *sim.LockGraph `json:"-"`
 	Artifacts  []string       `json:"artifacts,omitempty"`
 	Buggify    []SiteOutcome  `json:"buggify,omitempty"`
+	// Checks are the ids of the checks that fired (workloads/oracle),
+	// sorted; Findings what each saw.
+	Checks   []string         `json:"checks,omitempty"`
+	Findings []oracle.Finding `json:"findings,omitempty"`
 }
 
 // SiteOutcome is what one BUGGIFY site did in a seed.

@@ -90,14 +90,14 @@ type Scenario struct {
 
 // Cluster is the member's shape.
 type Cluster struct {
-	Jobs         int `yaml:"jobs"`
-	Pipelines    int `yaml:"pipelines"` // per job
-	Tasks        int `yaml:"tasks"`     // per pipeline
+	Jobs      int `yaml:"jobs"`
+	Pipelines int `yaml:"pipelines"` // per job
+	Tasks     int `yaml:"tasks"`     // per pipeline
 	// StartingTasks are the source tasks (0..n-1) of each pipeline; the
 	// others may close when idle (0: every task is a source).
 	StartingTasks int `yaml:"starting_tasks,omitempty"`
-	Cores        int `yaml:"cores,omitempty"`
-	ExecutorCore int `yaml:"executor_core,omitempty"`
+	Cores         int `yaml:"cores,omitempty"`
+	ExecutorCore  int `yaml:"executor_core,omitempty"`
 }
 
 // Checkpoint is the coordinators' configuration.

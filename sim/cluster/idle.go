@@ -13,7 +13,7 @@ import (
 const StreamIdle sim.Stream = 202
 
 // The checks of idle-task closing, derived from what the tasks see at the
-// transport and what storage holds.
+// transport and what storage holds (registered in workloads/oracle).
 const (
 	CheckIdleCloseUncommitted = "idle-close-uncommitted" // a task closed without its final checkpoint stored
 	CheckBarrierToClosed      = "barrier-to-closed-task" // a barrier was dispatched to a closed task

@@ -37,6 +37,8 @@ type Config struct {
 	SpuriousWakeups float64
 	// CPU, when non-nil, charges virtual time for running threads.
 	CPU *CPUModel
+	// Buggify, when non-nil, switches core's rare paths (env.Site) on.
+	Buggify *BuggifyConfig
 }
 
 // Outcome is how a run ended.
@@ -124,6 +126,7 @@ type World struct {
 	cpu      *cpuState
 	mainDone bool
 	handoff  *thread // picked by a scheduling point, to resume next
+	bug      *buggify
 }
 
 var _ env.Env = (*World)(nil)
@@ -138,6 +141,9 @@ func New(cfg Config) *World {
 	}
 	if cfg.CPU != nil {
 		w.cpu = newCPUState(*cfg.CPU)
+	}
+	if cfg.Buggify != nil {
+		w.bug = newBuggify(cfg.Seed, cfg.Buggify)
 	}
 	return w
 }

@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -20,6 +21,7 @@ type Config struct {
 	MinPause       time.Duration // -1 or 0: disabled
 	MaxRetained    int           // default 20
 	Tasks          int           // tasks of the pipeline, default 1
+	StartingTasks  int           // tasks 0..StartingTasks-1 start the pipeline (sources); 0: all. Others may close when idle
 	StatusRetries  int           // IMap retries, default 30
 	StatusBackoff  time.Duration // default 2 s
 	PendingBackoff time.Duration // guard 7 re-arm, default 500 ms
@@ -82,7 +84,7 @@ type Deps struct {
 //	coord.lock        trigger critical section, savepoint wait, clean; re-entrant for the
 //	                  barrier-continuation=inline variant only
 //	coord.generation  the generation counter and its terminal future
-//	coord.pending     the pending map, task status, ready-to-close sets (leaf)
+//	coord.pending     the pending map, task status, ready-to-close and idle sets (leaf)
 //	coord.ack, coord.future, sched.lease, exec.*   leaves
 //
 // The manager's "coord.manager" lock is taken only before coord.lock or
@@ -110,6 +112,7 @@ type Coordinator struct {
 	pending      map[int64]*Pending
 	taskStatus   map[TaskID]TaskState
 	readyToClose map[TaskID]bool
+	idle         idleSets
 	completedIDs []int64 // retention deque; also guarded by complMu for writes
 	savepointReq *Future[*Completed]
 	spWriter     SavepointWriter
@@ -138,7 +141,8 @@ func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coor
 	c := &Coordinator{d: d, e: e, cfg: cfg, job: job, pipeline: pipeline,
 		restoreMu: e.NewMutex("coord.restore"), lock: e.NewMutex("coord.lock"), complMu: e.NewMutex("coord.completion"),
 		genMu: e.NewMutex("coord.generation"), mapMu: e.NewMutex("coord.pending"),
-		pending: map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{}}
+		pending: map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{},
+		idle: newIdleSets()}
 	for i := range cfg.Tasks {
 		c.tasks = append(c.tasks, TaskID(i))
 	}
@@ -191,8 +195,13 @@ func (c *Coordinator) isCompleted() bool {
 	return l != nil && l.Type.Final() && !l.Restored
 }
 
+var errBuggifyRejected = errors.New("coordinator executor rejected the task (buggify)")
+
 // async runs fn on the coordinator executor.
 func (c *Coordinator) async(fn func()) error {
+	if env.Buggify(c.e, env.SiteExecutorRejects) {
+		return errBuggifyRejected // BUGGIFY: every caller handles a rejection
+	}
 	return c.d.Executor().Execute(fn)
 }
 

@@ -181,6 +181,7 @@ func (r *runner) main() {
 	r.healAt = r.w.Elapsed()
 	r.c.Heal()
 	r.w.Sleep(r.s.heal())
+	r.c.Quiesce() // close the scheduler: every lease task must settle (lease checks)
 }
 
 // monitor samples the scheduler's thread counts once a second.
@@ -226,6 +227,9 @@ func (r *runner) retention(over map[[2]int64]bool) {
 // judge applies the safety and liveness checks after the run.
 func (r *runner) judge(out *Outcome, res sim.Result) {
 	rec := r.c.Recorder
+	if res.Outcome == sim.OutcomeDone {
+		r.c.QuiesceCheck()
+	}
 	for _, v := range rec.Violations {
 		r.inv.Assert(false, v.Check, fmt.Sprintf("job %d pipeline %d", v.Job, v.Pipeline), int64(v.At), "%s", v.Message)
 	}

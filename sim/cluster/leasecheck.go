@@ -111,10 +111,9 @@ type checkedTask struct {
 	// cancelledAtStart: a cancel had won when the body started (best-effort
 	// after the hand-off: the body must then do nothing).
 	cancelledAtStart bool
-	ended       bool
-	reported    bool
+	ended            bool
+	reported         bool
 }
-
 
 // settled, as far as the decorator saw: the body ended, or a cancel won
 // before it started. (A task the scheduler rejects on its own is judged at

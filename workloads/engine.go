@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -92,6 +93,7 @@ type runner struct {
 	find   oracle.Findings // every check reports here (workloads/oracle)
 	events *oracle.Events
 	healAt time.Duration
+	in     *injector
 }
 
 func (r *runner) worldConfig() sim.Config {
@@ -120,11 +122,6 @@ func (r *runner) worldConfig() sim.Config {
 
 func (r *runner) run(out Outcome) Outcome {
 	r.w = sim.New(r.worldConfig())
-	r.ccfg.Sched.Observe = func(f sched.Firing) {
-		if !f.Skipped {
-			r.delays = append(r.delays, f.Delay())
-		}
-	}
 	res := r.w.Run(r.main)
 	out.TraceHash = fmt.Sprintf("%016x", res.TraceHash)
 	out.SimNs, out.Steps = int64(res.Elapsed), res.Steps
@@ -196,6 +193,7 @@ func (r *runner) main() {
 	r.sp.h = r.h
 	d := r.s.Run.Duration.D
 	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamFaults), end: d, sp: r.sp}
+	r.in = in
 	in.start()
 	r.w.Go("monitor", r.monitor)
 	r.c.Start()
@@ -264,9 +262,14 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	r.models(out)
 	if res.Outcome == sim.OutcomeDone {
 		r.liveness(out)
+		r.progress(res)
 	}
+	r.delays = r.c.SchedDelays() // as the lease decorator saw them (due to body start)
 	out.Latency = Latencies{TriggerToComplete: rec.TriggerToComplete, SchedDelay: r.delays,
 		ExpiryToTrigger: rec.ExpiryToTrigger, FailoverToFirst: rec.FailoverToFirst}
+	if res.Outcome == sim.OutcomeDone {
+		r.checkBounds(out.Latency, r.ccfg.Sched.Design)
+	}
 	if md := r.s.Checks.MaxDelay.D; md > 0 {
 		if worst := maxDur(r.delays); worst > md {
 			r.find.Add(oracle.LatencyBound, r.now(), "scheduler", "scheduling delay reached %v, bound %v", worst, md)
@@ -369,4 +372,32 @@ func maxDur(ds []time.Duration) time.Duration {
 		m = max(m, d)
 	}
 	return m
+}
+
+// idleWaits are the untimed waits a thread may rest in at the end of a
+// run: an idle pool worker or timer thread with nothing to do, and the
+// harness's own pipeline runtimes waiting for events.
+var idleWaits = []string{"wait on cond of exec.pool", "wait on cond of exec.timer", "wait on cond of sim.pipeline"}
+
+// progress: no thread stayed blocked without a deadline through the whole
+// liveness phase (outside the idle waits), and every savepoint the harness
+// requested came back, completed or failed with an error, at the call
+// that requested it.
+func (r *runner) progress(res sim.Result) {
+	for _, b := range res.Blocked {
+		if b.Since > r.healAt || slices.Contains(idleWaits, b.WaitOn) {
+			continue
+		}
+		r.find.Add(oracle.BlockedForever, r.now(), b.Name, "blocked since %v (%s), through the whole %v after faults stopped",
+			b.Since, b.WaitOn, r.w.Elapsed()-r.healAt)
+	}
+	if r.in == nil {
+		return
+	}
+	for _, q := range r.in.requests {
+		if !q.answered {
+			r.find.Add(oracle.SavepointOutcome, r.now(), fmt.Sprintf("job %d", q.job),
+				"the savepoint requested at %v neither completed nor failed by the end of the run", q.at)
+		}
+	}
 }

@@ -41,6 +41,16 @@ type injector struct {
 	r   *rand.Rand
 	end time.Duration
 	sp  *savepoints
+	// requests are the savepoints the harness requested, in order.
+	requests []*spRequest
+}
+
+// spRequest is one savepoint the harness requested and what came back.
+type spRequest struct {
+	job      int64
+	at       time.Duration
+	answered bool
+	err      error
 }
 
 // start launches one thread per scheduled fault kind.
@@ -110,8 +120,12 @@ func (in *injector) savepoint(Schedule) {
 	sess := in.sp.begin(m.Job(), in.w.Elapsed())
 	in.w.Note("fault: savepoint of job %d", m.Job())
 	f := m.TriggerSavepoint(sess)
+	req := &spRequest{job: m.Job(), at: in.w.Elapsed()}
+	in.requests = append(in.requests, req)
 	in.w.Go(fmt.Sprintf("savepoint-waiter-%d", m.Job()), func() {
-		if err, _ := f.Get(); err != nil {
+		err, _ := f.Get()
+		req.answered, req.err = true, err // the boundary that requested it saw the outcome
+		if err != nil {
 			in.w.Note("savepoint of job %d failed: %v", m.Job(), err)
 		}
 		if err := m.Restore(); err != nil {

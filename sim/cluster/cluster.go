@@ -135,6 +135,10 @@ func (c *Cluster) Quiesce() {
 	c.W.Sleep(quiesceGrace)
 }
 
+// SchedDelays are the scheduling delays (due to body start, in virtual
+// time) of every lease body that started, as the lease decorator saw them.
+func (c *Cluster) SchedDelays() []time.Duration { return c.leases.delays }
+
 // QuiesceCheck judges the leases after the run (post-mortem, no thread
 // runs): every task settled and nothing is outstanding.
 func (c *Cluster) QuiesceCheck() { c.leases.Quiesce() }

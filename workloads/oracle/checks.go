@@ -49,6 +49,8 @@ const (
 	CheckpointProgress = "checkpoint-progress"
 	WatermarkProgress  = "watermark-progress"
 	LatencyBound       = "latency-bound"
+	BlockedForever     = "blocked-forever"
+	SavepointOutcome   = "savepoint-outcome"
 )
 
 // checks is the registry: one entry per check, the single list CHECKS.md
@@ -131,7 +133,17 @@ var checks = []Check{
 		"H4 (`trigger-errors=silent`), H11 (`expiry-fallback=drop`)"},
 	{WatermarkProgress, Liveness, Boundary, "broker commits after faults stop",
 		"every assigned partition commits after faults stop", "stalled watermarks", "-"},
-	{LatencyBound, Liveness, SelfReport, "scheduling delay of each firing (sched.Config.Observe)",
-		"the worst delay stays within checks.max_delay", "saturation, long lock holds",
-		"H5 (`savepoint-wait=under-lock`), H8 (`design=shared`)"},
+	{LatencyBound, Liveness, Boundary,
+		"due time (schedule + delay) and body start of every lease task (the lease decorator); trigger to complete and restore to first completed per pipeline",
+		"each p99 within the bound its scenario's configuration implies (REFERENCE.md: 3x the derived latency + 250 ms), and the worst scheduling delay within checks.max_delay when set",
+		"saturation, long lock holds, an order-of-magnitude slowdown anywhere on the checkpoint path",
+		"H5 (`savepoint-wait=under-lock`), H8 (`design=shared`); TestBoundsCatchSlowdown"},
+	{BlockedForever, Liveness, World,
+		"the simulator's thread states at the end of a run",
+		"no thread is blocked without a deadline (lock wait, untimed condition wait) from before faults stopped to the end, except idle pool, timer and pipeline-runtime waits",
+		"lost wake-ups, savepoint waiters never answered, lock holders that never return", "TestBlockedForeverFires"},
+	{SavepointOutcome, Liveness, Boundary,
+		"each savepoint the harness requested (Manager.TriggerSavepoint) and the outcome its future returned",
+		"every requested savepoint completes or fails with an error by the end of the run",
+		"savepoint requests dropped on a reset or restore", "mutants"},
 }

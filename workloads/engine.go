@@ -201,6 +201,11 @@ func (r *runner) main() {
 	r.healAt = r.w.Elapsed()
 	r.c.Heal()
 	r.w.Sleep(r.s.heal())
+	if ps := r.c.Pipelines; ps != nil { // watermarks: stop the sources, let commits catch up, compare
+		ps.StopSources()
+		r.w.Sleep(ps.SettleAfterStop())
+		ps.CheckCommitted()
+	}
 	r.c.Quiesce() // close the scheduler: every lease task must settle (lease checks)
 }
 

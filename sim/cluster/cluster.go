@@ -32,6 +32,8 @@ type Workload struct {
 	SinkFailure float64 // probability a sink fails a batch while faults are on
 	// PlantCommitPastWatermark (test only) commits one offset past each watermark.
 	PlantCommitPastWatermark bool
+	// PlantCommitBehindWatermark (test only) commits one offset short of each watermark.
+	PlantCommitBehindWatermark bool
 }
 
 // FaultRates are per-operation fault probabilities; the swarm switches

@@ -40,6 +40,7 @@ const (
 	WatermarkLeakedAck        = "watermark-leaked-ack"
 	WatermarkCeiling          = "watermark-ceiling"
 	WatermarkMisuse           = "watermark-misuse"
+	WatermarkUnderCommit      = "watermark-under-commit"
 
 	// The simulated world.
 	Deadlock  = "deadlock"
@@ -121,6 +122,10 @@ var checks = []Check{
 		"commit past watermark", "`PlantCommitPastWatermark`"},
 	{WatermarkExtend, Safety, Boundary, "ExtendEpoch results", "a fresh re-admission is accepted", "refused re-admissions", "-"},
 	{WatermarkLeakedAck, Safety, Boundary, "StalledPartitions heads, each virtual second", "no head unresolved for 30 s", "leaked acks", "-"},
+	{WatermarkUnderCommit, Safety, Boundary,
+		"after the liveness phase the harness stops its sources and lets commits catch up; then each source's read position and the simulated broker's committed offset",
+		"every assigned partition's committed offset is one past the last batch its source read (all resolved): no under-commit, nothing lost",
+		"a checkpointer or runtime that commits less than it could", "`PlantCommitBehindWatermark` (TestWatermarkUnderCommit)"},
 	{WatermarkCeiling, Safety, SelfReport, "the checkpointer's MaxPending", "within PendingCeiling", "unbounded pending", "-"},
 	{WatermarkMisuse, Safety, SelfReport, "the checkpointer's misuse counters", "all zero", "double resolve, unknown acks", "-"},
 	{Deadlock, Safety, World, "the simulator's threads: nothing runnable, no deadline, threads alive",

@@ -47,6 +47,7 @@ func swarm(f Faults, seed uint64) (Faults, []string) {
 	keep("notify_failure", func() { f.NotifyFailure = 0 })
 	keep("trigger_throw", func() { f.TriggerThrow = 0 })
 	keep("task_error", func() { f.TaskError = 0 })
+	keep("master_crash", func() { f.MasterCrash = Schedule{} })
 	return f, kept
 }
 
@@ -189,7 +190,7 @@ func (r *runner) main() {
 	}
 	r.wm = newWatermarks(r.w, r.s.Cluster.Pipelines)
 	r.wm.attach(r.c)
-	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines)
+	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines, r.faults.MasterCrash.on())
 	r.sp.h = r.h
 	d := r.s.Run.Duration.D
 	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamFaults), end: d, sp: r.sp}
@@ -257,6 +258,9 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	}
 	for _, v := range rec.Violations { // the simulated broker's and runtimes' checks, and the lease checks
 		r.find.Add(v.Check, v.At, oracle.Subject(v.Job, v.Pipeline), "%s", v.Message)
+	}
+	for _, v := range r.sp.findings {
+		r.find.Add(oracle.SavepointCrash, r.now(), "savepoint store", "%s", v)
 	}
 	for _, v := range r.sp.check() {
 		r.find.Add(oracle.SavepointRetention, r.now(), "savepoint store", "%s", v)

@@ -65,6 +65,7 @@ func (in *injector) start() {
 		{"savepoint", in.f.Savepoint, in.savepoint},
 		{"schema-change", in.f.SchemaChange, in.schemaChange},
 		{"rebalance", in.f.Rebalance, in.rebalance},
+		{"master-crash", in.f.MasterCrash, in.masterCrash},
 	}
 	for _, k := range kinds {
 		ts := times(k.sc, in.end, in.r)
@@ -133,6 +134,17 @@ func (in *injector) savepoint(Schedule) {
 		}
 	})
 }
+
+// masterCrash arms a crash of the master during the next savepoint
+// commit: the savepoint file system crashes at a random step of the commit,
+// restarts, the store is re-opened and checked (savepoints.recover).
+func (in *injector) masterCrash(Schedule) {
+	in.w.Note("fault: master crash armed for the next savepoint commit")
+	in.sp.armCrash(in.r.IntN(2*in.s.Cluster.Pipelines + 8))
+}
+
+// on reports whether the schedule has any time.
+func (sc Schedule) on() bool { return len(sc.At) > 0 || sc.Every.D > 0 || sc.PerHour > 0 }
 
 func (in *injector) schemaChange(sc Schedule) {
 	m := in.job()

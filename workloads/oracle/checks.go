@@ -24,6 +24,7 @@ const (
 	// Stores.
 	Retention          = "retention"
 	SavepointRetention = "savepoint-retention"
+	SavepointCrash     = "savepoint-crash"
 
 	// Porcupine models over boundary histories.
 	ModelGeneration = "model-generation"
@@ -103,6 +104,11 @@ var checks = []Check{
 	{SavepointRetention, Safety, Boundary,
 		"the savepoint store's listing after the run, against the commits it acknowledged",
 		"only explicit deletes remove a committed savepoint", "savepoints lost to rotation or cleanup", "-"},
+	{SavepointCrash, Safety, Boundary,
+		"the master_crash fault: the savepoint file system crashes at a random step of a commit and restarts, the store is re-opened; the payloads the harness wrote and the commits it saw succeed",
+		"only whole bundles are listed (each committed, or hit by the crash, and holding the checkpoint the harness wrote for every pipeline), no committed one is lost, and the newest listed is the newest whole one",
+		"torn or partial bundles made visible, commit points before the data is durable, lost commits",
+		"TestMasterCrashChecks (planted: the marker written before the payloads are synced)"},
 	{ModelGeneration, Safety, Boundary,
 		"restores the harness drove and failure notifications (porcupine, per pipeline)",
 		"the history linearizes against the generation model", "generation fencing", "H1, H9"},

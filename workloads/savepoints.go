@@ -88,7 +88,7 @@ func (s *session) WritePipeline(c *coord.Completed) error {
 	if s.err != nil {
 		return s.err
 	}
-	k := [2]int64{s.job, s.id} // what the harness hands the store, recorded before the call:
+	k := [2]int64{s.job, s.id}  // what the harness hands the store, recorded before the call:
 	if s.sp.written[k] == nil { // the manager may commit while the call is still returning
 		s.sp.written[k] = map[int32]int64{}
 	}

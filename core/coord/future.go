@@ -113,8 +113,8 @@ type Pending struct {
 	// stored settles once completion persisted the checkpoint (its value)
 	// or will not (an error; nil after a RESET): a savepoint is answered
 	// from it, so the manager commits only bundles every pipeline wrote.
-	stored *Future[*Completed]
-	watchdog    Cancelable
+	stored   *Future[*Completed]
+	watchdog Cancelable
 }
 
 func newPending(e env.Env, job int64, pipeline int, id int64, typ Type, ts time.Time, gen uint64, tasks []TaskID) *Pending {

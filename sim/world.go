@@ -125,6 +125,7 @@ type World struct {
 	cpu      *cpuState
 	mainDone bool
 	handoff  *thread // picked by a scheduling point, to resume next
+	onNote   func(at time.Duration, thread, msg string)
 }
 
 var _ env.Env = (*World)(nil)

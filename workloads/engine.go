@@ -11,6 +11,7 @@ import (
 	"github.com/ckptsim/ckptsim/core/coord"
 	"github.com/ckptsim/ckptsim/core/sched"
 	"github.com/ckptsim/ckptsim/linearizability"
+	"github.com/ckptsim/ckptsim/model"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/cluster"
 )
@@ -90,6 +91,7 @@ type runner struct {
 	delays []time.Duration
 	inv    linearizability.Invariants // cheap invariants, reported through the verdict type
 	healAt time.Duration
+	tl     tl // what the timeline page needs
 }
 
 func (r *runner) worldConfig() sim.Config {
@@ -118,7 +120,9 @@ func (r *runner) worldConfig() sim.Config {
 
 func (r *runner) run(out Outcome) Outcome {
 	r.w = sim.New(r.worldConfig())
+	r.tl.attach(r.w)
 	r.ccfg.Sched.Observe = func(f sched.Firing) {
+		r.tl.firings = append(r.tl.firings, f)
 		if !f.Skipped {
 			r.delays = append(r.delays, f.Delay())
 		}
@@ -131,15 +135,20 @@ func (r *runner) run(out Outcome) Outcome {
 	switch res.Outcome {
 	case sim.OutcomeDeadlock:
 		r.fail(&out, Safety, "deadlock: "+res.Reason)
+		r.tl.check("deadlock", res.Reason, res.Elapsed, -1, -1)
 	case sim.OutcomePanic:
 		r.fail(&out, Crash, fmt.Sprintf("panic in %s: %v\n%s", res.Panic.Thread, res.Panic.Value, res.Panic.Stack))
+		r.tl.check("panic", fmt.Sprintf("panic in %s: %v", res.Panic.Thread, res.Panic.Value), res.Elapsed, -1, -1)
 	case sim.OutcomeBudget:
 		r.fail(&out, Budget, res.Reason)
+		r.tl.check("budget", res.Reason, res.Elapsed, -1, -1)
 	case sim.OutcomeDivergence:
 		r.fail(&out, Crash, res.Reason)
+		r.tl.check("divergence", res.Reason, res.Elapsed, -1, -1)
 	}
 	if r.c != nil {
 		r.judge(&out, res)
+		r.writeTimeline(&out)
 	}
 	return out
 }
@@ -163,6 +172,7 @@ func (r *runner) main() {
 	if err != nil {
 		panic(err)
 	}
+	r.c.OnTask = func(te cluster.TaskEvent) { r.tl.tasks = append(r.tl.tasks, te) }
 	if len(r.kinds) > 0 {
 		r.w.Note("swarm: %s", strings.Join(r.kinds, ","))
 	}
@@ -235,10 +245,13 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	if verdict := r.inv.Verdict(); !verdict.Pass() {
 		for _, v := range r.inv.Violations() {
 			r.fail(out, Safety, fmt.Sprintf("%v %s: %s: %s", time.Duration(v.AtNs), v.Subject, v.Name, v.Message))
+			j, p := subject(v.Subject)
+			r.tl.check(v.Name, v.Message, time.Duration(v.AtNs), j, p)
 		}
 	}
 	for _, cyc := range r.w.LockGraph().Cycles() {
 		r.fail(out, Safety, cyc.String())
+		r.tl.check("lock-order", cyc.String(), res.Elapsed, -1, -1)
 	}
 	r.models(out)
 	if res.Outcome == sim.OutcomeDone {
@@ -249,6 +262,7 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	if md := r.s.Checks.MaxDelay.D; md > 0 {
 		if worst := maxDur(r.delays); worst > md {
 			r.fail(out, Liveness, fmt.Sprintf("latency-bound: scheduling delay reached %v, bound %v", worst, md))
+			r.tl.check("latency-bound", fmt.Sprintf("scheduling delay reached %v, bound %v", worst, md), res.Elapsed, -1, -1)
 		}
 	}
 	out.Counts = map[string]int{}
@@ -263,10 +277,12 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 // models checks the recorded histories with porcupine.
 func (r *runner) models(out *Outcome) {
 	verdicts, harness := r.wm.check(r.h.check())
+	r.tl.verdicts = verdicts
 	for _, msg := range harness {
 		r.fail(out, Crash, msg)
 	}
-	for _, v := range verdicts {
+	for i := range verdicts {
+		v := &verdicts[i]
 		switch {
 		case v.Pass():
 			continue
@@ -275,15 +291,37 @@ func (r *runner) models(out *Outcome) {
 		default:
 			r.fail(out, Safety, fmt.Sprintf("model %s: %s: %s", v.Model, v.Partition, v.Message))
 			r.visualize(out, v)
+			r.modelCheck(*v)
 		}
 	}
 }
 
-func (r *runner) visualize(out *Outcome, v linearizability.Verdict) {
+// modelCheck records where a porcupine check fired: the call of the
+// earliest operation that cannot follow the longest legal prefix (the
+// recorders use the Logical clock: virtual ns << 10).
+func (r *runner) modelCheck(v linearizability.Verdict) {
+	at := time.Duration(v.At >> 10)
+	j, p, where := int64(-1), -1, v.Partition
+	switch {
+	case v.Model == model.Savepoints.Name:
+		j = int64(v.Key.ID)
+	case r.s.Cluster.Pipelines > 0 && v.Key.ID >= 0:
+		j, p = int64(v.Key.ID/r.s.Cluster.Pipelines), v.Key.ID%r.s.Cluster.Pipelines
+		where = fmt.Sprintf("%s (histories number pipelines job*%d+pipeline)", where, r.s.Cluster.Pipelines)
+	}
+	r.tl.check("model:"+v.Model, where+": "+v.Message, at, j, p)
+}
+
+// artifactDir is this seed's directory under Options.ArtifactDir.
+func (r *runner) artifactDir() string {
+	return filepath.Join(r.opt.ArtifactDir, fmt.Sprintf("%s-seed-%d", r.s.Name, r.opt.Seed))
+}
+
+func (r *runner) visualize(out *Outcome, v *linearizability.Verdict) {
 	if r.opt.ArtifactDir == "" {
 		return
 	}
-	dir := filepath.Join(r.opt.ArtifactDir, fmt.Sprintf("%s-seed-%d", r.s.Name, r.opt.Seed))
+	dir := r.artifactDir()
 	if err := v.WriteVisualization(dir); err != nil {
 		out.Violations = append(out.Violations, fmt.Sprintf("writing visualisation: %v", err))
 		return
@@ -306,6 +344,10 @@ func (r *runner) liveness(out *Outcome) {
 			continue
 		}
 		stuck = append(stuck, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
+		if len(stuck) <= 10 {
+			r.tl.check("liveness", fmt.Sprintf("completed no checkpoint in the %v after faults stopped", within),
+				r.healAt+within, co.Job(), co.Pipeline())
+		}
 	}
 	if wm := r.wm.stuck(int64(r.healAt)); len(wm) > 0 {
 		shown := wm
@@ -314,6 +356,8 @@ func (r *runner) liveness(out *Outcome) {
 		}
 		r.fail(out, Liveness, fmt.Sprintf("liveness: %d assigned partitions committed no watermark after faults stopped: %s",
 			len(wm), strings.Join(shown, ", ")))
+		r.tl.check("liveness-watermark", fmt.Sprintf("%d assigned partitions committed no watermark after faults stopped: %s",
+			len(wm), strings.Join(shown, ", ")), r.w.Elapsed(), -1, -1)
 	}
 	if len(stuck) == 0 {
 		return

@@ -36,8 +36,13 @@ type Options struct {
 	Replay []int32
 	// RecordDecisions keeps the decision list in the outcome.
 	RecordDecisions bool
-	// ArtifactDir receives visualisations of failing checks ("": none).
+	// ArtifactDir receives visualisations of failing checks ("": none),
+	// and the timeline page of a failing seed (TimelineFile), in
+	// ArtifactDir/<scenario>-seed-<seed>/.
 	ArtifactDir string
+	// Timeline, when set, is a file that receives the run's timeline page
+	// whatever the verdict.
+	Timeline string
 }
 
 // Outcome is one seed's result.

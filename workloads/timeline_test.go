@@ -1,0 +1,145 @@
+package workloads
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ckptsim/ckptsim/workloads/timeline"
+)
+
+// embeddedData reads the data model back from a timeline page.
+func embeddedData(t *testing.T, path string) *timeline.Data {
+	t.Helper()
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="timeline-data">(.*?)</script>`).FindSubmatch(page)
+	if m == nil {
+		t.Fatalf("%s: no embedded data", path)
+	}
+	var d timeline.Data
+	if err := json.Unmarshal(m[1], &d); err != nil {
+		t.Fatal(err)
+	}
+	return &d
+}
+
+// TestTimelineOfFailingSeed runs a known failing seed of H1 (seed 4 of
+// h1-stale-expiry with expiry-fence=none: the expiry armed in generation
+// 17 of job 0 pipeline 5 fails generation 18 at 53.017 s) and reads its
+// timeline page back: written into the seed's artefacts, the failing lane
+// first with the check where it fired, the expiry that broke the fence
+// on that lane at that instant, the failover faults on its job, barriers
+// and acks on its checkpoints, its porcupine operations with the illegal
+// ones marked, and a link to the porcupine page that exists.
+func TestTimelineOfFailingSeed(t *testing.T) {
+	s, err := Lookup("h1-stale-expiry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out := Run(s, Options{Seed: 4, Variants: map[string]string{"expiry-fence": "none"}, ArtifactDir: dir})
+	if out.Verdict != Safety {
+		t.Fatalf("verdict %s, want safety (has the seed stopped failing? %v)", out.Verdict, out.Violations)
+	}
+	path := filepath.Join(dir, "h1-stale-expiry-seed-4", TimelineFile)
+	if !slices.Contains(out.Artifacts, path) {
+		t.Fatalf("artifacts %v do not list %s", out.Artifacts, path)
+	}
+	d := embeddedData(t, path)
+	first := d.Lanes()[0]
+	if first.Job != 0 || first.Pipeline != 5 || !first.Failing {
+		t.Fatalf("first lane job %d pipeline %d failing %v, want job 0 pipeline 5", first.Job, first.Pipeline, first.Failing)
+	}
+	var fence *timeline.Check
+	for i, c := range d.Checks {
+		if c.ID == "generation-fence" {
+			fence = &d.Checks[i]
+		}
+	}
+	if fence == nil || fence.Job != 0 || fence.Pipeline != 5 || time.Duration(fence.AtNs).Round(time.Millisecond) != 53017*time.Millisecond {
+		t.Fatalf("checks %+v, want generation-fence on job 0 pipeline 5 at 53.017s", d.Checks)
+	}
+	expiryAt := false
+	for _, m := range first.Marks {
+		expiryAt = expiryAt || m.Kind == timeline.Expiry && m.AtNs == fence.AtNs
+	}
+	if !expiryAt {
+		t.Error("no expiry mark on the failing lane at the instant the fence check fired")
+	}
+	if d.Zoom.StartNs > fence.AtNs || d.Zoom.EndNs < fence.AtNs {
+		t.Errorf("zoom %+v does not hold the check at %d", d.Zoom, fence.AtNs)
+	}
+	faults := 0
+	for _, m := range d.Jobs[0].Marks {
+		if m.Kind == timeline.Fault {
+			faults++
+		}
+	}
+	if faults == 0 {
+		t.Error("no failover faults on job 0")
+	}
+	if len(first.Generations) < 18 || first.Generations[17].Label != "generation 18" {
+		t.Errorf("%d generations on the failing lane, want generation 18 among them", len(first.Generations))
+	}
+	acked := 0
+	for _, c := range first.Checkpoints {
+		if c.Outcome == timeline.Stored && len(c.Barriers) == 2 && len(c.Acks) == 2 {
+			acked++
+		}
+	}
+	if acked == 0 {
+		t.Error("no stored checkpoint with its two barriers and two acks")
+	}
+	if len(first.Handoffs) == 0 {
+		t.Error("no scheduler hand-offs on the failing lane")
+	}
+	illegal := 0
+	for _, o := range first.Ops {
+		if o.Illegal {
+			illegal++
+		}
+	}
+	if illegal == 0 {
+		t.Error("no operation of the illegal generation partition on the failing lane")
+	}
+	if len(d.Links) != 1 {
+		t.Fatalf("porcupine links %+v, want one", d.Links)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(path), d.Links[0].Href)); err != nil {
+		t.Errorf("porcupine link does not resolve: %v", err)
+	}
+	for _, l := range d.Lanes()[1:] {
+		if l.Failing || l.Summary == nil || len(l.Checkpoints) != 0 {
+			t.Fatalf("lane %d/%d: want collapsed to its summary", l.Job, l.Pipeline)
+		}
+	}
+}
+
+// TestTimelineOnlyWhenAsked: a passing seed writes no page into the
+// artefacts, but Options.Timeline writes one whatever the verdict.
+func TestTimelineOnlyWhenAsked(t *testing.T) {
+	s, err := Lookup("smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out := Run(s, Options{Seed: 1, ArtifactDir: dir})
+	if out.Verdict != Pass || len(out.Artifacts) != 0 {
+		t.Fatalf("smoke seed 1: %s, artifacts %v; want a pass and none", out.Verdict, out.Artifacts)
+	}
+	path := filepath.Join(dir, "asked.html")
+	out = Run(s, Options{Seed: 1, Timeline: path})
+	if !slices.Equal(out.Artifacts, []string{path}) {
+		t.Fatalf("artifacts %v, want %s", out.Artifacts, path)
+	}
+	if d := embeddedData(t, path); d.Verdict != "pass" || len(d.Checks) != 0 || len(d.Jobs) == 0 {
+		t.Errorf("page of a passing seed: verdict %s, %d checks, %d jobs", d.Verdict, len(d.Checks), len(d.Jobs))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -23,6 +24,7 @@ type seedRef struct {
 	WallNs    int64             `json:"wall_ns"`
 	Violation string            `json:"violation,omitempty"`
 	Replay    string            `json:"replay"`
+	Timeline  string            `json:"-"` // the failing seed's timeline page, when written
 }
 
 // group is the report of one scenario (run) or one variant set (compare).
@@ -100,6 +102,11 @@ func (r *report) add(g *group, o workloads.Outcome) {
 	r.SimNs += o.SimNs
 	addLatency(&r.lat, o.Latency)
 	if o.Verdict != workloads.Pass {
+		for _, a := range o.Artifacts {
+			if filepath.Base(a) == workloads.TimelineFile {
+				ref.Timeline = a
+			}
+		}
 		r.Failures = append(r.Failures, ref)
 	}
 	o.Latency = workloads.Latencies{}
@@ -224,6 +231,9 @@ func (r *report) writeFailures(w io.Writer) {
 	}
 	for _, f := range r.Failures {
 		fmt.Fprintf(w, "  %s seed %d: %s: %s\n    replay: %s\n", f.Scenario, f.Seed, f.Verdict, f.Violation, f.Replay)
+		if f.Timeline != "" {
+			fmt.Fprintf(w, "    timeline: %s\n", f.Timeline)
+		}
 	}
 	if len(r.Resume) > 0 {
 		fmt.Fprintf(w, "\ninterrupted after %d of %d seeds; to run the rest:\n", r.Seeds, r.Planned)

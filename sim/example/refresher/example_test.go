@@ -17,21 +17,25 @@ func Example() {
 	// Output: done 75 operations, porcupine: Ok
 }
 
-// Search seeds for the buggy cache's stale install, as a test would, and
-// print the command that replays the first seed caught.
+// Search seeds for the buggy cache's stale install, as a test would; a
+// test prints r.Replay() for the seed caught ("go test
+// ./sim/example/refresher -run TestReplay -v -args -seed S -strategy pct
+// -buggy").
 func Example_buggy() {
-	for seed := range uint64(20) {
-		r := refresher.Run(refresher.RunConfig{Seed: seed, Strategy: sim.StrategyRandom, Buggy: true})
-		if r.Check == porcupine.Illegal {
-			fmt.Println("caught within 20 seeds; replay with:")
-			fmt.Println(r.Replay())
-			return
+	for _, st := range []sim.StrategyKind{sim.StrategyRandom, sim.StrategyPCT} {
+		caught := false
+		for seed := range uint64(20) {
+			r := refresher.Run(refresher.RunConfig{Seed: seed, Strategy: st, Buggy: true})
+			if r.Check == porcupine.Illegal {
+				caught = true
+				break
+			}
 		}
+		fmt.Printf("%s: caught within 20 seeds: %v\n", st, caught)
 	}
-	fmt.Println("not caught")
 	// Output:
-	// caught within 20 seeds; replay with:
-	// go test ./sim/example/refresher -run TestReplay -v -args -seed 1 -strategy random -buggy
+	// random: caught within 20 seeds: true
+	// pct: caught within 20 seeds: true
 }
 
 // The component is plain Go against core/env: here it runs in a simulated

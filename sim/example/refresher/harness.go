@@ -56,7 +56,7 @@ type origin struct {
 	version int64
 }
 
-func (o *origin) latency() { o.e.Sleep(time.Duration(o.rnd.Int64N(int64(150 * time.Millisecond)))) }
+func (o *origin) latency() { o.e.Sleep(time.Duration(o.rnd.Int64N(16)) * 10 * time.Millisecond) }
 
 func (o *origin) Write(v int) int64 {
 	o.latency()
@@ -114,7 +114,7 @@ func Run(cfg RunConfig) Result {
 			think := make([]time.Duration, cfg.Ops) // drawn up front: the workload does not depend on the schedule
 			puts := make([]bool, cfg.Ops)
 			for i := range cfg.Ops {
-				think[i] = time.Duration(work.Int64N(int64(700 * time.Millisecond)))
+				think[i] = time.Duration(work.Int64N(15)) * 50 * time.Millisecond
 				puts[i] = work.IntN(5) < 2
 			}
 			w.Go(fmt.Sprintf("client-%d", k), func() {

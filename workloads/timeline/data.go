@@ -70,7 +70,9 @@ type Job struct {
 	Pipelines []Lane `json:"pipelines"`
 }
 
-// Lane is one pipeline. Failing lanes are drawn first and open; the
+// Lane is one pipeline. Failing lanes (those a check names; when no check
+// names a pipeline, the harness marks one lane of the job concerned so
+// that the checks are drawn over a run) are drawn first and open; the
 // harness keeps barriers, acknowledgements, hand-offs and operations in
 // full only for them.
 type Lane struct {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -157,8 +158,13 @@ func firstLine(s string) string {
 // failing draws a failing lane open: its whole run, then the zoom window.
 func (p *page) failing(l *Lane) {
 	d := p.d
-	fmt.Fprintf(&p.b, "<section class=\"lane failing\" id=\"lane-%d-%d\" data-job=\"%d\" data-pipeline=\"%d\">\n<h2>job %d pipeline %d (failing)</h2>\n",
-		l.Job, l.Pipeline, l.Job, l.Pipeline, l.Job, l.Pipeline)
+	why := "failing"
+	if !slices.ContainsFunc(d.Checks, func(c Check) bool { return c.Job == l.Job && c.Pipeline == l.Pipeline }) &&
+		!slices.ContainsFunc(d.Checks, func(c Check) bool { return c.Pipeline >= 0 }) {
+		why = "no check names a pipeline: the first one, under the checks"
+	}
+	fmt.Fprintf(&p.b, "<section class=\"lane failing\" id=\"lane-%d-%d\" data-job=\"%d\" data-pipeline=\"%d\">\n<h2>job %d pipeline %d (%s)</h2>\n",
+		l.Job, l.Pipeline, l.Job, l.Pipeline, l.Job, l.Pipeline, esc(why))
 	fmt.Fprintf(&p.b, "<h3>whole run, 0 to %s</h3>\n", dur(d.EndNs))
 	p.svg(l, Window{0, max(d.EndNs, 1)}, true, "full")
 	if z := d.Zoom; z.EndNs > z.StartNs {

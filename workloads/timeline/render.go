@@ -282,9 +282,13 @@ func (p *page) svg(l *Lane, win Window, detail bool, class string) {
 		c := d.Checks[i]
 		x := pl.x(c.AtNs)
 		ty := 11 + 12*(k%4)
+		tx, anchor := x+3, "start"
+		if x > labelW+plotW-220 { // near the right edge: the label reads leftwards
+			tx, anchor = x-3, "end"
+		}
 		fmt.Fprintf(&b, "<g class=\"check-mark\" data-check=\"%d\" data-at-ns=\"%d\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"+
-			"<text x=\"%.1f\" y=\"%d\">✖ %s (%s)</text><title>%s at %s: %s</title></g>\n",
-			i, c.AtNs, x, x, ty-9, h-axisH, x+3, ty, esc(c.ID), dur(c.AtNs), esc(c.ID), dur(c.AtNs), esc(c.Message))
+			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">✖ %s (%s)</text><title>%s at %s: %s</title></g>\n",
+			i, c.AtNs, x, x, ty-9, h-axisH, tx, ty, anchor, esc(c.ID), dur(c.AtNs), esc(c.ID), dur(c.AtNs), esc(c.Message))
 	}
 	b.WriteString("</svg>\n")
 	p.b.WriteString(b.String())

@@ -11,7 +11,6 @@ import (
 	"github.com/ckptsim/ckptsim/core/coord"
 	"github.com/ckptsim/ckptsim/core/sched"
 	"github.com/ckptsim/ckptsim/linearizability"
-	"github.com/ckptsim/ckptsim/model"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/cluster"
 )
@@ -301,12 +300,9 @@ func (r *runner) models(out *Outcome) {
 // recorders use the Logical clock: virtual ns << 10).
 func (r *runner) modelCheck(v linearizability.Verdict) {
 	at := time.Duration(v.At >> 10)
-	j, p, where := int64(-1), -1, v.Partition
-	switch {
-	case v.Model == model.Savepoints.Name:
-		j = int64(v.Key.ID)
-	case r.s.Cluster.Pipelines > 0 && v.Key.ID >= 0:
-		j, p = int64(v.Key.ID/r.s.Cluster.Pipelines), v.Key.ID%r.s.Cluster.Pipelines
+	j, p := r.keyLane(v)
+	where := v.Partition
+	if p >= 0 {
 		where = fmt.Sprintf("%s (histories number pipelines job*%d+pipeline)", where, r.s.Cluster.Pipelines)
 	}
 	r.tl.check("model:"+v.Model, where+": "+v.Message, at, j, p)

@@ -279,7 +279,8 @@ func (r *runner) tlOps(d *timeline.Data, lane func(int64, int) *timeline.Lane, f
 			} else if abs, err := filepath.Abs(v.HTMLPath); err == nil {
 				href = "file://" + filepath.ToSlash(abs)
 			}
-			d.Links = append(d.Links, timeline.Link{Model: v.Model, Partition: v.Partition, Href: href})
+			j, p := r.keyLane(v)
+			d.Links = append(d.Links, timeline.Link{Model: v.Model, Partition: v.Partition, Href: href, Job: j, Pipeline: p})
 		}
 	}
 	pipes := r.s.Cluster.Pipelines
@@ -323,6 +324,19 @@ func (r *runner) tlOps(d *timeline.Data, lane func(int64, int) *timeline.Lane, f
 	for _, l := range allLanes(d) {
 		slices.SortStableFunc(l.Ops, func(a, b timeline.Op) int { return int(a.CallNs - b.CallNs) })
 	}
+}
+
+// keyLane maps a model verdict's partition to its job and pipeline
+// (histories number pipelines job*pipelines+pipeline; savepoints are keyed
+// by job): (-1, -1) when it names neither.
+func (r *runner) keyLane(v linearizability.Verdict) (int64, int) {
+	switch {
+	case v.Model == model.Savepoints.Name:
+		return int64(v.Key.ID), -1
+	case r.s.Cluster.Pipelines > 0 && v.Key.ID >= 0:
+		return int64(v.Key.ID / r.s.Cluster.Pipelines), v.Key.ID % r.s.Cluster.Pipelines
+	}
+	return -1, -1
 }
 
 func allLanes(d *timeline.Data) []*timeline.Lane {

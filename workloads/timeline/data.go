@@ -211,6 +211,8 @@ type Link struct {
 	Model     string `json:"model"`
 	Partition string `json:"partition"`
 	Href      string `json:"href"`
+	Job       int64  `json:"job"`      // the lane the partition belongs to (-1: none)
+	Pipeline  int    `json:"pipeline"` // -1: a job's partition, or none
 }
 
 // Lanes returns every lane in page order: failing lanes first, in the

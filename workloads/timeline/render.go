@@ -175,6 +175,12 @@ func (p *page) failing(l *Lane) {
 		fmt.Fprintf(&p.b, "<h3>just before the check, %s to %s</h3>\n", dur(z.StartNs), dur(z.EndNs))
 		p.svg(l, z, true, "close")
 	}
+	for _, k := range d.Links {
+		if k.Job == l.Job && (k.Pipeline == l.Pipeline || k.Pipeline < 0) {
+			fmt.Fprintf(&p.b, "<p class=\"links\">the operations above, as porcupine checked them: <a class=\"porcupine\" href=\"%s\">%s %s</a></p>\n",
+				esc(k.Href), esc(k.Model), esc(k.Partition))
+		}
+	}
 	p.b.WriteString("</section>\n")
 }
 

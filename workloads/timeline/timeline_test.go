@@ -26,7 +26,7 @@ func sample(jobs, pipes int) *Data {
 		Zoom:   Window{37 * sec, 57 * sec},
 		Close:  Window{52 * sec, 53*sec + sec/4},
 		Member: []Mark{{AtNs: 120 * sec, Kind: Heal, Label: "heal: faults off"}},
-		Links:  []Link{{Model: "generation", Partition: "pipeline 17", Href: "generation-pipeline-17.html"}}}
+		Links:  []Link{{Model: "generation", Partition: "pipeline 17", Href: "generation-pipeline-17.html", Job: 1, Pipeline: 7}}}
 	for j := range jobs {
 		job := Job{Job: int64(j), Marks: []Mark{{AtNs: 50 * sec, Kind: Fault, Label: fmt.Sprintf("fault: master failover of job %d", j)}}}
 		for p := range pipes {
@@ -182,8 +182,11 @@ func TestPageAt500Pipelines(t *testing.T) {
 		t.Errorf("%d cut operations drawn, want 1", n)
 	}
 	links := all(doc, func(n *html.Node) bool { return hasClass(n, "porcupine") })
-	if len(links) != 1 || attr(links[0], "href") != "generation-pipeline-17.html" {
-		t.Errorf("porcupine links %v, want one to generation-pipeline-17.html", links)
+	if len(links) != 2 || attr(links[0], "href") != "generation-pipeline-17.html" || attr(links[1], "href") != "generation-pipeline-17.html" {
+		t.Errorf("%d porcupine links, want two to generation-pipeline-17.html (the header's, the failing lane's)", len(links))
+	}
+	if in := all(first, func(n *html.Node) bool { return hasClass(n, "porcupine") }); len(in) != 1 {
+		t.Errorf("%d porcupine links in the failing lane, want 1 below its operations", len(in))
 	}
 	// Self-contained: no external resource of any kind.
 	for _, n := range all(doc, func(*html.Node) bool { return true }) {

@@ -143,3 +143,26 @@ func TestTimelineOnlyWhenAsked(t *testing.T) {
 		t.Errorf("page of a passing seed: verdict %s, %d checks, %d jobs", d.Verdict, len(d.Checks), len(d.Jobs))
 	}
 }
+
+// TestSubject places the harness's notes and the checks' subjects on their
+// pipeline, job or the member.
+func TestSubject(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		j    int64
+		p    int
+		note string
+	}{
+		{"fault: storage write fails job 1 pipeline 12 id 7", 1, 12, "pipeline"},
+		{"fault: task 0-3-1 drops ack of 9", 0, 3, "task job-pipeline-task"},
+		{"fault: master failover of job 2", 2, -1, "job"},
+		{"fault: savepoint of job 0", 0, -1, "job"},
+		{"fault: master step-down", -1, -1, "member"},
+		{"dispatch pool", -1, -1, "member"},
+		{"job 3 pipeline 0", 3, 0, "an invariant's subject"},
+	} {
+		if j, p := subject(c.s); j != c.j || p != c.p {
+			t.Errorf("subject(%q) = %d, %d; want %d, %d (%s)", c.s, j, p, c.j, c.p, c.note)
+		}
+	}
+}

@@ -94,10 +94,11 @@ func (r *runner) timelineData(out *Outcome, page string) *timeline.Data {
 			failJob[c.Job] = true
 		}
 	}
-	if len(failing) == 0 && len(d.Checks) > 0 && jobs > 0 && pipes > 0 {
+	if len(failing) == 0 && jobs > 0 && pipes > 0 {
 		// No check names a pipeline (a lock-order cycle, the scheduler's
-		// thread bound, a job's savepoints): draw the first pipeline of
-		// the first job named, or of job 0, open, with the checks over it.
+		// thread bound, a job's savepoints; or none fired): draw the first
+		// pipeline of the first job named, or of job 0, open, with the
+		// checks over it.
 		j := int64(0)
 		for _, c := range d.Checks {
 			if c.Job >= 0 && c.Job < int64(jobs) {

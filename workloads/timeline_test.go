@@ -139,8 +139,12 @@ func TestTimelineOnlyWhenAsked(t *testing.T) {
 	if !slices.Equal(out.Artifacts, []string{path}) {
 		t.Fatalf("artifacts %v, want %s", out.Artifacts, path)
 	}
-	if d := embeddedData(t, path); d.Verdict != "pass" || len(d.Checks) != 0 || len(d.Jobs) == 0 {
+	d := embeddedData(t, path)
+	if d.Verdict != "pass" || len(d.Checks) != 0 || len(d.Jobs) == 0 {
 		t.Errorf("page of a passing seed: verdict %s, %d checks, %d jobs", d.Verdict, len(d.Checks), len(d.Jobs))
+	}
+	if l := d.Lanes()[0]; l.Job != 0 || l.Pipeline != 0 || !l.Failing || len(l.Checkpoints) == 0 {
+		t.Errorf("a passing seed's page opens lane %d/%d (open %v, %d checkpoints), want 0/0 drawn in full", l.Job, l.Pipeline, l.Failing, len(l.Checkpoints))
 	}
 }
 

@@ -162,6 +162,9 @@ func (p *page) failing(l *Lane) {
 	if !slices.ContainsFunc(d.Checks, func(c Check) bool { return c.Job == l.Job && c.Pipeline == l.Pipeline }) &&
 		!slices.ContainsFunc(d.Checks, func(c Check) bool { return c.Pipeline >= 0 }) {
 		why = "no check names a pipeline: the first one, under the checks"
+		if len(d.Checks) == 0 {
+			why = "no check fired: the first pipeline"
+		}
 	}
 	fmt.Fprintf(&p.b, "<section class=\"lane failing\" id=\"lane-%d-%d\" data-job=\"%d\" data-pipeline=\"%d\">\n<h2>job %d pipeline %d (%s)</h2>\n",
 		l.Job, l.Pipeline, l.Job, l.Pipeline, l.Job, l.Pipeline, esc(why))
@@ -198,8 +201,8 @@ func (p *page) others(ls []*Lane) {
 	p.b.WriteString(ax.String())
 	for _, l := range ls {
 		s := l.Summarize()
-		fmt.Fprintf(&p.b, "<details class=\"lane\" id=\"lane-%d-%d\" data-job=\"%d\" data-pipeline=\"%d\"><summary>job %d pipeline %d: %d stored, %d aborted, %d open, %d generations, %d faults</summary>\n",
-			l.Job, l.Pipeline, l.Job, l.Pipeline, l.Job, l.Pipeline, s.Stored, s.Aborted, s.Open, s.Generations, s.Faults)
+		fmt.Fprintf(&p.b, "<details class=\"lane\" id=\"lane-%d-%d\" data-job=\"%d\" data-pipeline=\"%d\"><summary>%s job %d pipeline %d: %d stored, %d aborted, %d open, %d generations, %d faults</summary>\n",
+			l.Job, l.Pipeline, l.Job, l.Pipeline, p.spark(l), l.Job, l.Pipeline, s.Stored, s.Aborted, s.Open, s.Generations, s.Faults)
 		p.compact(l)
 		p.b.WriteString("</details>\n")
 	}
@@ -309,20 +312,7 @@ const bins = 275
 // and marks, binned.
 func (p *page) compact(l *Lane) {
 	end := max(p.d.EndNs, 1)
-	bin := func(ns int64) int { return int(min(max(ns, 0)*bins/end, bins-1)) }
-	cps := make([]int, bins) // 0 none, 1 stored, 2 open, 3 aborted
-	for _, c := range l.Checkpoints {
-		v := map[string]int{Stored: 1, Open: 2, Aborted: 3}[c.Outcome]
-		for i := bin(c.TriggerNs); i <= bin(c.EndNs); i++ {
-			cps[i] = max(cps[i], v)
-		}
-	}
-	rank := map[string]int{Stop: 1, Fenced: 2, Restore: 3, Watchdog: 4, Fault: 5, Expiry: 6}
-	mks := make([]int, bins)
-	for _, m := range l.Marks {
-		i := bin(m.AtNs)
-		mks[i] = max(mks[i], rank[m.Kind])
-	}
+	cps, mks := laneCells(l, end)
 	h := 3*(rowH+rowGap) + 2
 	width := labelW + plotW + 20
 	var b strings.Builder
@@ -337,19 +327,55 @@ func (p *page) compact(l *Lane) {
 		fmt.Fprintf(&b, "<path class=\"genchange\" d=\"%s\"/>", gp.String())
 	}
 	y := rowH + rowGap
+	const cell = float64(plotW) / bins
 	fmt.Fprintf(&b, "\n<text class=\"rowname\" x=\"4\" y=\"%d\">checkpoints</text>", y+rowH-5)
-	runs(&b, cps, []string{"", "cp stored", "cp open", "cp aborted"}, y+3, rowH-6)
+	runs(&b, cps, cpClass, labelW, cell, y+3, rowH-6)
 	y += rowH + rowGap
 	fmt.Fprintf(&b, "\n<text class=\"rowname\" x=\"4\" y=\"%d\">events</text>", y+rowH-5)
-	runs(&b, mks, []string{"", "mark " + Stop, "mark " + Fenced, "mark " + Restore, "mark " + Watchdog, "mark " + Fault, "mark " + Expiry}, y+4, rowH-8)
+	runs(&b, mks, markClass, labelW, cell, y+4, rowH-8)
 	b.WriteString("\n</svg>\n")
 	p.b.WriteString(b.String())
 }
 
+// spark is a collapsed lane's one-line strip in its summary: checkpoint
+// outcomes, one pixel a bin, so that a column of 500 lanes reads as a map
+// of where checkpoints failed.
+func (p *page) spark(l *Lane) string {
+	cps, _ := laneCells(l, max(p.d.EndNs, 1))
+	var b strings.Builder
+	fmt.Fprintf(&b, "<svg class=\"spark\" width=\"%d\" height=\"10\" viewBox=\"0 0 %d 10\">", bins, bins)
+	runs(&b, cps, cpClass, 0, 1, 1, 8)
+	b.WriteString("</svg>")
+	return b.String()
+}
+
+var (
+	cpClass   = []string{"", "cp stored", "cp open", "cp aborted"}
+	markClass = []string{"", "mark " + Stop, "mark " + Fenced, "mark " + Restore, "mark " + Watchdog, "mark " + Fault, "mark " + Expiry}
+)
+
+// laneCells bins a lane: per bin the worst checkpoint outcome (0 none, 1
+// stored, 2 open, 3 aborted) and the most telling mark (markClass order).
+func laneCells(l *Lane, end int64) (cps, mks []int) {
+	bin := func(ns int64) int { return int(min(max(ns, 0)*bins/end, bins-1)) }
+	cps, mks = make([]int, bins), make([]int, bins)
+	for _, c := range l.Checkpoints {
+		v := map[string]int{Stored: 1, Open: 2, Aborted: 3}[c.Outcome]
+		for i := bin(c.TriggerNs); i <= bin(c.EndNs); i++ {
+			cps[i] = max(cps[i], v)
+		}
+	}
+	rank := map[string]int{Stop: 1, Fenced: 2, Restore: 3, Watchdog: 4, Fault: 5, Expiry: 6}
+	for _, m := range l.Marks {
+		i := bin(m.AtNs)
+		mks[i] = max(mks[i], rank[m.Kind])
+	}
+	return cps, mks
+}
+
 // runs draws the non-zero runs of equal values in cells, one path per
 // value (class[v]).
-func runs(b *strings.Builder, cells []int, class []string, y, h int) {
-	const cell = float64(plotW) / bins
+func runs(b *strings.Builder, cells []int, class []string, x0, cell float64, y, h int) {
 	paths := make([]strings.Builder, len(class))
 	for i := 0; i < len(cells); {
 		k := i
@@ -357,7 +383,7 @@ func runs(b *strings.Builder, cells []int, class []string, y, h int) {
 			k++
 		}
 		if v := cells[i]; v != 0 {
-			fmt.Fprintf(&paths[v], "M%.0f %dh%.0fv%dh-%.0fz", labelW+float64(i)*cell, y, float64(k-i)*cell, h, float64(k-i)*cell)
+			fmt.Fprintf(&paths[v], "M%.0f %dh%.0fv%dh-%.0fz", x0+float64(i)*cell, y, float64(k-i)*cell, h, float64(k-i)*cell)
 		}
 		i = k
 	}
@@ -565,6 +591,7 @@ ol.checks{margin:0 0 6px;padding-left:22px}ol.checks li:target{background:#fff3c
 .healed-key{background:#eef7ee;border:1px solid #cfe6cf;margin-left:8px}
 section.lane{border:1px solid #e2c4c4;background:#fffafa;padding:6px 8px;margin:8px 0;overflow-x:auto}
 details.lane{margin:1px 0}details.lane summary{cursor:pointer;color:#333}details.lane[open]{background:#fafafa}
+svg.spark{vertical-align:middle;background:#f4f4f4;margin-right:6px}
 svg.timeline{display:block;font:11px system-ui,"DejaVu Sans",sans-serif}
 .rowname{fill:#333}.rowline{stroke:#eee}.healed{fill:#eef7ee}.genchange{stroke:#1565c0;stroke-width:1.5;fill:none}
 .gen.g0{fill:#dbe9f7}.gen.g1{fill:#b9d3ee}.genlabel{fill:#234;font-size:10px}

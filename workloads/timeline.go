@@ -141,12 +141,26 @@ func (r *runner) timelineData(out *Outcome, page string) *timeline.Data {
 			}
 		}
 	}
+	// A trigger is due exactly its delay after the EvTriggerArmed that
+	// armed it (coord.scheduleTrigger emits, then schedules, with no
+	// scheduling point that moves time between); the lease's only other
+	// timer is the checkpoint's timeout watchdog.
+	triggerDue := map[[3]int64]bool{}
+	for _, rec := range r.c.Recorder.Records {
+		if rec.Kind == coord.EvTriggerArmed {
+			triggerDue[[3]int64{rec.Job, int64(rec.Pipeline), int64(rec.At + rec.Delay)}] = true
+		}
+	}
 	for _, f := range r.tl.firings {
 		l := lane(f.Job, f.Pipeline)
 		if l == nil || !l.Failing {
 			continue
 		}
-		h := timeline.Handoff{DueNs: int64(f.Due.Sub(sim.Epoch)), FiredNs: int64(f.Fired.Sub(sim.Epoch)), StartedNs: -1, Thread: f.Thread}
+		kind := "watchdog"
+		if triggerDue[[3]int64{f.Job, int64(f.Pipeline), int64(f.Due.Sub(sim.Epoch))}] {
+			kind = "trigger"
+		}
+		h := timeline.Handoff{Kind: kind, DueNs: int64(f.Due.Sub(sim.Epoch)), FiredNs: int64(f.Fired.Sub(sim.Epoch)), StartedNs: -1, Thread: f.Thread}
 		if !f.Skipped {
 			h.StartedNs = int64(f.Started.Sub(sim.Epoch))
 		}

@@ -97,8 +97,12 @@ func TestTimelineOfFailingSeed(t *testing.T) {
 	if acked == 0 {
 		t.Error("no stored checkpoint with its two barriers and two acks")
 	}
-	if len(first.Handoffs) == 0 {
-		t.Error("no scheduler hand-offs on the failing lane")
+	kinds := map[string]int{}
+	for _, h := range first.Handoffs {
+		kinds[h.Kind]++
+	}
+	if kinds["trigger"] == 0 || kinds["watchdog"] == 0 || len(kinds) != 2 {
+		t.Errorf("hand-offs on the failing lane by kind %v, want triggers and watchdogs only", kinds)
 	}
 	illegal := 0
 	for _, o := range first.Ops {

@@ -185,9 +185,11 @@ type Mark struct {
 	Label string `json:"label"`
 }
 
-// Handoff is one firing of the pipeline's trigger timer in the shared
-// scheduler: due, fired by a timer thread, started by the thread named.
+// Handoff is one firing of a pipeline's timer in the scheduler (its
+// periodic trigger or a checkpoint's timeout watchdog): due, fired by a
+// timer thread, started by the thread named.
 type Handoff struct {
+	Kind      string `json:"kind"` // "trigger" or "watchdog"
 	DueNs     int64  `json:"due_ns"`
 	FiredNs   int64  `json:"fired_ns"`
 	StartedNs int64  `json:"started_ns"` // -1: skipped

@@ -488,10 +488,14 @@ func handoffs(pl plot, y float64, hs []Handoff) {
 			continue
 		}
 		x0, x1 := pl.x(h.DueNs), pl.x(end)
-		fmt.Fprintf(pl.b, "<g class=\"handoff\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"/><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"+
-			"<title>trigger due %s, fired %s, %s at %s (delay %s)</title></g>\n",
-			x0, y+4, max(x1-x0, 1.5), rowH-8, pl.x(h.FiredNs), pl.x(h.FiredNs), y+2, y+rowH-2,
-			dur(h.DueNs), dur(h.FiredNs), esc(what), dur(end), dur(end-h.DueNs))
+		kind := h.Kind
+		if kind == "" {
+			kind = "timer"
+		}
+		fmt.Fprintf(pl.b, "<g class=\"handoff %s\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"/><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"+
+			"<title>%s due %s, fired %s, %s at %s (delay %s)</title></g>\n",
+			esc(kind), x0, y+4, max(x1-x0, 1.5), rowH-8, pl.x(h.FiredNs), pl.x(h.FiredNs), y+2, y+rowH-2,
+			esc(kind), dur(h.DueNs), dur(h.FiredNs), esc(what), dur(end), dur(end-h.DueNs))
 	}
 }
 
@@ -573,6 +577,7 @@ const legend = `<p class="legend">
 <svg width="12" height="12"><g class="mark fenced"><path d="M6 2 l4 4 l-4 4 l-4 -4 z"/></g></svg> effect fenced / no-op
 <svg width="12" height="12"><g class="mark stop"><path d="M6 1 l5 5 l-5 5 l-5 -5 z"/></g></svg> trigger stopped, cancel, finished
 <svg width="14" height="12"><g class="handoff"><rect x="0" y="3" width="14" height="6"/></g></svg> trigger due → body started
+<svg width="14" height="12"><g class="handoff watchdog"><rect x="0" y="3" width="14" height="6"/></g></svg> watchdog due → ran
 <svg width="14" height="12"><rect class="op" x="0" y="2" width="14" height="8"/></svg> porcupine operation
 <svg width="14" height="12"><rect class="op illegal" x="0" y="2" width="14" height="8"/></svg> in the illegal partition
 <svg width="10" height="12"><g class="check-mark"><line x1="5" x2="5" y1="0" y2="12"/></g></svg> check fired
@@ -598,7 +603,7 @@ svg.timeline{display:block;font:11px system-ui,"DejaVu Sans",sans-serif}
 .cp.stored{fill:#43a047}.cp.aborted{fill:#e53935}.cp.open{fill:#9e9e9e}.cp.type-savepoint{stroke:#6a1b9a;stroke-width:2}
 .barrier{stroke:#1565c0;stroke-width:1.5}.ack{stroke:#212121;stroke-width:1.5}
 .mark.fault{fill:#d32f2f}.mark.restore{fill:#1565c0}.mark.watchdog{fill:#ef6c00}.mark.expiry{fill:#8e0000}.mark.fenced{fill:#9e9e9e}.mark.stop{fill:#6a1b9a}.mark.heal{fill:#2e7d32}
-.handoff rect{fill:#80cbc4}.handoff line{stroke:#00695c;stroke-width:1.5}
+.handoff rect{fill:#80cbc4}.handoff line{stroke:#00695c;stroke-width:1.5}.handoff.watchdog rect{fill:#ffcc80}.handoff.watchdog line{stroke:#ef6c00}
 .op{fill:#90a4ae;fill-opacity:.75;stroke:#455a64;stroke-width:.5}.op.illegal{fill:#ef9a9a;stroke:#b71c1c}.op.cut{stroke-dasharray:3 2;fill-opacity:.35}
 .check-mark line{stroke:#c62828;stroke-width:2}.check-mark text{fill:#c62828;font-weight:700}
 .axis line{stroke:#888}.axis text{fill:#555;text-anchor:middle;font-size:10px}

@@ -171,7 +171,7 @@ func (r *runner) report(out *Outcome) {
 		}
 		r.fail(out, v, f.String())
 		if strings.HasPrefix(f.Check, "model-") || f.Check == oracle.CheckpointProgress {
-			continue // drawn where the model or the liveness phase located it (modelCheck, liveness)
+			continue // drawn where the model or the liveness phase located it (locateModel, liveness)
 		}
 		j, p := subject(f.Subject)
 		r.tl.check(f.Check, f.Message, f.At, j, p)
@@ -335,22 +335,22 @@ func (r *runner) models(out *Outcome) {
 		default:
 			r.find.Add(modelCheck(v.Model), r.now(), v.Partition, "%s", v.Message)
 			r.visualize(out, v)
-			r.modelCheck(*v)
+			r.locateModel(*v)
 		}
 	}
 }
 
-// modelCheck records where a porcupine check fired: the call of the
+// locateModel records where a porcupine check fired: the call of the
 // earliest operation that cannot follow the longest legal prefix (the
 // recorders use the Logical clock: virtual ns << 10).
-func (r *runner) modelCheck(v linearizability.Verdict) {
+func (r *runner) locateModel(v linearizability.Verdict) {
 	at := time.Duration(v.At >> 10)
 	j, p := r.keyLane(v)
 	where := v.Partition
 	if p >= 0 {
 		where = fmt.Sprintf("%s (histories number pipelines job*%d+pipeline)", where, r.s.Cluster.Pipelines)
 	}
-	r.tl.check("model:"+v.Model, where+": "+v.Message, at, j, p)
+	r.tl.check(modelCheck(v.Model), where+": "+v.Message, at, j, p)
 }
 
 // artifactDir is this seed's directory under Options.ArtifactDir.
@@ -386,7 +386,7 @@ func (r *runner) liveness(out *Outcome) {
 		}
 		stuck = append(stuck, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
 		if len(stuck) <= 10 {
-			r.tl.check("liveness", fmt.Sprintf("completed no checkpoint in the %v after faults stopped", within),
+			r.tl.check(oracle.CheckpointProgress, fmt.Sprintf("completed no checkpoint in the %v after faults stopped", within),
 				r.healAt+within, co.Job(), co.Pipeline())
 		}
 	}

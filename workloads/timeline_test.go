@@ -77,6 +77,11 @@ func TestTimelineOfFailingSeed(t *testing.T) {
 	if first.Job != job || first.Pipeline != pipe || !first.Failing {
 		t.Fatalf("first lane job %d pipeline %d failing %v, want job %d pipeline %d", first.Job, first.Pipeline, first.Failing, job, pipe)
 	}
+	for _, id := range out.Checks { // the page names every check that fired, by the verdict's ids
+		if !slices.ContainsFunc(d.Checks, func(c timeline.Check) bool { return c.ID == id }) {
+			t.Errorf("check %s fired but is not on the page (page: %+v)", id, d.Checks)
+		}
+	}
 	var fence *timeline.Check
 	for i, c := range d.Checks {
 		if c.ID == "generation-fence" {

@@ -169,8 +169,8 @@ func (t *Timer) nextDue() *Handle {
 	}
 }
 
-// takeLocked pops the due head. A leader taking it promotes a follower
-// before the caller runs it: the promoted thread's wake-up happens while
+// takeLocked pops the due head. A leader taking it (or any thread, when
+// there is no leader) promotes a follower before the caller runs it: the promoted thread's wake-up happens while
 // the function runs, off its critical path. When more entries are already
 // due, it also wakes one follower for each (as many as wait), so that
 // they take them at the speed of the lock, not of one wake-up per entry in
@@ -183,7 +183,9 @@ func (t *Timer) takeLocked(now time.Time, leading bool) *Handle {
 	wake := t.h.countDue(0, now) // stops at the root when the next head is not due
 	if leading {
 		t.leader = false
-		wake++
+	}
+	if !t.leader {
+		wake++ // someone must take the lead (a follower that took a due entry leaves none)
 	}
 	for range min(t.s.Followers, wake) {
 		t.follow.Signal()

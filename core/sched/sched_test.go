@@ -211,6 +211,27 @@ func TestScheduleAfterCloseIsCancelled(t *testing.T) {
 	}
 }
 
+// TestCloseSettlesWaitingTasks is the reproduction of a bug the lease
+// checks' quiesce found: Close dropped the timer's entries without settling
+// their tasks, so Outstanding stayed above 0 and an Await waited forever.
+func TestCloseSettlesWaitingTasks(t *testing.T) {
+	for _, d := range sched.Designs {
+		t.Run(string(d), func(t *testing.T) {
+			simtest.Both(t, 200, func(t testing.TB, e env.Env) {
+				s, _ := newSched(t, e, sched.Config{Design: d})
+				l := s.Lease(1, 1)
+				ran := simtest.NewCounter(e)
+				task := l.Schedule(time.Hour, ran.AddErr)
+				s.Close()
+				if !task.Await(time.Second) || !task.Cancelled() || l.Outstanding() != 0 || ran.N() != 0 {
+					t.Fatalf("after Close: done %v cancelled %v outstanding %d ran %d",
+						task.Done(), task.Cancelled(), l.Outstanding(), ran.N())
+				}
+			})
+		})
+	}
+}
+
 func TestFiveHundredLeasesTwoTimerThreads(t *testing.T) {
 	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
 		s, _ := newSched(t, e, sched.Config{})
@@ -280,7 +301,7 @@ func TestFailingBodyKeepsWorker(t *testing.T) {
 
 func TestKillWorkerVariantKillsWorker(t *testing.T) {
 	eachDesign(t, func(t testing.TB, e env.Env, d sched.Design) {
-		s, _ := newSched(t, e, sched.Config{Design: d, DispatchThreads: 1, TaskFailure: "kill-worker"})
+		s, _ := newSched(t, e, sched.Config{Design: d, DispatchThreads: 1, TaskFailure: sched.KillWorker})
 		defer s.Close()
 		l := s.Lease(1, 1)
 		bad := l.Schedule(0, func() error { return errors.New("trigger failed") })
@@ -330,6 +351,23 @@ func TestThreadCountsByDesign(t *testing.T) {
 			s.Close()
 		}
 	})
+}
+
+// TestCoresComeFromConfiguration: core never asks the machine for its
+// CPU count, so a config without Cores or DispatchThreads is refused and
+// the bound follows the configured count alone.
+func TestCoresComeFromConfiguration(t *testing.T) {
+	if _, err := sched.New(env.Wall{}, sched.Config{}); !errors.Is(err, sched.ErrNoCores) {
+		t.Fatalf("New without cores: %v, want ErrNoCores", err)
+	}
+	for _, tc := range []struct {
+		cfg  sched.Config
+		want int
+	}{{sched.Config{Cores: 1}, 8}, {sched.Config{Cores: 6}, 12}, {sched.Config{Cores: 64, DispatchThreads: 3}, 3}} {
+		if got := tc.cfg.Bound(); got != tc.want {
+			t.Errorf("%+v: bound %d, want %d", tc.cfg, got, tc.want)
+		}
+	}
 }
 
 // In the leader-follower design a task that came due while every thread

@@ -80,7 +80,7 @@ bench:
 	else echo "bench: javac not found: the JDK peer (results/bench/trigger-jdk.txt) is skipped and removed"; rm -f $(R)/trigger-jdk.txt; fi
 	bench/run.sh $(R)/coord.txt      $(BENCHGO) -bench '^BenchmarkTriggerCoord(Precise)?$$' -benchtime 500x -timeout 60m ./bench/
 	bench/run.sh $(R)/floor.txt      $(GO) test -run '^$$' -bench '^BenchmarkTimerFloor$$' -benchtime 5000x -count 5 ./bench/
-	bench/run.sh $(R)/saturation.txt $(BENCHGO) -bench '^BenchmarkSaturation(LeaderFollower|Sim)?$$' -benchtime 1000x ./bench/
+	bench/run.sh $(R)/saturation.txt $(BENCHGO) -bench '^BenchmarkSaturation(LeaderFollower|Sim|SimLeaderFollower)?$$' -benchtime 1000x ./bench/
 	bench/run.sh $(R)/sim.txt        $(GO) test -run '^$$' -bench '^BenchmarkSim$$|^BenchmarkSchedPoint$$' -benchmem -count 5 ./bench/
 	bench/run.sh $(R)/sim-switch.txt $(GO) test -run '^$$' -bench '^BenchmarkSwitch$$|^BenchmarkSchedPoint$$' -count 10 ./bench/
 	bench/run.sh $(R)/watermark.txt  $(GO) test -run '^$$' -bench '^BenchmarkTracker$$' -benchmem -count 5 ./core/watermark/
@@ -99,7 +99,7 @@ bench-ci:
 	@set -e; head=$$(mktemp -d)/bench-head.txt; \
 	  echo "bench-ci: head results in $$head"; \
 	  $(GO) test -run '^$$' -bench '^BenchmarkSim$$' -benchtime 1x ./bench/ >> $$head; \
-	  $(GO) test -run '^$$' -bench '^BenchmarkSaturationSim$$' -benchtime 1000x ./bench/ >> $$head; \
+	  $(GO) test -run '^$$' -bench '^BenchmarkSaturationSim(LeaderFollower)?$$' -benchtime 1000x ./bench/ >> $$head; \
 	  $(GO) test -run '^$$' -bench '^BenchmarkTrigger(Precise)?$$/design=(shared|leader-follower)/pipelines=10$$|^BenchmarkTimerFloor$$' -benchtime 100x ./bench/ >> $$head; \
 	  $(GO) run golang.org/x/perf/cmd/benchstat base=$(R)/baseline-ci.txt head=$$head || true; \
 	  $(GO) run ./cmd/benchgate -max 10 $(R)/baseline-ci.txt $$head
@@ -107,7 +107,7 @@ bench-ci:
 ## bench-baseline: regenerate the CI baseline (on purpose, after a change that moves it)
 bench-baseline:
 	bench/run.sh $(R)/baseline-ci.txt sh -c "$(GO) test -run '^$$' -bench '^BenchmarkSim$$' -benchtime 1x ./bench/ && \
-	  $(GO) test -run '^$$' -bench '^BenchmarkSaturationSim$$' -benchtime 1000x ./bench/ && \
+	  $(GO) test -run '^$$' -bench '^BenchmarkSaturationSim(LeaderFollower)?$$' -benchtime 1000x ./bench/ && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkTrigger(Precise)?$$/design=(shared|leader-follower)/pipelines=10$$|^BenchmarkTimerFloor$$' -benchtime 100x ./bench/"
 
 ## benchstat: head against the committed baseline

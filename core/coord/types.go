@@ -67,12 +67,15 @@ type Completed struct {
 	Restored    bool              // runtime only: loaded at restore
 }
 
-// Status is the terminal state of one coordinator generation.
-type Status int
+// GenStatus is the status of one coordinator generation: RUNNING, then
+// one terminal state. (The status store, StatusStore, is where the
+// coordinator writes it; cluster.StatusStore simulates that store, and
+// model.ReadGen is a recorded read of a generation's status.)
+type GenStatus int
 
 // The coordinator statuses.
 const (
-	Running Status = iota
+	Running GenStatus = iota
 	Finished
 	Suspended
 	Failed
@@ -81,7 +84,7 @@ const (
 
 var statusNames = [...]string{"RUNNING", "FINISHED", "SUSPEND", "FAILED", "CANCELED"}
 
-func (s Status) String() string { return statusNames[s] }
+func (s GenStatus) String() string { return statusNames[s] }
 
 // Reason is why a pending checkpoint was aborted or a coordinator failed.
 type Reason string

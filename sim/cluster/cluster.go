@@ -64,7 +64,7 @@ type Cluster struct {
 	work     *rand.Rand
 	faults   *rand.Rand
 	Storage  *Storage
-	Status   *Status
+	Status   *StatusStore
 	IDs      *IDs
 	Sched    sched.Scheduler
 	Managers []*coord.Manager
@@ -82,7 +82,7 @@ func New(w *sim.World, cfg Config) (*Cluster, error) {
 	c := &Cluster{W: w, cfg: cfg, work: w.Rand(sim.StreamWorkload), faults: w.Rand(sim.StreamFaults)}
 	c.Recorder = newRecorder(w)
 	c.Storage = newStorage(c)
-	c.Status = &Status{c: c, m: map[string]string{}, mu: w.NewMutex("sim.status")}
+	c.Status = &StatusStore{c: c, m: map[string]string{}, mu: w.NewMutex("sim.status")}
 	c.IDs = &IDs{c: c, next: map[[2]int64]int64{}, mu: w.NewMutex("sim.ids")}
 	s, err := sched.New(w, cfg.Sched)
 	if err != nil {

@@ -96,14 +96,15 @@ func (s *Storage) Count(job int64, pipeline int) int {
 	return len(s.m[key(job, pipeline)])
 }
 
-// Status is the simulated status store ("IMap").
-type Status struct {
+// StatusStore is the simulated status store ("IMap"), where coordinators
+// write their generation status (coord.GenStatus).
+type StatusStore struct {
 	c  *Cluster
 	mu env.Mutex
 	m  map[string]string
 }
 
-func (s *Status) op() error {
+func (s *StatusStore) op() error {
 	s.c.sleep(s.c.cfg.Workload.StatusLatency)
 	if !s.c.healed {
 		s.c.sleep(s.c.cfg.Workload.StatusSlow)
@@ -115,7 +116,7 @@ func (s *Status) op() error {
 }
 
 // Get reads a key ("" when absent).
-func (s *Status) Get(k string) (string, error) {
+func (s *StatusStore) Get(k string) (string, error) {
 	if err := s.op(); err != nil {
 		return "", err
 	}
@@ -125,7 +126,7 @@ func (s *Status) Get(k string) (string, error) {
 }
 
 // Set writes a key.
-func (s *Status) Set(k, v string) error {
+func (s *StatusStore) Set(k, v string) error {
 	if err := s.op(); err != nil {
 		return err
 	}
@@ -136,7 +137,7 @@ func (s *Status) Set(k, v string) error {
 }
 
 // Delete removes a key.
-func (s *Status) Delete(k string) error {
+func (s *StatusStore) Delete(k string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.m, k)

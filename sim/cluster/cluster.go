@@ -1,8 +1,3 @@
-// Package cluster is the simulated side of ckptsim's boundaries: tasks
-// reached through a transport, checkpoint storage, the status store, the
-// id counter, the job master and the coordinator executor, all running as
-// simulated threads in one sim.World and drawing latencies and faults
-// from its seeded streams.
 package cluster
 
 import (
@@ -83,7 +78,7 @@ func New(w *sim.World, cfg Config) (*Cluster, error) {
 	c.Recorder = newRecorder(w)
 	c.Storage = newStorage(c)
 	c.Status = &StatusStore{c: c, m: map[string]string{}, mu: w.NewMutex("sim.status")}
-	c.IDs = &IDs{c: c, next: map[[2]int64]int64{}, mu: w.NewMutex("sim.ids")}
+	c.IDs = &IDs{c: c, next: map[PipelineID]int64{}, mu: w.NewMutex("sim.ids")}
 	s, err := sched.New(w, cfg.Sched)
 	if err != nil {
 		return nil, err

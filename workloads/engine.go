@@ -193,6 +193,8 @@ func (r *runner) monitor() {
 		switch r.c.Sched.Design() {
 		case sched.Shared, sched.SharedInline:
 			r.inv.Assert(st.TimerThreads <= 2, "timer-threads", "scheduler", r.now(), "%d timer threads, want at most 2", st.TimerThreads)
+		case sched.LeaderFollower: // one pool of at most bound threads, the leader among them
+			r.inv.Assert(st.TimerThreads == 0, "timer-threads", "scheduler", r.now(), "%d timer threads beside the leader-follower pool, want 0", st.TimerThreads)
 		}
 		r.inv.Assert(st.DispatchThreads <= bound, "dispatch-bound", "scheduler", r.now(), "%d dispatch threads, bound %d", st.DispatchThreads, bound)
 		if !r.inv.Assert(st.WorkerDeaths <= deaths, "worker-died", "dispatch pool", r.now(),

@@ -159,6 +159,7 @@ type runFlags struct {
 	variants  variantFlag
 	strategy  strategy
 	budget    budget
+	buggify   buggifyFlag
 	out       string
 	json      bool
 }
@@ -179,12 +180,13 @@ func (f *runFlags) addRunOptions(fs *flag.FlagSet) {
 	fs.Var(f.variants, "variant", "`key=value` overriding the scenario's variants (repeatable; see simrun list)")
 	fs.Var(&f.strategy, "strategy", "scheduling `strategy`: random or pct (default: the scenario's)")
 	fs.Var(&f.budget, "budget", "step budget `N` per seed (default: the scenario's run.max_steps)")
+	fs.Var(&f.buggify, "buggify", "BUGGIFY sites `on` or off in core (default: the scenario's buggify.enabled)")
 }
 
 // options builds the workloads options of one seed.
 func (f *runFlags) options(seed uint64) workloads.Options {
 	opt := workloads.Options{Seed: seed, Variants: maps.Clone(map[string]string(f.variants)),
-		Strategy: string(f.strategy), MaxSteps: int64(f.budget)}
+		Strategy: string(f.strategy), MaxSteps: int64(f.budget), Buggify: string(f.buggify)}
 	if f.out != "" && filepath.Ext(f.out) == "" {
 		// porcupine's visualisation of a failing check goes next to the results
 		opt.ArtifactDir = filepath.Join(f.out, "artifacts")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ckptsim/ckptsim/core/env"
 	"github.com/ckptsim/ckptsim/core/variant"
 )
 
@@ -131,6 +132,9 @@ func (c *Coordinator) failGeneration(armed uint64, r Reason, err error, f fencin
 // errors up to StatusRetries times with StatusBackoff between (30 x 2 s
 // upstream: the slow, blocking part of the error path).
 func (c *Coordinator) updateStatus(s GenStatus) {
+	if env.Buggify(c.e, env.SiteStatusSlow) {
+		c.e.Sleep(c.cfg.StatusBackoff) // BUGGIFY: the write is slow
+	}
 	if err := c.retryStatus(func() error { return c.d.Status.Set(c.statusKey(), s.String()) }); err != nil {
 		c.log().Error("status update failed", "status", s, "err", err)
 	}
@@ -195,6 +199,7 @@ func (c *Coordinator) takePending() []*Pending {
 	clear(c.pending)
 	clear(c.taskStatus)
 	clear(c.readyToClose)
+	c.idleClean()
 	c.mapMu.Unlock()
 	return ps
 }

@@ -84,6 +84,9 @@ func (c *Coordinator) Start() {
 // restore must never leave a generation that looks alive and cannot
 // checkpoint (found by the smoke scenario: the pending counter stayed at 1).
 func (c *Coordinator) Restore(alreadyStarted bool) error {
+	if l := c.latestCompleted.Load(); l != nil && l.Type == CompletedPoint && !l.Restored {
+		return nil // a finished pipeline is not restored: the job master restores running ones
+	}
 	c.restoreMu.Lock() // restores of one coordinator never interleave
 	defer c.restoreMu.Unlock()
 	c.genMu.Lock()
@@ -135,6 +138,7 @@ func (c *Coordinator) restoreState(gen uint64) error {
 	for _, t := range restoredClose {
 		c.readyToClose[t] = true
 	}
+	c.idleRebuild()
 	c.mapMu.Unlock()
 	return nil
 }
@@ -184,8 +188,9 @@ func (c *Coordinator) reloadLatest() error {
 	}
 	c.mapMu.Lock()
 	c.completedIDs = ids
+	drop := c.trimLocked() // a lost store reply can leave 2N stored
 	c.mapMu.Unlock()
-	return nil
+	return c.deleteRetained(drop)
 }
 
 func (c *Coordinator) loadReadyToClose() ([]TaskID, error) {
@@ -227,7 +232,7 @@ func (c *Coordinator) ReadyToClose(task TaskID) error {
 func (c *Coordinator) allReadyToClose() bool {
 	c.mapMu.Lock()
 	defer c.mapMu.Unlock()
-	for _, t := range c.tasks {
+	for _, t := range c.startingTasks() {
 		if !c.readyToClose[t] {
 			return false
 		}

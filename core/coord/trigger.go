@@ -4,12 +4,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ckptsim/ckptsim/core/env"
 	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 // scheduleTrigger arms a trigger of typ after delay on the lease.
 func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration) {
 	c.emit(Event{Kind: EvTriggerArmed, Type: typ, Delay: delay})
+	if env.Buggify(c.e, env.SiteRearmRacesCancel) {
+		c.e.Sleep(c.cfg.PendingBackoff) // BUGGIFY: the re-arm reaches the lease late, maybe after a CancelAll
+	}
 	c.d.Lease.Schedule(delay, func() error { return c.triggerBody(typ) })
 }
 
@@ -134,8 +138,9 @@ func (c *Coordinator) createPending(now time.Time, typ Type) (*Future[*Pending],
 			return
 		}
 		c.hop(pf, gen, func() {
-			p := newPending(c.e, c.job, c.pipeline, id, typ, now, gen, c.tasksToAck())
-			p.cleans = cleans
+			tasks, prepare, closed := c.idleSnapshot(typ)
+			p := newPending(c.e, c.job, c.pipeline, id, typ, now, gen, tasks)
+			p.cleans, p.prepareClose, p.closed = cleans, prepare, closed
 			c.hop(pf, gen, func() {
 				if c.register(p) {
 					pf.Complete(p)
@@ -165,10 +170,6 @@ func (c *Coordinator) allocateID(typ Type) (int64, error) {
 	}
 	return c.d.IDs.Next(c.job, c.pipeline)
 }
-
-// tasksToAck is every task not closed (all of them: idle-task closing is
-// not modelled).
-func (c *Coordinator) tasksToAck() []TaskID { return c.tasks }
 
 // register puts p in the pending map, unless a clean ran since p was
 // created: its registration hop arrived late and p belongs to nobody.
@@ -230,8 +231,8 @@ func (c *Coordinator) continueHere(p *Pending, err error) {
 // error is the caller's to handle.
 func (c *Coordinator) continuation(p *Pending) error {
 	p.fut.WhenDone(func(cp *Completed, err error) { c.onPendingDone(p, cp, err) })
-	b := Barrier{ID: p.ID, Timestamp: p.TriggeredAt, Type: p.Type}
-	for _, t := range c.tasks {
+	b := Barrier{ID: p.ID, Timestamp: p.TriggeredAt, Type: p.Type, PrepareClose: p.prepareClose, Closed: p.closed}
+	for _, t := range p.tasks {
 		if err := c.d.Transport.TriggerBarrier(c.job, c.pipeline, t, b); err != nil {
 			return fmt.Errorf("barrier dispatch to task %d: %w", t, err)
 		}
@@ -254,12 +255,18 @@ func (c *Coordinator) onPendingDone(p *Pending, cp *Completed, err error) {
 	handle := func() {
 		switch {
 		case err != nil:
+			p.stored.Fail(err)
 			c.handleError(p.Gen, ReasonTriggerFailed, err, fenceDeferred)
 		case cp != nil:
+			if env.Buggify(c.e, env.SiteCompletionAfterClean) {
+				c.e.Sleep(c.cfg.Timeout) // BUGGIFY: the completion arrives late, maybe after a clean
+			}
 			if err := c.complete(p, cp); err != nil {
+				p.stored.Fail(err)
 				c.handleError(p.Gen, ReasonCompleteFailed, err, fenceDeferred)
 			}
 		default:
+			p.stored.Complete(nil)
 			c.log().Debug("pending checkpoint aborted without failure", "id", p.ID)
 		}
 	}

@@ -96,6 +96,16 @@ const (
 	RetainMemory                   // the deque lives in memory only
 )
 
+// IdleRestore is idle-restore (#12042): whether a restore keeps the
+// closed-idle state of a pipeline's tasks.
+type IdleRestore uint8
+
+// The idle-restore values.
+const (
+	IdleRebuild IdleRestore = iota // rebuilt from the restored state
+	IdleForget                     // forgotten: closed tasks get barriers again
+)
+
 // Set is one value per variant key. The zero value is the fixed design;
 // an empty Design or TaskFailure means the scheduler's default (or the
 // scenario's scheduler.design).
@@ -111,6 +121,7 @@ type Set struct {
 	ExpiryFallback      ExpiryFallback    // expiry-fallback           H11
 	WatchdogRecheck     Recheck           // watchdog-recheck          H2
 	Retention           Retention         // retention                 H10
+	IdleRestore         IdleRestore       // idle-restore              #12042
 }
 
 // Key is one registry entry: its name, its values (default first) and how
@@ -135,6 +146,7 @@ var keys = []Key{
 	enum("expiry-fallback", func(s *Set) *ExpiryFallback { return &s.ExpiryFallback }, "inline", "drop"),
 	enum("watchdog-recheck", func(s *Set) *Recheck { return &s.WatchdogRecheck }, "pending", "none"),
 	enum("retention", func(s *Set) *Retention { return &s.Retention }, "durable", "memory"),
+	enum("idle-restore", func(s *Set) *IdleRestore { return &s.IdleRestore }, "rebuild", "forget"),
 }
 
 // enum is a key whose values are the constants 0, 1, ... of T, spelled

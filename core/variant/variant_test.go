@@ -23,6 +23,7 @@ func TestSpellings(t *testing.T) {
 		"expiry-fallback=inline|drop",
 		"watchdog-recheck=pending|none",
 		"retention=durable|memory",
+		"idle-restore=rebuild|forget",
 	}
 	got := variant.Listing()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

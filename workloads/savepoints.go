@@ -218,9 +218,8 @@ func (s *session) Abort() {
 
 // toSavepoint converts a coordinator checkpoint to the storage type.
 func toSavepoint(c *coord.Completed) *savepoint.CompletedCheckpoint {
-	typ, _ := savepoint.ParseCheckpointType(c.Type.String()) // both spell the upstream names
 	out := &savepoint.CompletedCheckpoint{JobID: c.Job, PipelineID: int32(c.Pipeline), CheckpointID: c.ID,
-		Type: typ, TriggerTimestampMs: c.TriggeredAt.UnixMilli(),
+		Type: c.Type, TriggerTimestampMs: c.TriggeredAt.UnixMilli(),
 		CompletedTimestampMs: c.CompletedAt.UnixMilli()}
 	tasks := make([]coord.TaskID, 0, len(c.States))
 	for t := range c.States {

@@ -163,7 +163,7 @@ func TestSavepointWaitsForPending(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cp, err, ok := f.GetFor(time.Minute)
+		cp, ok, err := f.GetFor(time.Minute)
 		if !ok || err != nil || cp.Type != Savepoint {
 			t.Fatalf("savepoint: %v %v %v", cp, err, ok)
 		}

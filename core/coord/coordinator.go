@@ -104,8 +104,8 @@ type Coordinator struct {
 	lock      env.Mutex
 	complMu   env.Mutex
 	genMu     env.Mutex
-	gen       uint64          // guarded by genMu
-	fut       *Future[Status] // guarded by genMu; replaced by restore
+	gen       uint64             // guarded by genMu
+	fut       *Future[GenStatus] // guarded by genMu; replaced by restore
 	mapMu     env.Mutex
 
 	periodicMu   env.Mutex  // "coord.periodic": the live periodic chain
@@ -151,7 +151,7 @@ func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coor
 		c.tasks = append(c.tasks, TaskID(i))
 	}
 	c.gen = 1
-	c.fut = NewFuture[Status](e)
+	c.fut = NewFuture[GenStatus](e)
 	if restored != nil {
 		r := *restored
 		r.Restored = true
@@ -166,7 +166,7 @@ func (c *Coordinator) Job() int64    { return c.job }
 func (c *Coordinator) Pipeline() int { return c.pipeline }
 
 // Generation returns the current generation and its terminal future.
-func (c *Coordinator) Generation() (uint64, *Future[Status]) {
+func (c *Coordinator) Generation() (uint64, *Future[GenStatus]) {
 	c.genMu.Lock()
 	defer c.genMu.Unlock()
 	return c.gen, c.fut

@@ -131,7 +131,7 @@ func (c *Coordinator) failGeneration(armed uint64, r Reason, err error, f fencin
 // updateStatus writes the status to the status store, retrying retryable
 // errors up to StatusRetries times with StatusBackoff between (30 x 2 s
 // upstream: the slow, blocking part of the error path).
-func (c *Coordinator) updateStatus(s Status) {
+func (c *Coordinator) updateStatus(s GenStatus) {
 	if env.Buggify(c.e, env.SiteStatusSlow) {
 		c.e.Sleep(c.cfg.StatusBackoff) // BUGGIFY: the write is slow
 	}

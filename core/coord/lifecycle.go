@@ -92,7 +92,7 @@ func (c *Coordinator) Restore(alreadyStarted bool) error {
 	c.genMu.Lock()
 	c.gen++
 	gen := c.gen
-	c.fut = NewFuture[Status](c.e)
+	c.fut = NewFuture[GenStatus](c.e)
 	c.emit(Event{Kind: EvGeneration, Gen: gen}) // the restore's linearisation point
 	c.genMu.Unlock()
 	c.firstError.Store(nil)

@@ -1,8 +1,3 @@
-// Package cluster is the simulated side of ckptsim's boundaries: tasks
-// reached through a transport, checkpoint storage, the status store, the
-// id counter, the job master and the coordinator executor, all running as
-// simulated threads in one sim.World and drawing latencies and faults
-// from its seeded streams.
 package cluster
 
 import (
@@ -72,7 +67,7 @@ type Cluster struct {
 	work     *rand.Rand
 	faults   *rand.Rand
 	Storage  *Storage
-	Status   *Status
+	Status   *StatusStore
 	IDs      *IDs
 	Sched    sched.Scheduler
 	Managers []*coord.Manager
@@ -112,8 +107,8 @@ func New(w *sim.World, cfg Config) (*Cluster, error) {
 	c.Recorder = newRecorder(w)
 	c.leases = newLeaseChecks(c)
 	c.Storage = newStorage(c)
-	c.Status = &Status{c: c, m: map[string]string{}, mu: w.NewMutex("sim.status")}
-	c.IDs = &IDs{c: c, next: map[[2]int64]int64{}, mu: w.NewMutex("sim.ids")}
+	c.Status = &StatusStore{c: c, m: map[string]string{}, mu: w.NewMutex("sim.status")}
+	c.IDs = &IDs{c: c, next: map[PipelineID]int64{}, mu: w.NewMutex("sim.ids")}
 	s, err := sched.New(w, cfg.Sched)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 type Storage struct {
 	c  *Cluster
 	mu env.Mutex
-	m  map[[2]int64][]*coord.Completed // (job, pipeline) -> by id
+	m  map[PipelineID][]*coord.Completed // by id
 	// Deleted counts deletions, for retention checks.
 	Deleted int
 	// OnStore sees each store call (before the write) and its outcome;
@@ -22,9 +22,11 @@ type Storage struct {
 }
 
 func newStorage(c *Cluster) *Storage {
-	return &Storage{c: c, mu: c.W.NewMutex("sim.storage"), m: map[[2]int64][]*coord.Completed{}}
+	return &Storage{c: c, mu: c.W.NewMutex("sim.storage"), m: map[PipelineID][]*coord.Completed{}}
 }
 
+// key is the recorder's per-pipeline key (to become PipelineID when the
+// recorder moves).
 func key(job int64, pipeline int) [2]int64 { return [2]int64{job, int64(pipeline)} }
 
 // Store writes a checkpoint, after a latency, unless a fault fails it.
@@ -44,7 +46,7 @@ func (s *Storage) Store(cp *coord.Completed) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := key(cp.Job, cp.Pipeline)
+	k := PipelineID{cp.Job, cp.Pipeline}
 	s.m[k] = append(s.m[k], cp)
 	slices.SortFunc(s.m[k], func(a, b *coord.Completed) int { return int(a.ID - b.ID) })
 	return nil
@@ -55,7 +57,7 @@ func (s *Storage) Delete(job int64, pipeline int, ids []int64) error {
 	s.c.leases.effect("Storage.Delete")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := key(job, pipeline)
+	k := PipelineID{job, pipeline}
 	s.m[k] = slices.DeleteFunc(s.m[k], func(c *coord.Completed) bool { return slices.Contains(ids, c.ID) })
 	s.Deleted += len(ids)
 	return nil
@@ -65,7 +67,7 @@ func (s *Storage) Delete(job int64, pipeline int, ids []int64) error {
 func (s *Storage) Latest(job int64, pipeline int) (*coord.Completed, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l := s.m[key(job, pipeline)]
+	l := s.m[PipelineID{job, pipeline}]
 	var latest *coord.Completed
 	if len(l) > 0 {
 		latest = l[len(l)-1]
@@ -85,7 +87,7 @@ func (s *Storage) IDs(job int64, pipeline int) ([]int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var ids []int64
-	for _, c := range s.m[key(job, pipeline)] {
+	for _, c := range s.m[PipelineID{job, pipeline}] {
 		ids = append(ids, c.ID)
 	}
 	return ids, nil
@@ -95,24 +97,25 @@ func (s *Storage) IDs(job int64, pipeline int) ([]int64, error) {
 func (s *Storage) Has(job int64, pipeline int, id int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.ContainsFunc(s.m[key(job, pipeline)], func(c *coord.Completed) bool { return c.ID == id })
+	return slices.ContainsFunc(s.m[PipelineID{job, pipeline}], func(c *coord.Completed) bool { return c.ID == id })
 }
 
 // Count returns how many checkpoints a pipeline holds.
 func (s *Storage) Count(job int64, pipeline int) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.m[key(job, pipeline)])
+	return len(s.m[PipelineID{job, pipeline}])
 }
 
-// Status is the simulated status store ("IMap").
-type Status struct {
+// StatusStore is the simulated status store ("IMap"), where coordinators
+// write their generation status (coord.GenStatus).
+type StatusStore struct {
 	c  *Cluster
 	mu env.Mutex
 	m  map[string]string
 }
 
-func (s *Status) op() error {
+func (s *StatusStore) op() error {
 	s.c.sleep(s.c.cfg.Workload.StatusLatency)
 	if !s.c.healed {
 		s.c.sleep(s.c.cfg.Workload.StatusSlow)
@@ -124,7 +127,7 @@ func (s *Status) op() error {
 }
 
 // Get reads a key ("" when absent).
-func (s *Status) Get(k string) (string, error) {
+func (s *StatusStore) Get(k string) (string, error) {
 	if err := s.op(); err != nil {
 		return "", err
 	}
@@ -134,7 +137,7 @@ func (s *Status) Get(k string) (string, error) {
 }
 
 // Set writes a key.
-func (s *Status) Set(k, v string) error {
+func (s *StatusStore) Set(k, v string) error {
 	s.c.leases.effect("StatusStore.Set")
 	if err := s.op(); err != nil {
 		return err
@@ -146,7 +149,7 @@ func (s *Status) Set(k, v string) error {
 }
 
 // Delete removes a key.
-func (s *Status) Delete(k string) error {
+func (s *StatusStore) Delete(k string) error {
 	s.c.leases.effect("StatusStore.Delete")
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -158,7 +161,7 @@ func (s *Status) Delete(k string) error {
 type IDs struct {
 	c    *Cluster
 	mu   env.Mutex
-	next map[[2]int64]int64
+	next map[PipelineID]int64
 }
 
 // Next returns the next id of a pipeline, starting at 1.
@@ -170,7 +173,7 @@ func (i *IDs) Next(job int64, pipeline int) (int64, error) {
 	}
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	k := key(job, pipeline)
+	k := PipelineID{job, pipeline}
 	if i.next[k] == 0 {
 		i.next[k] = 1
 	}
@@ -184,6 +187,6 @@ func (i *IDs) Set(job int64, pipeline int, next int64) error {
 	i.c.leases.effect("IDCounter.Set")
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	i.next[key(job, pipeline)] = next
+	i.next[PipelineID{job, pipeline}] = next
 	return nil
 }

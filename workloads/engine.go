@@ -284,6 +284,7 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 		out.Counts[k.String()] = n
 	}
 	out.Windows = rec.Windows
+	out.Windows[WindowRacingFailures] = r.gens.Racing
 	st := r.c.Sched.Stats()
 	out.Windows[cluster.WindowCancelAfterHandoff] = int(st.RanAfterCancel) // the body ran although its cancel returned true
 }
@@ -366,6 +367,10 @@ func (r *runner) progressWithin(within time.Duration) map[[2]int64]bool {
 	}
 	return out
 }
+
+// WindowRacingFailures counts failures that began while another failure
+// of the same pipeline was in progress (two failure sources at once).
+const WindowRacingFailures = "racing-failures"
 
 // debugHook (tests only) sees the runner once its cluster is built.
 var debugHook func(*runner)

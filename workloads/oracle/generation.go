@@ -63,8 +63,9 @@ type Generations struct {
 	// notified as failed.
 	OnTrigger func(job int64, pipeline int, gen int, id int64, failed bool)
 	// Notifications counts failure notifications; Justified those with a
-	// cause (tests read them).
-	Notifications, Justified int
+	// cause; Racing the failures that began while another failure of the
+	// same pipeline was in progress (two failure sources at once).
+	Notifications, Justified, Racing int
 }
 
 type span struct{ lo, hi int }
@@ -280,6 +281,12 @@ func (g *Generations) begin(p *genPipe, o cluster.Obs, now time.Duration) {
 		b.retry = false
 		p.failing[o.Thread] = b
 		return // a retry of the same write
+	}
+	for t, b := range p.failing {
+		if t != o.Thread && b.at >= p.switched { // another failure of this generation is in progress
+			g.Racing++
+			break
+		}
 	}
 	sp := p.span()
 	if p.switched == now && sp.lo > 1 {

@@ -169,9 +169,10 @@ func (r *runner) fail(out *Outcome, v Verdict, msg string) {
 	out.Violations = append(out.Violations, msg)
 }
 
-// rank orders verdicts: safety first, then liveness, crash, budget.
+// rank orders verdicts: safety first, then liveness, crash, unknown,
+// budget.
 func rank(v Verdict) int {
-	return strings.Index("safety liveness crash budget pass", string(v))
+	return strings.Index("safety liveness crash unknown budget pass", string(v))
 }
 
 // main is the simulated program: build, start, inject faults, heal, wait.
@@ -300,12 +301,28 @@ func (r *runner) models(out *Outcome) {
 		case v.Pass():
 			continue
 		case v.Result == linearizability.Unknown:
-			r.fail(out, Budget, fmt.Sprintf("model %s: check timed out after %v (unknown is not a pass)", v.Model, CheckTimeout))
+			r.fail(out, Unknown, fmt.Sprintf("%s %s: %s: unknown: %s (unknown is not a pass)", r.now(), v.Partition, modelCheck(v.Model), v.Message))
+			r.unknownArtifact(out, v)
 		default:
 			r.find.Add(modelCheck(v.Model), r.now(), v.Partition, "%s", v.Message)
 			r.visualize(out, v)
 		}
 	}
+}
+
+// unknownArtifact writes the unfinished partition of an unknown model
+// check as a history file, which a larger step bound can decide.
+func (r *runner) unknownArtifact(out *Outcome, v linearizability.Verdict) {
+	if r.opt.ArtifactDir == "" {
+		return
+	}
+	dir := filepath.Join(r.opt.ArtifactDir, fmt.Sprintf("%s-seed-%d", r.s.Name, r.opt.Seed))
+	path, err := v.WriteUnknownHistory(dir, specs[v.Model])
+	if err != nil {
+		out.Violations = append(out.Violations, fmt.Sprintf("writing the unknown history: %v", err))
+		return
+	}
+	out.Artifacts = append(out.Artifacts, path)
 }
 
 func (r *runner) visualize(out *Outcome, v linearizability.Verdict) {

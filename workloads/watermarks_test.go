@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,4 +91,40 @@ func TestWatermarksDeterministic(t *testing.T) {
 	if a.Verdict != Pass || a.TraceHash != b.TraceHash || a.Steps != b.Steps {
 		t.Fatalf("seed 11 twice: %s %s %d vs %s %s %d", a.Verdict, a.TraceHash, a.Steps, b.Verdict, b.TraceHash, b.Steps)
 	}
+}
+
+// TestModelStepBoundGivesUnknown: a porcupine check cut by CheckSteps is
+// reported as unknown with the model's id, never as a pass and never as
+// its check having fired; with the artefact folder set its unfinished
+// partition is written.
+func TestModelStepBoundGivesUnknown(t *testing.T) {
+	defer func(n int64) { CheckSteps = n }(CheckSteps)
+	CheckSteps = 1
+	s, err := Lookup("watermarks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	r := &runner{s: s, opt: Options{Seed: 0, ArtifactDir: dir}, faults: s.Faults}
+	if r.ccfg, err = s.clusterConfig(s.effectiveVariants(nil), s.Faults); err != nil {
+		t.Fatal(err)
+	}
+	r.ccfg.Workload.PlantCommitPastWatermark = true
+	out := r.run(Outcome{})
+	if out.Verdict == Pass {
+		t.Fatal("pass")
+	}
+	var line string
+	for _, v := range out.Violations {
+		if strings.Contains(v, "model-watermark: unknown: step limit 1 per partition") {
+			line = v
+		}
+	}
+	if line == "" || slices.Contains(out.Checks, oracle.ModelWatermark) {
+		t.Fatalf("no unknown model-watermark line (checks %v): %.600v", out.Checks, out.Violations)
+	}
+	if len(out.Artifacts) == 0 || !strings.HasSuffix(out.Artifacts[len(out.Artifacts)-1], "watermark-unknown.history") {
+		t.Fatalf("artefacts %v", out.Artifacts)
+	}
+	t.Log(line)
 }

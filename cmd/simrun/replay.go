@@ -20,7 +20,7 @@ scenario, seed, variants, strategy and budget give the same trace hash on
 every machine. With --out DIR it also writes DIR/trace.txt and
 DIR/outcome.json, and failing checks leave their visualisations there.
 
-exit: the seed's verdict: 0 pass, 1 safety, 2 liveness, 3 crash, 4 budget;
+exit: the seed's verdict: 0 pass, 1 safety, 2 liveness, 3 crash, 4 budget or unknown;
 64 usage or scenario error.`
 
 func replayCmd(args []string, stdout, stderr io.Writer) int {

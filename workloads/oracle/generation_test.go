@@ -36,7 +36,9 @@ func obs(k cluster.ObsKind, thread int32, f func(*cluster.Obs)) cluster.Obs {
 	return o
 }
 
-func alloc(id int64) cluster.Obs { return obs(cluster.ObsAllocate, 5, func(o *cluster.Obs) { o.ID = id }) }
+func alloc(id int64) cluster.Obs {
+	return obs(cluster.ObsAllocate, 5, func(o *cluster.Obs) { o.ID = id })
+}
 func stored(id int64) cluster.Obs {
 	return obs(cluster.ObsStored, 6, func(o *cluster.Obs) { o.ID = id })
 }

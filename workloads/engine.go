@@ -195,9 +195,6 @@ func (r *runner) main() {
 		r.h.event(rec)
 		r.events.Observe(rec)
 	}
-	if debugHook != nil {
-		debugHook(r)
-	}
 	r.wm = newWatermarks(r.w, r.s.Cluster.Pipelines)
 	r.wm.attach(r.c)
 	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines)
@@ -388,9 +385,6 @@ func (r *runner) progressWithin(within time.Duration) map[[2]int64]bool {
 // WindowRacingFailures counts failures that began while another failure
 // of the same pipeline was in progress (two failure sources at once).
 const WindowRacingFailures = "racing-failures"
-
-// debugHook (tests only) sees the runner once its cluster is built.
-var debugHook func(*runner)
 
 // minTimeout is the smallest checkpoint timeout the coordinators use
 // (coord.Config's defaults: 30 s).

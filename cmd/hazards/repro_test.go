@@ -39,6 +39,10 @@ func TestReproductionsStillFail(t *testing.T) {
 		if !strings.HasPrefix(line, "go run ./cmd/simrun replay ") {
 			continue
 		}
+		if h.Pending != "" {
+			t.Logf("%s pending (%s): %s not replayed", h.ID, h.Pending, line)
+			continue
+		}
 		n++
 		s, opt := parseReplay(t, strings.Fields(line)[4:])
 		if out := workloads.Run(s, opt); !slices.ContainsFunc(out.Checks, func(id string) bool { return slices.Contains(h.Checks, id) }) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -46,6 +47,7 @@ func swarm(f Faults, seed uint64) (Faults, []string) {
 	keep("notify_failure", func() { f.NotifyFailure = 0 })
 	keep("trigger_throw", func() { f.TriggerThrow = 0 })
 	keep("task_error", func() { f.TaskError = 0 })
+	keep("master_crash", func() { f.MasterCrash = Schedule{} })
 	return f, kept
 }
 
@@ -55,6 +57,9 @@ func Run(s *Scenario, opt Options) (out Outcome) {
 	start := time.Now()
 	v := s.effectiveVariants(opt.Variants)
 	out = Outcome{Scenario: s.Name, Seed: opt.Seed, Variants: VariantString(v), Replay: ReplayCommand(s, opt.Seed, v)}
+	if opt.Buggify != "" {
+		out.Replay += " --buggify " + opt.Buggify
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			out.Verdict = Crash
@@ -93,6 +98,7 @@ type runner struct {
 	events *oracle.Events
 	gens   *oracle.Generations
 	healAt time.Duration
+	in     *injector
 }
 
 func (r *runner) worldConfig() sim.Config {
@@ -107,6 +113,7 @@ func (r *runner) worldConfig() sim.Config {
 		strategy = r.opt.Strategy
 	}
 	cfg.Strategy, _ = sim.ParseStrategy(strategy)
+	cfg.Buggify = s.buggifyConfig(r.opt.Buggify)
 	if len(r.opt.Replay) > 0 {
 		cfg.Strategy, cfg.Replay = sim.StrategyReplay, r.opt.Replay
 	}
@@ -121,15 +128,11 @@ func (r *runner) worldConfig() sim.Config {
 
 func (r *runner) run(out Outcome) Outcome {
 	r.w = sim.New(r.worldConfig())
-	r.ccfg.Sched.Observe = func(f sched.Firing) {
-		if !f.Skipped {
-			r.delays = append(r.delays, f.Delay())
-		}
-	}
 	res := r.w.Run(r.main)
 	out.TraceHash = fmt.Sprintf("%016x", res.TraceHash)
 	out.SimNs, out.Steps = int64(res.Elapsed), res.Steps
 	out.Events, out.Decisions, out.LockGraph = r.w.Events(), res.Decisions, r.w.LockGraph()
+	out.Buggify = siteOutcomes(r.w.BuggifyReport())
 	out.Verdict = Pass
 	switch res.Outcome {
 	case sim.OutcomeDeadlock:
@@ -197,7 +200,7 @@ func (r *runner) main() {
 	}
 	r.wm = newWatermarks(r.w, r.s.Cluster.Pipelines)
 	r.wm.attach(r.c)
-	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines)
+	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines, r.faults.MasterCrash.on())
 	r.sp.h = r.h
 	r.sp.onError = func(job int64, pipeline int, id int64, err error) {
 		r.gens.Observe(cluster.Obs{Kind: cluster.ObsFault, Job: job, Pipeline: pipeline, ID: id, Fault: cluster.FaultSavepoint,
@@ -205,6 +208,7 @@ func (r *runner) main() {
 	}
 	d := r.s.Run.Duration.D
 	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamFaults), end: d, sp: r.sp}
+	r.in = in
 	in.start()
 	r.w.Go("monitor", r.monitor)
 	r.c.Start()
@@ -212,6 +216,12 @@ func (r *runner) main() {
 	r.healAt = r.w.Elapsed()
 	r.c.Heal()
 	r.w.Sleep(r.s.heal())
+	if ps := r.c.Pipelines; ps != nil { // watermarks: stop the sources, let commits catch up, compare
+		ps.StopSources()
+		r.w.Sleep(ps.SettleAfterStop())
+		ps.CheckCommitted()
+	}
+	r.c.Quiesce() // close the scheduler: every lease task must settle (lease checks)
 }
 
 // monitor samples the scheduler's thread counts once a second.
@@ -224,6 +234,8 @@ func (r *runner) monitor() {
 		switch r.c.Sched.Design() {
 		case sched.Shared, sched.SharedInline:
 			r.find.Assert(st.TimerThreads <= 2, oracle.TimerThreads, r.now(), "scheduler", "%d timer threads, want at most 2", st.TimerThreads)
+		case sched.LeaderFollower: // one pool of at most bound threads, the leader among them
+			r.find.Assert(st.TimerThreads == 0, oracle.TimerThreads, r.now(), "scheduler", "%d timer threads beside the leader-follower pool, want 0", st.TimerThreads)
 		}
 		r.find.Assert(st.DispatchThreads <= bound, oracle.DispatchBound, r.now(), "scheduler", "%d dispatch threads, bound %d", st.DispatchThreads, bound)
 		if !r.find.Assert(st.WorkerDeaths <= deaths, oracle.WorkerDied, r.now(), "dispatch pool",
@@ -257,8 +269,14 @@ func (r *runner) retention(over map[[2]int64]bool) {
 // judge applies the safety and liveness checks after the run.
 func (r *runner) judge(out *Outcome, res sim.Result) {
 	rec := r.c.Recorder
-	for _, v := range rec.Violations { // the simulated broker's and runtimes' checks
+	if res.Outcome == sim.OutcomeDone {
+		r.c.QuiesceCheck()
+	}
+	for _, v := range rec.Violations { // the simulated broker's and runtimes' checks, and the lease checks
 		r.find.Add(v.Check, v.At, oracle.Subject(v.Job, v.Pipeline), "%s", v.Message)
+	}
+	for _, v := range r.sp.findings {
+		r.find.Add(oracle.SavepointCrash, r.now(), "savepoint store", "%s", v)
 	}
 	for _, v := range r.sp.check() {
 		r.find.Add(oracle.SavepointRetention, r.now(), "savepoint store", "%s", v)
@@ -269,9 +287,14 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	r.models(out)
 	if res.Outcome == sim.OutcomeDone {
 		r.liveness(out)
+		r.progress(res)
 	}
+	r.delays = r.c.SchedDelays() // as the lease decorator saw them (due to body start)
 	out.Latency = Latencies{TriggerToComplete: rec.TriggerToComplete, SchedDelay: r.delays,
 		ExpiryToTrigger: rec.ExpiryToTrigger, FailoverToFirst: rec.FailoverToFirst}
+	if res.Outcome == sim.OutcomeDone {
+		r.checkBounds(out.Latency, r.ccfg.Sched.Design)
+	}
 	if md := r.s.Checks.MaxDelay.D; md > 0 {
 		if worst := maxDur(r.delays); worst > md {
 			r.find.Add(oracle.LatencyBound, r.now(), "scheduler", "scheduling delay reached %v, bound %v", worst, md)
@@ -280,6 +303,9 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	out.Counts = map[string]int{}
 	for k, n := range rec.Counts {
 		out.Counts[k.String()] = n
+	}
+	if closed, idle := r.c.ClosedTasks(); closed > 0 {
+		out.Counts["tasks-closed"], out.Counts["tasks-closed-idle"] = closed, idle
 	}
 	out.Windows = rec.Windows
 	out.Windows[WindowRacingFailures] = r.gens.Racing
@@ -350,6 +376,7 @@ func (r *runner) liveness(out *Outcome) {
 		}
 		stuck = append(stuck, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
 	}
+	r.unfinished()
 	if wm := r.wm.stuck(int64(r.healAt)); len(wm) > 0 {
 		shown := wm
 		if len(shown) > 10 {
@@ -368,6 +395,23 @@ func (r *runner) liveness(out *Outcome) {
 	}
 	r.find.Add(oracle.CheckpointProgress, r.now(), "pipelines", "%d pipelines completed no checkpoint in the %v after faults stopped: %s",
 		len(stuck), within, strings.Join(shown, ", "))
+}
+
+// unfinished requires, when the scenario's sources finish (bounded), every
+// pipeline to have finished with its COMPLETED_POINT by the end.
+func (r *runner) unfinished() {
+	if r.s.Workload.FinishAfter == (Dist{}) {
+		return
+	}
+	var open []string
+	for _, co := range r.c.Coordinators() {
+		if _, _, finished := r.c.Recorder.LastCompleted(co.Job(), co.Pipeline()); !finished {
+			open = append(open, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
+		}
+	}
+	if len(open) > 0 {
+		r.find.Add(oracle.BoundedFinish, r.now(), "pipelines", "%d bounded pipelines did not finish: %s", len(open), strings.Join(open[:min(len(open), 10)], ", "))
+	}
 }
 
 // progressWithin returns the pipelines that completed a checkpoint in
@@ -407,4 +451,32 @@ func maxDur(ds []time.Duration) time.Duration {
 		m = max(m, d)
 	}
 	return m
+}
+
+// idleWaits are the untimed waits a thread may rest in at the end of a
+// run: an idle pool worker or timer thread with nothing to do, and the
+// harness's own pipeline runtimes waiting for events.
+var idleWaits = []string{"wait on cond of exec.pool", "wait on cond of exec.timer", "wait on cond of sim.pipeline"}
+
+// progress: no thread stayed blocked without a deadline through the whole
+// liveness phase (outside the idle waits), and every savepoint the harness
+// requested came back, completed or failed with an error, at the call
+// that requested it.
+func (r *runner) progress(res sim.Result) {
+	for _, b := range res.Blocked {
+		if b.Since > r.healAt || slices.Contains(idleWaits, b.WaitOn) {
+			continue
+		}
+		r.find.Add(oracle.BlockedForever, r.now(), b.Name, "blocked since %v (%s), through the whole %v after faults stopped",
+			b.Since, b.WaitOn, r.w.Elapsed()-r.healAt)
+	}
+	if r.in == nil {
+		return
+	}
+	for _, q := range r.in.requests {
+		if !q.answered {
+			r.find.Add(oracle.SavepointOutcome, r.now(), fmt.Sprintf("job %d", q.job),
+				"the savepoint requested at %v neither completed nor failed by the end of the run", q.at)
+		}
+	}
 }

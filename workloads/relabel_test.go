@@ -35,10 +35,10 @@ func relabel(c *cluster.Config) {
 	c.Coord.Hooks.Relabel = func(_, current uint64) uint64 { return current }
 }
 
-// rewrite is a coordinator decorator that rewrites every event's
+// rewriteLabels is a coordinator decorator that rewrites every event's
 // generation labels so that every effect looks fenced and every
 // generation looks like the first.
-func rewrite(c *cluster.Config) {
+func rewriteLabels(c *cluster.Config) {
 	c.RewriteEvent = func(ev coord.Event) coord.Event {
 		ev.ArmedGen = ev.Gen
 		if ev.Kind != coord.EvGeneration && ev.Kind != coord.EvRestored {
@@ -75,10 +75,10 @@ func TestRelabellingStillFails(t *testing.T) {
 		mods     map[string]func(*cluster.Config)
 	}{
 		{"h1-stale-expiry", map[string]string{"expiry-fence": "none"}, []uint64{4, 5, 3, 6},
-			map[string]func(*cluster.Config){"relabel": relabel, "rewrite": rewrite,
-				"both": func(c *cluster.Config) { relabel(c); rewrite(c) }}},
+			map[string]func(*cluster.Config){"relabel": relabel, "rewrite": rewriteLabels,
+				"both": func(c *cluster.Config) { relabel(c); rewriteLabels(c) }}},
 		{"h9-deferred-fence", map[string]string{"deferred-fence": "none"}, []uint64{0, 1, 2, 3},
-			map[string]func(*cluster.Config){"relabel": relabel, "rewrite": rewrite}},
+			map[string]func(*cluster.Config){"relabel": relabel, "rewrite": rewriteLabels}},
 	}
 	if testing.Short() {
 		for i := range cases {
@@ -123,7 +123,7 @@ func TestRelabellingStillFails(t *testing.T) {
 func TestRewrittenLabelsFixedDesignPasses(t *testing.T) {
 	for _, sc := range []string{"h1-stale-expiry", "h9-deferred-fence"} {
 		for seed := range uint64(2) {
-			o := runMod(t, sc, seed, nil, rewrite)
+			o := runMod(t, sc, seed, nil, rewriteLabels)
 			if got := boundaryFindings(o); len(got) > 0 {
 				t.Errorf("%s seed %d: %v", sc, seed, got)
 			}

@@ -128,3 +128,16 @@ func TestModelStepBoundGivesUnknown(t *testing.T) {
 	}
 	t.Log(line)
 }
+
+// TestWatermarkUnderCommit: a runtime that commits one offset short of each
+// watermark is found by watermark-under-commit (the harness's source reads
+// against its broker's commits at quiesce); the real one passes.
+func TestWatermarkUnderCommit(t *testing.T) {
+	out, _ := runWatermarks(t, 0, func(c *cluster.Config) { c.Workload.PlantCommitBehindWatermark = true })
+	if out.Verdict != Safety || !slices.Contains(out.Checks, oracle.WatermarkUnderCommit) {
+		t.Fatalf("planted under-commit: %s %v", out.Verdict, out.Checks)
+	}
+	if out, _ := runWatermarks(t, 0, nil); out.Verdict != Pass {
+		t.Fatalf("real runtime: %s %v", out.Verdict, out.Violations)
+	}
+}

@@ -27,12 +27,21 @@ type rig struct {
 	withhold bool // tasks never acknowledge
 	dispatch time.Duration
 	storeLat time.Duration
+	getLat   time.Duration // each status-store read takes this long
 	restores int
 	failures []Reason
 	ids      int64
 	status   map[string]string
 	// statusLat, when set, is each status write's latency by value.
 	statusLat map[string]time.Duration
+	barriers  []sentBarrier // every barrier dispatched
+}
+
+// sentBarrier is one barrier the rig's transport dispatched, at virtual time at.
+type sentBarrier struct {
+	task TaskID
+	b    Barrier
+	at   time.Time
 }
 
 // gatedExec runs each function on its own thread, or holds them while
@@ -88,7 +97,7 @@ func newRig(t testing.TB, e env.Env, cfg Config) *rig {
 		cfg.Tasks = 2
 	}
 	cfg.StatusBackoff = 10 * time.Millisecond
-	r.c = New(Deps{Env: e, Lease: s.Lease(1, 0), Executor: func() Executor { return r.gate },
+	r.c = New(Deps{Env: e, Lease: SchedLease(s.Lease(1, 0)), Executor: func() Executor { return r.gate },
 		Transport: (*rigTransport)(r), Storage: (*rigStorage)(r), Status: (*rigStatus)(r), IDs: (*rigIDs)(r),
 		Master: (*rigMaster)(r)}, 1, 0, cfg, nil)
 	return r
@@ -134,6 +143,9 @@ type rigTransport rig
 
 func (t *rigTransport) TriggerBarrier(job int64, pipeline int, task TaskID, b Barrier) error {
 	r := (*rig)(t)
+	r.mu.Lock()
+	r.barriers = append(r.barriers, sentBarrier{task: task, b: b, at: r.e.Now()})
+	r.mu.Unlock()
 	if r.dispatch > 0 {
 		r.e.Sleep(r.dispatch)
 	}
@@ -176,7 +188,12 @@ func (s *rigStorage) IDs(int64, int) ([]int64, error) { return nil, nil }
 
 type rigStatus rig
 
-func (s *rigStatus) Get(k string) (string, error) { return s.status[k], nil }
+func (s *rigStatus) Get(k string) (string, error) {
+	if s.getLat > 0 {
+		s.e.Sleep(s.getLat)
+	}
+	return s.status[k], nil
+}
 func (s *rigStatus) Set(k, v string) error {
 	if d := s.statusLat[v]; d > 0 {
 		s.e.Sleep(d)

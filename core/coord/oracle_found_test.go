@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 // Reproductions of the two bugs the harness's boundary-only generation
@@ -14,8 +15,8 @@ import (
 // restores (a failover), then lets a task of the old deployment report an
 // error for that checkpoint. It returns the failure notifications the job
 // master received after the restore.
-func staleTaskReport(t testing.TB, e env.Env, fence string, restore bool) []Reason {
-	r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: 30 * time.Second, Variants: Variants{DeferredFence: fence}})
+func staleTaskReport(t testing.TB, e env.Env, fence variant.Fence, restore bool) []Reason {
+	r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: 30 * time.Second, Variants: variant.Set{DeferredFence: fence}})
 	defer r.close()
 	r.withhold = true
 	r.c.Start()
@@ -41,7 +42,7 @@ func staleTaskReport(t testing.TB, e env.Env, fence string, restore bool) []Reas
 // was fenced by the generation current when it arrived.
 func TestStaleTaskReportDoesNotFailRestoredGeneration(t *testing.T) {
 	inSim(t, 100, func(t testing.TB, e env.Env) {
-		if got := staleTaskReport(t, e, "generation", true); len(got) != 0 {
+		if got := staleTaskReport(t, e, variant.FenceGeneration, true); len(got) != 0 {
 			t.Fatalf("a stale task report failed the restored generation: %v", got)
 		}
 	})
@@ -49,7 +50,7 @@ func TestStaleTaskReportDoesNotFailRestoredGeneration(t *testing.T) {
 
 func TestTaskReportOfCurrentCheckpointFails(t *testing.T) {
 	inSim(t, 100, func(t testing.TB, e env.Env) {
-		if got := staleTaskReport(t, e, "generation", false); len(got) != 1 || got[0] != ReasonTaskReported {
+		if got := staleTaskReport(t, e, variant.FenceGeneration, false); len(got) != 1 || got[0] != ReasonTaskReported {
 			t.Fatalf("a task report of the pending checkpoint must fail its generation once: %v", got)
 		}
 	})
@@ -57,7 +58,7 @@ func TestTaskReportOfCurrentCheckpointFails(t *testing.T) {
 
 func TestUnfencedStaleTaskReportFailsRestoredGeneration(t *testing.T) {
 	inSim(t, 100, func(t testing.TB, e env.Env) {
-		if got := staleTaskReport(t, e, "none", true); len(got) != 1 {
+		if got := staleTaskReport(t, e, variant.FenceNone, true); len(got) != 1 {
 			t.Fatalf("with deferred-fence=none the stale report should fail the restored generation (H9): %v", got)
 		}
 	})

@@ -16,6 +16,7 @@ type Transport struct {
 // acknowledges after the ack latency (or never, under the AckDrop fault).
 func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b coord.Barrier) error {
 	c := t.c
+	c.leases.effect("Transport.TriggerBarrier")
 	c.observe(Obs{Kind: ObsBarrier, Job: job, Pipeline: pipeline, ID: b.ID, Task: int(task)})
 	c.sleep(c.cfg.Workload.DispatchLatency)
 	if c.injected(c.cfg.Faults.BarrierFail, FaultBarrier, job, pipeline, b.ID) {
@@ -26,10 +27,16 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 	taskErr := !drop && c.injected(c.cfg.Faults.TaskError, FaultTaskError, job, pipeline, b.ID)
 	lat := c.cfg.Workload.AckLatency.Draw(c.work)
 	k := key(job, pipeline)
+	if c.idle != nil {
+		c.idle.dispatched(job, pipeline, task, b)
+	}
 	c.Recorder.inflight[k]++
 	c.W.Go(fmt.Sprintf("task-%d-%d-%d", job, pipeline, task), func() {
 		c.W.Sleep(lat)
 		c.Recorder.inflight[k]--
+		if c.idle != nil && !drop && !c.idle.received(c.Managers[job].Coordinator(pipeline), task, b) {
+			return
+		}
 		if drop {
 			c.W.Note("fault: task %d-%d-%d drops ack of %d", job, pipeline, task, b.ID)
 			return
@@ -48,20 +55,30 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 // NotifyComplete blocks for the notify latency and may fail.
 func (t *Transport) NotifyComplete(job int64, pipeline int, task coord.TaskID, cp *coord.Completed) error {
 	c := t.c
+	c.leases.effect("Transport.NotifyComplete")
 	c.sleep(c.cfg.Workload.NotifyLatency)
 	if c.injected(c.cfg.Faults.NotifyFail, FaultNotify, job, pipeline, cp.ID) {
 		c.W.Note("fault: notify-complete fails job %d pipeline %d", job, pipeline)
 		return fmt.Errorf("simulated notify failure")
 	}
 	c.Pipelines.notify(job, pipeline, task)
+	if c.idle != nil {
+		c.idle.notified(job, pipeline, task, cp)
+	}
 	return nil
 }
 
 // NotifyStart does nothing.
-func (t *Transport) NotifyStart(int64, int, coord.TaskID) error { return nil }
+func (t *Transport) NotifyStart(int64, int, coord.TaskID) error {
+	t.c.leases.effect("Transport.NotifyStart")
+	return nil
+}
 
 // RestoreState does nothing.
-func (t *Transport) RestoreState(int64, int, coord.TaskID, *coord.Completed) error { return nil }
+func (t *Transport) RestoreState(int64, int, coord.TaskID, *coord.Completed) error {
+	t.c.leases.effect("Transport.RestoreState")
+	return nil
+}
 
 // Master is the simulated job master: a failed pipeline is restored after
 // the restart delay, on its own thread.
@@ -70,6 +87,7 @@ type Master struct{ c *Cluster }
 // HandleCheckpointError schedules the pipeline's restore.
 func (m *Master) HandleCheckpointError(job int64, pipeline int, gen uint64, r coord.Reason) {
 	c := m.c
+	c.leases.effect("JobMaster.HandleCheckpointError")
 	c.observe(Obs{Kind: ObsFailure, Job: job, Pipeline: pipeline})
 	delay := c.cfg.Workload.RestartDelay.Draw(c.work)
 	c.W.Go(fmt.Sprintf("job-master-%d-%d", job, pipeline), func() {

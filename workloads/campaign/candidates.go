@@ -1,4 +1,4 @@
-package main
+package campaign
 
 import (
 	"fmt"
@@ -38,6 +38,7 @@ var scheduleKinds = []struct {
 	{"savepoint", func(f *workloads.Faults) *workloads.Schedule { return &f.Savepoint }},
 	{"schema_change", func(f *workloads.Faults) *workloads.Schedule { return &f.SchemaChange }},
 	{"rebalance", func(f *workloads.Faults) *workloads.Schedule { return &f.Rebalance }},
+	{"master_crash", func(f *workloads.Faults) *workloads.Schedule { return &f.MasterCrash }},
 }
 
 var rateKinds = []struct {
@@ -55,8 +56,8 @@ var rateKinds = []struct {
 
 func scheduleOn(s workloads.Schedule) bool { return len(s.At) > 0 || s.Every.D > 0 || s.PerHour > 0 }
 
-// faultKindsOn lists the fault kinds a scenario enables.
-func faultKindsOn(s *workloads.Scenario) []string {
+// FaultKindsOn lists the fault kinds a scenario enables.
+func FaultKindsOn(s *workloads.Scenario) []string {
 	var out []string
 	f := s.Faults
 	for _, k := range scheduleKinds {

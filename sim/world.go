@@ -141,6 +141,7 @@ type World struct {
 	mainDone bool
 	handoff  *thread // picked by a scheduling point, to resume next
 	bug      *buggify
+	onNote   func(at time.Duration, thread, msg string)
 }
 
 var _ env.Env = (*World)(nil)

@@ -84,6 +84,7 @@ type Deps struct {
 //	                  barrier-continuation=inline variant only
 //	coord.generation  the generation counter and its terminal future
 //	coord.pending     the pending map, task status, ready-to-close and idle sets (leaf)
+//	coord.periodic    the live periodic trigger chain; held across Lease.Schedule and Cancel
 //	coord.ack, coord.future, sched.lease, exec.*   leaves
 //
 // The manager's "coord.manager" lock is taken only before coord.lock or
@@ -107,6 +108,10 @@ type Coordinator struct {
 	gen       uint64          // guarded by genMu
 	fut       *Future[Status] // guarded by genMu; replaced by restore
 	mapMu     env.Mutex
+
+	periodicMu   env.Mutex  // "coord.periodic": the live periodic chain
+	periodicTok  uint64     // guarded by periodicMu: the live chain's token
+	periodicTask Cancelable // guarded by periodicMu: its waiting trigger
 
 	// guarded by mapMu
 	pending      map[int64]*Pending
@@ -141,7 +146,8 @@ func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coor
 	c := &Coordinator{d: d, e: e, cfg: cfg, job: job, pipeline: pipeline,
 		restoreMu: e.NewMutex("coord.restore"), lock: e.NewMutex("coord.lock"), complMu: e.NewMutex("coord.completion"),
 		genMu: e.NewMutex("coord.generation"), statusMu: e.NewMutex("coord.status"), mapMu: e.NewMutex("coord.pending"),
-		pending: map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{},
+		periodicMu: e.NewMutex("coord.periodic"),
+		pending:    map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{},
 		idle: newIdleSets()}
 	for i := range cfg.Tasks {
 		c.tasks = append(c.tasks, TaskID(i))

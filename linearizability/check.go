@@ -30,6 +30,10 @@ type Options struct {
 	// PorcupineOnly skips the witness search and sends every partition to
 	// porcupine (for measurements; the verdicts are the same).
 	PorcupineOnly bool
+	// MaxSteps bounds porcupine's search per partition by model steps (0:
+	// no bound). A partition whose search needs more is Unknown whatever
+	// the machine's speed: the bound is deterministic, unlike Timeout.
+	MaxSteps int64
 }
 
 // Check checks history h against spec, partition by partition, within
@@ -128,13 +132,36 @@ func (c *checker) checkPart(idx []int32) Result {
 	if !ok {
 		return Unknown
 	}
-	switch porcupine.CheckOperationsTimeout(c.single(), gather(c.h, idx), timeout) {
+	m, spent := c.bounded()
+	switch porcupine.CheckOperationsTimeout(m, gather(c.h, idx), timeout) {
 	case porcupine.Ok:
-		return Ok
+		return Ok // every step of the linearization found ran within the bound
 	case porcupine.Illegal:
+		if spent() {
+			return Unknown // the search was cut: Illegal is not proven
+		}
 		return Illegal
 	}
 	return Unknown
+}
+
+// bounded is the partition model with its steps counted: once MaxSteps
+// are spent every further step is refused, which only prunes the search,
+// and spent reports whether that happened.
+func (c *checker) bounded() (porcupine.Model, func() bool) {
+	m := c.single()
+	if c.opt.MaxSteps <= 0 {
+		return m, func() bool { return false }
+	}
+	var n atomic.Int64
+	step := m.Step
+	m.Step = func(state, input, output any) (bool, any) {
+		if n.Add(1) > c.opt.MaxSteps {
+			return false, state
+		}
+		return step(state, input, output)
+	}
+	return m, func() bool { return n.Load() > c.opt.MaxSteps }
 }
 
 // remaining is the time left (0: no limit); false when it has run out.
@@ -234,9 +261,30 @@ func (c *checker) verdict() Verdict {
 	}
 	if unknown > 0 {
 		v.Result = Unknown
-		v.Message = fmt.Sprintf("time limit %s hit: %d of %d partitions unfinished", c.opt.Timeout, unknown, len(c.parts))
+		v.Message = fmt.Sprintf("%s hit: %d of %d partitions unfinished", c.limits(), unknown, len(c.parts))
+		for _, p := range c.parts {
+			if p.result == Unknown {
+				v.unknown = gather(c.h, p.idx)
+				break
+			}
+		}
 	}
 	return v
+}
+
+// limits names the limits that can leave a partition unfinished.
+func (c *checker) limits() string {
+	var l []string
+	if c.opt.MaxSteps > 0 {
+		l = append(l, fmt.Sprintf("step limit %d per partition", c.opt.MaxSteps))
+	}
+	if c.opt.Timeout > 0 {
+		l = append(l, fmt.Sprintf("time limit %s", c.opt.Timeout))
+	}
+	if len(l) == 0 {
+		return "a limit"
+	}
+	return strings.Join(l, " or ")
 }
 
 // failure is what a visualisation of an Illegal partition needs.

@@ -39,7 +39,7 @@ import (
 //	savepoints: commit id=I -> ok=B | delete id=I | list -> ids=1,2,3
 type HistoryFile struct {
 	Spec    model.Spec
-	Want    string // "ok", "illegal" or "malformed"
+	Want    string // "ok", "illegal", "malformed", or "unknown" (an unfinished check's artefact)
 	WantErr string // for "malformed": text the refusal must contain
 	Lines   []HistoryLine
 }
@@ -97,8 +97,8 @@ func (hf *HistoryFile) header(k, v string) error {
 		hf.Spec = spec
 	case "want":
 		hf.Want, hf.WantErr, _ = strings.Cut(v, " ")
-		if !slices.Contains([]string{"ok", "illegal", "malformed"}, hf.Want) {
-			return fmt.Errorf("want %q: not ok, illegal or malformed", hf.Want)
+		if !slices.Contains([]string{"ok", "illegal", "malformed", "unknown"}, hf.Want) {
+			return fmt.Errorf("want %q: not ok, illegal, malformed or unknown", hf.Want)
 		}
 	default:
 		return fmt.Errorf("unknown header %q", k)

@@ -3,8 +3,12 @@ package linearizability
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/anishathalye/porcupine"
 
 	"github.com/ckptsim/ckptsim/model"
 )
@@ -51,7 +55,26 @@ type Verdict struct {
 	Partitions int
 	Elapsed    time.Duration
 
-	failure *failure // what WriteVisualization needs; nil unless Illegal
+	failure *failure              // what WriteVisualization needs; nil unless Illegal
+	unknown []porcupine.Operation // the first unfinished partition; nil unless Unknown
+}
+
+// WriteUnknownHistory writes the first unfinished partition of an Unknown
+// verdict to dir/<model>-unknown.history (the history file format, so
+// that it can be checked again with more steps) and returns the path.
+func (v Verdict) WriteUnknownHistory(dir string, spec model.Spec) (string, error) {
+	if v.Result != Unknown || v.unknown == nil {
+		return "", fmt.Errorf("verdict %s has no unfinished partition", v.Result)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, v.Model+"-unknown.history")
+	var b strings.Builder
+	if err := WriteHistory(&b, spec, "unknown", v.unknown); err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 // Pass reports whether the verdict is Ok. Unknown is not a pass.

@@ -96,6 +96,7 @@ type runner struct {
 	delays []time.Duration
 	find   oracle.Findings // every check reports here (workloads/oracle)
 	events *oracle.Events
+	gens   *oracle.Generations
 	healAt time.Duration
 	in     *injector
 	tl     tl // what the timeline page needs
@@ -185,9 +186,10 @@ func (r *runner) fail(out *Outcome, v Verdict, msg string) {
 	out.Violations = append(out.Violations, msg)
 }
 
-// rank orders verdicts: safety first, then liveness, crash, budget.
+// rank orders verdicts: safety first, then liveness, crash, unknown,
+// budget.
 func rank(v Verdict) int {
-	return strings.Index("safety liveness crash budget pass", string(v))
+	return strings.Index("safety liveness crash unknown budget pass", string(v))
 }
 
 // main is the simulated program: build, start, inject faults, heal, wait.
@@ -204,6 +206,9 @@ func (r *runner) main() {
 	r.h = newHistories(r.w, r.s.Cluster.Jobs, r.s.Cluster.Pipelines)
 	r.h.attach(r.c)
 	r.events = oracle.NewEvents(&r.find, r.w.Elapsed)
+	r.gens = oracle.NewGenerations(&r.find, r.w.Elapsed, r.minTimeout())
+	r.gens.Attach(r.c)
+	r.h.attachGenerations(r.c, r.gens)
 	r.c.Recorder.OnEvent = func(rec cluster.Record) {
 		r.h.event(rec)
 		r.events.Observe(rec)
@@ -212,6 +217,10 @@ func (r *runner) main() {
 	r.wm.attach(r.c)
 	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines, r.faults.MasterCrash.on())
 	r.sp.h = r.h
+	r.sp.onError = func(job int64, pipeline int, id int64, err error) {
+		r.gens.Observe(cluster.Obs{Kind: cluster.ObsFault, Job: job, Pipeline: pipeline, ID: id, Fault: cluster.FaultSavepoint,
+			Thread: r.w.ThreadID()})
+	}
 	d := r.s.Run.Duration.D
 	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamFaults), end: d, sp: r.sp}
 	r.in = in
@@ -314,6 +323,7 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 		out.Counts["tasks-closed"], out.Counts["tasks-closed-idle"] = closed, idle
 	}
 	out.Windows = rec.Windows
+	out.Windows[WindowRacingFailures] = r.gens.Racing
 	st := r.c.Sched.Stats()
 	out.Windows[cluster.WindowCancelAfterHandoff] = int(st.RanAfterCancel) // the body ran although its cancel returned true
 }
@@ -331,13 +341,28 @@ func (r *runner) models(out *Outcome) {
 		case v.Pass():
 			continue
 		case v.Result == linearizability.Unknown:
-			r.fail(out, Budget, fmt.Sprintf("model %s: check timed out after %v (unknown is not a pass)", v.Model, CheckTimeout))
+			r.fail(out, Unknown, fmt.Sprintf("%s %s: %s: unknown: %s (unknown is not a pass)", r.now(), v.Partition, modelCheckID(v.Model), v.Message))
+			r.unknownArtifact(out, v)
 		default:
-			r.find.Add(modelCheck(v.Model), r.now(), v.Partition, "%s", v.Message)
+			r.find.Add(modelCheckID(v.Model), r.now(), v.Partition, "%s", v.Message)
 			r.visualize(out, v)
 			r.locateModel(*v)
 		}
 	}
+}
+
+// unknownArtifact writes the unfinished partition of an unknown model
+// check as a history file, which a larger step bound can decide.
+func (r *runner) unknownArtifact(out *Outcome, v *linearizability.Verdict) {
+	if r.opt.ArtifactDir == "" {
+		return
+	}
+	path, err := v.WriteUnknownHistory(r.artifactDir(), specs[v.Model])
+	if err != nil {
+		out.Violations = append(out.Violations, fmt.Sprintf("writing the unknown history: %v", err))
+		return
+	}
+	out.Artifacts = append(out.Artifacts, path)
 }
 
 // locateModel records where a porcupine check fired: the call of the
@@ -350,7 +375,7 @@ func (r *runner) locateModel(v linearizability.Verdict) {
 	if p >= 0 {
 		where = fmt.Sprintf("%s (histories number pipelines job*%d+pipeline)", where, r.s.Cluster.Pipelines)
 	}
-	r.tl.check(modelCheck(v.Model), where+": "+v.Message, at, j, p)
+	r.tl.check(modelCheckID(v.Model), where+": "+v.Message, at, j, p)
 }
 
 // artifactDir is this seed's directory under Options.ArtifactDir.
@@ -440,8 +465,24 @@ func (r *runner) progressWithin(within time.Duration) map[[2]int64]bool {
 	return out
 }
 
-// modelCheck is the check id of a porcupine model.
-func modelCheck(model string) string { return "model-" + model }
+// WindowRacingFailures counts failures that began while another failure
+// of the same pipeline was in progress (two failure sources at once).
+const WindowRacingFailures = "racing-failures"
+
+// minTimeout is the smallest checkpoint timeout the coordinators use
+// (coord.Config's defaults: 30 s).
+func (r *runner) minTimeout() time.Duration {
+	def := func(d time.Duration) time.Duration {
+		if d <= 0 {
+			return 30 * time.Second
+		}
+		return d
+	}
+	return min(def(r.ccfg.Coord.Timeout), def(r.ccfg.Coord.SchemaTimeout))
+}
+
+// modelCheckID is the check id of a porcupine model.
+func modelCheckID(model string) string { return "model-" + model }
 
 func maxDur(ds []time.Duration) time.Duration {
 	var m time.Duration

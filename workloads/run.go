@@ -25,7 +25,11 @@ const (
 	Safety   Verdict = "safety"
 	Liveness Verdict = "liveness"
 	Crash    Verdict = "crash"
-	Budget   Verdict = "budget"
+	// Unknown: a checker gave up (porcupine's step bound, CheckSteps)
+	// without a violation found: never a pass, and not a budget: the run
+	// itself finished. simrun exits 4 for it, as for budget.
+	Unknown Verdict = "unknown"
+	Budget  Verdict = "budget"
 )
 
 // Options are per-run settings on top of the scenario.

@@ -120,7 +120,7 @@ func (h *watermarks) check(out []linearizability.Verdict, harness []string) ([]l
 	if err := h.rec.Err(); err != nil {
 		return out, append(harness, fmt.Sprintf("%s: malformed history (harness bug): %v", model.Watermark.Name, err))
 	}
-	return append(out, linearizability.Check(model.Watermark, h.rec.Operations(), CheckTimeout)), harness
+	return append(out, checkModel(model.Watermark, h.rec.Operations())), harness
 }
 
 // rebalance moves partitions of a random pipeline away and back (a

@@ -36,7 +36,7 @@ func verdictExit(v workloads.Verdict) int {
 		return exitSafety
 	case workloads.Liveness:
 		return exitLiveness
-	case workloads.Budget:
+	case workloads.Budget, workloads.Unknown: // a step budget ran out: the simulator's or the checker's
 		return exitBudget
 	}
 	return exitCrash // crash, and anything unknown

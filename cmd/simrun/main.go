@@ -5,7 +5,8 @@
 // side (compare).
 //
 // Exit codes: 0 pass, 1 safety violation, 2 liveness violation, 3 harness
-// crash, 4 step budget exhausted, 64 usage or scenario error, 130
+// crash, 4 step budget exhausted or a checker's verdict unknown, 64 usage
+// or scenario error, 130
 // interrupted with nothing failed. A campaign exits with its worst seed in
 // the order 1, 2, 3, 4, 0.
 package main

@@ -24,7 +24,7 @@ checkpoints, faults, restores, expiries, hand-offs and the check that
 fired on one virtual-time axis) in its artefact directory; --timeline FILE
 writes that page to FILE whatever the verdict.
 
-exit: the seed's verdict: 0 pass, 1 safety, 2 liveness, 3 crash, 4 budget;
+exit: the seed's verdict: 0 pass, 1 safety, 2 liveness, 3 crash, 4 budget or unknown;
 64 usage or scenario error.`
 
 func replayCmd(args []string, stdout, stderr io.Writer) int {

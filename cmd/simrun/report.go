@@ -14,7 +14,8 @@ import (
 )
 
 // verdictOrder is the order verdict counts are shown in.
-var verdictOrder = []workloads.Verdict{workloads.Pass, workloads.Safety, workloads.Liveness, workloads.Crash, workloads.Budget}
+var verdictOrder = []workloads.Verdict{workloads.Pass, workloads.Safety, workloads.Liveness, workloads.Crash, workloads.Unknown,
+	workloads.Budget}
 
 // seedRef names one seed in a report.
 type seedRef struct {

@@ -104,6 +104,7 @@ type Coordinator struct {
 	lock      env.Mutex
 	complMu   env.Mutex
 	genMu     env.Mutex
+	statusMu  env.Mutex          // serialises status writes with their generation check
 	gen       uint64             // guarded by genMu
 	fut       *Future[GenStatus] // guarded by genMu; replaced by restore
 	mapMu     env.Mutex
@@ -144,8 +145,9 @@ func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coor
 	e := d.Env
 	c := &Coordinator{d: d, e: e, cfg: cfg, job: job, pipeline: pipeline,
 		restoreMu: e.NewMutex("coord.restore"), lock: e.NewMutex("coord.lock"), complMu: e.NewMutex("coord.completion"),
-		genMu: e.NewMutex("coord.generation"), mapMu: e.NewMutex("coord.pending"), periodicMu: e.NewMutex("coord.periodic"),
-		pending: map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{},
+		genMu: e.NewMutex("coord.generation"), statusMu: e.NewMutex("coord.status"), mapMu: e.NewMutex("coord.pending"),
+		periodicMu: e.NewMutex("coord.periodic"),
+		pending:    map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{},
 		idle: newIdleSets()}
 	for i := range cfg.Tasks {
 		c.tasks = append(c.tasks, TaskID(i))

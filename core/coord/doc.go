@@ -63,6 +63,18 @@
 //   - A completion handler rejected by a shut-down executor runs inline, as
 //     the expiry does (H11); upstream loses it, leaving a fully acknowledged
 //     checkpoint that no watchdog will expire.
+//   - A task's error report names its checkpoint (ReportTaskError(id, msg))
+//     and fails that checkpoint's generation, or is dropped when the
+//     checkpoint is no longer pending; upstream's report carries no id and
+//     fails whatever generation is current when it arrives, so a report in
+//     flight from the previous deployment failed the restored generation
+//     (found by the harness's generation-justified check on H9's scenario;
+//     deferred-fence=none keeps upstream's behaviour).
+//   - Status writes are serialised (coord.status) and skipped for a
+//     generation a restore already replaced, whose failure then needs no
+//     failover: otherwise a slow FAILED write of the old generation landed
+//     after the restore's RUNNING and left a running pipeline marked FAILED
+//     (found by the generation model reading the status store).
 //   - The id counter, retention deque and ready-to-close set follow SPEC 1.2,
 //     1.8 and 1.12; with retention=durable (the default) the deque is rebuilt
 //     from storage on restore, retention=memory keeps upstream's loss (H10).

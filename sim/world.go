@@ -93,7 +93,7 @@ type thread struct {
 	runIdx   int        // index in World.runq, -1 if absent
 	waitOn   waitReason // what it blocks on, for reports
 	wantMu   *mutex     // mutex it waits to acquire
-	timerGen uint64 // invalidates stale timer entries
+	timerGen uint64     // invalidates stale timer entries
 	timedOut bool
 	held     []*mutex
 	prio     int64 // PCT priority

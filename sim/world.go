@@ -648,7 +648,11 @@ func (w *World) Yield() { w.point() }
 // NewMutex returns a simulated mutex of the given lock class.
 func (w *World) NewMutex(name string) env.Mutex {
 	w.nextObj++
-	return &mutex{w: w, id: w.nextObj, name: name}
+	m := &mutex{w: w, id: w.nextObj, name: name}
+	if w.locks != nil {
+		m.class = w.locks.classOf(name)
+	}
+	return m
 }
 
 // NewCond returns a simulated condition variable bound to m.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/ckptsim/ckptsim/linearizability"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
 // streamSwarm draws the swarm's choice of fault kinds, apart from the
@@ -45,6 +47,7 @@ func swarm(f Faults, seed uint64) (Faults, []string) {
 	keep("notify_failure", func() { f.NotifyFailure = 0 })
 	keep("trigger_throw", func() { f.TriggerThrow = 0 })
 	keep("task_error", func() { f.TaskError = 0 })
+	keep("master_crash", func() { f.MasterCrash = Schedule{} })
 	return f, kept
 }
 
@@ -54,6 +57,9 @@ func Run(s *Scenario, opt Options) (out Outcome) {
 	start := time.Now()
 	v := s.effectiveVariants(opt.Variants)
 	out = Outcome{Scenario: s.Name, Seed: opt.Seed, Variants: VariantString(v), Replay: ReplayCommand(s, opt.Seed, v)}
+	if opt.Buggify != "" {
+		out.Replay += " --buggify " + opt.Buggify
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			out.Verdict = Crash
@@ -88,8 +94,10 @@ type runner struct {
 	h      *histories
 	wm     *watermarks
 	delays []time.Duration
-	inv    linearizability.Invariants // cheap invariants, reported through the verdict type
+	find   oracle.Findings // every check reports here (workloads/oracle)
+	events *oracle.Events
 	healAt time.Duration
+	in     *injector
 }
 
 func (r *runner) worldConfig() sim.Config {
@@ -104,6 +112,7 @@ func (r *runner) worldConfig() sim.Config {
 		strategy = r.opt.Strategy
 	}
 	cfg.Strategy, _ = sim.ParseStrategy(strategy)
+	cfg.Buggify = s.buggifyConfig(r.opt.Buggify)
 	if len(r.opt.Replay) > 0 {
 		cfg.Strategy, cfg.Replay = sim.StrategyReplay, r.opt.Replay
 	}
@@ -118,19 +127,15 @@ func (r *runner) worldConfig() sim.Config {
 
 func (r *runner) run(out Outcome) Outcome {
 	r.w = sim.New(r.worldConfig())
-	r.ccfg.Sched.Observe = func(f sched.Firing) {
-		if !f.Skipped {
-			r.delays = append(r.delays, f.Delay())
-		}
-	}
 	res := r.w.Run(r.main)
 	out.TraceHash = fmt.Sprintf("%016x", res.TraceHash)
 	out.SimNs, out.Steps = int64(res.Elapsed), res.Steps
 	out.Events, out.Decisions, out.LockGraph = r.w.Events(), res.Decisions, r.w.LockGraph()
+	out.Buggify = siteOutcomes(r.w.BuggifyReport())
 	out.Verdict = Pass
 	switch res.Outcome {
 	case sim.OutcomeDeadlock:
-		r.fail(&out, Safety, "deadlock: "+res.Reason)
+		r.find.Add(oracle.Deadlock, res.Elapsed, "world", "%s", res.Reason)
 	case sim.OutcomePanic:
 		r.fail(&out, Crash, fmt.Sprintf("panic in %s: %v\n%s", res.Panic.Thread, res.Panic.Value, res.Panic.Stack))
 	case sim.OutcomeBudget:
@@ -141,7 +146,22 @@ func (r *runner) run(out Outcome) Outcome {
 	if r.c != nil {
 		r.judge(&out, res)
 	}
+	r.report(&out)
 	return out
+}
+
+// report turns the run's findings into the verdict: each finding is a
+// violation line and its check's class; Checks lists the ids that fired.
+func (r *runner) report(out *Outcome) {
+	out.Findings = r.find.List()
+	out.Checks = oracle.IDs(out.Findings)
+	for _, f := range out.Findings {
+		v := Safety
+		if f.Class == oracle.Liveness {
+			v = Liveness
+		}
+		r.fail(out, v, f.String())
+	}
 }
 
 func (r *runner) fail(out *Outcome, v Verdict, msg string) {
@@ -168,12 +188,18 @@ func (r *runner) main() {
 	}
 	r.h = newHistories(r.w, r.s.Cluster.Jobs, r.s.Cluster.Pipelines)
 	r.h.attach(r.c)
+	r.events = oracle.NewEvents(&r.find, r.w.Elapsed)
+	r.c.Recorder.OnEvent = func(rec cluster.Record) {
+		r.h.event(rec)
+		r.events.Observe(rec)
+	}
 	r.wm = newWatermarks(r.w, r.s.Cluster.Pipelines)
 	r.wm.attach(r.c)
-	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines)
+	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines, r.faults.MasterCrash.on())
 	r.sp.h = r.h
 	d := r.s.Run.Duration.D
 	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamFaults), end: d, sp: r.sp}
+	r.in = in
 	in.start()
 	r.w.Go("monitor", r.monitor)
 	r.c.Start()
@@ -181,6 +207,12 @@ func (r *runner) main() {
 	r.healAt = r.w.Elapsed()
 	r.c.Heal()
 	r.w.Sleep(r.s.heal())
+	if ps := r.c.Pipelines; ps != nil { // watermarks: stop the sources, let commits catch up, compare
+		ps.StopSources()
+		r.w.Sleep(ps.SettleAfterStop())
+		ps.CheckCommitted()
+	}
+	r.c.Quiesce() // close the scheduler: every lease task must settle (lease checks)
 }
 
 // monitor samples the scheduler's thread counts once a second.
@@ -192,10 +224,12 @@ func (r *runner) monitor() {
 		st := r.c.Sched.Stats()
 		switch r.c.Sched.Design() {
 		case sched.Shared, sched.SharedInline:
-			r.inv.Assert(st.TimerThreads <= 2, "timer-threads", "scheduler", r.now(), "%d timer threads, want at most 2", st.TimerThreads)
+			r.find.Assert(st.TimerThreads <= 2, oracle.TimerThreads, r.now(), "scheduler", "%d timer threads, want at most 2", st.TimerThreads)
+		case sched.LeaderFollower: // one pool of at most bound threads, the leader among them
+			r.find.Assert(st.TimerThreads == 0, oracle.TimerThreads, r.now(), "scheduler", "%d timer threads beside the leader-follower pool, want 0", st.TimerThreads)
 		}
-		r.inv.Assert(st.DispatchThreads <= bound, "dispatch-bound", "scheduler", r.now(), "%d dispatch threads, bound %d", st.DispatchThreads, bound)
-		if !r.inv.Assert(st.WorkerDeaths <= deaths, "worker-died", "dispatch pool", r.now(),
+		r.find.Assert(st.DispatchThreads <= bound, oracle.DispatchBound, r.now(), "scheduler", "%d dispatch threads, bound %d", st.DispatchThreads, bound)
+		if !r.find.Assert(st.WorkerDeaths <= deaths, oracle.WorkerDied, r.now(), "dispatch pool",
 			"%d dispatch worker threads died (a failing body must leave its worker alive)", st.WorkerDeaths-deaths) {
 			deaths = st.WorkerDeaths
 		}
@@ -204,7 +238,7 @@ func (r *runner) monitor() {
 	}
 }
 
-func (r *runner) now() int64 { return int64(r.w.Elapsed()) }
+func (r *runner) now() time.Duration { return r.w.Elapsed() }
 
 // retention checks that no pipeline keeps more checkpoints than the
 // batch-deletion scheme allows (max-retained N keeps N..2N-1; H10).
@@ -217,7 +251,7 @@ func (r *runner) retention(over map[[2]int64]bool) {
 		k := [2]int64{co.Job(), int64(co.Pipeline())}
 		if got := r.c.Storage.Count(co.Job(), co.Pipeline()); got > 2*n && !over[k] {
 			over[k] = true
-			r.inv.Assert(false, "retention", fmt.Sprintf("job %d pipeline %d", co.Job(), co.Pipeline()), r.now(),
+			r.find.Add(oracle.Retention, r.now(), oracle.Subject(co.Job(), co.Pipeline()),
 				"holds %d checkpoints, max-retained %d allows at most %d", got, n, 2*n-1)
 		}
 	}
@@ -226,34 +260,43 @@ func (r *runner) retention(over map[[2]int64]bool) {
 // judge applies the safety and liveness checks after the run.
 func (r *runner) judge(out *Outcome, res sim.Result) {
 	rec := r.c.Recorder
-	for _, v := range rec.Violations {
-		r.inv.Assert(false, v.Check, fmt.Sprintf("job %d pipeline %d", v.Job, v.Pipeline), int64(v.At), "%s", v.Message)
+	if res.Outcome == sim.OutcomeDone {
+		r.c.QuiesceCheck()
+	}
+	for _, v := range rec.Violations { // the simulated broker's and runtimes' checks, and the lease checks
+		r.find.Add(v.Check, v.At, oracle.Subject(v.Job, v.Pipeline), "%s", v.Message)
+	}
+	for _, v := range r.sp.findings {
+		r.find.Add(oracle.SavepointCrash, r.now(), "savepoint store", "%s", v)
 	}
 	for _, v := range r.sp.check() {
-		r.inv.Assert(false, "savepoint-retention", "savepoint store", r.now(), "%s", v)
-	}
-	if verdict := r.inv.Verdict(); !verdict.Pass() {
-		for _, v := range r.inv.Violations() {
-			r.fail(out, Safety, fmt.Sprintf("%v %s: %s: %s", time.Duration(v.AtNs), v.Subject, v.Name, v.Message))
-		}
+		r.find.Add(oracle.SavepointRetention, r.now(), "savepoint store", "%s", v)
 	}
 	for _, cyc := range r.w.LockGraph().Cycles() {
-		r.fail(out, Safety, cyc.String())
+		r.find.Add(oracle.LockOrder, r.now(), "lock-order graph", "%s", cyc.String())
 	}
 	r.models(out)
 	if res.Outcome == sim.OutcomeDone {
 		r.liveness(out)
+		r.progress(res)
 	}
+	r.delays = r.c.SchedDelays() // as the lease decorator saw them (due to body start)
 	out.Latency = Latencies{TriggerToComplete: rec.TriggerToComplete, SchedDelay: r.delays,
 		ExpiryToTrigger: rec.ExpiryToTrigger, FailoverToFirst: rec.FailoverToFirst}
+	if res.Outcome == sim.OutcomeDone {
+		r.checkBounds(out.Latency, r.ccfg.Sched.Design)
+	}
 	if md := r.s.Checks.MaxDelay.D; md > 0 {
 		if worst := maxDur(r.delays); worst > md {
-			r.fail(out, Liveness, fmt.Sprintf("latency-bound: scheduling delay reached %v, bound %v", worst, md))
+			r.find.Add(oracle.LatencyBound, r.now(), "scheduler", "scheduling delay reached %v, bound %v", worst, md)
 		}
 	}
 	out.Counts = map[string]int{}
 	for k, n := range rec.Counts {
 		out.Counts[k.String()] = n
+	}
+	if closed, idle := r.c.ClosedTasks(); closed > 0 {
+		out.Counts["tasks-closed"], out.Counts["tasks-closed-idle"] = closed, idle
 	}
 	out.Windows = rec.Windows
 	st := r.c.Sched.Stats()
@@ -273,7 +316,7 @@ func (r *runner) models(out *Outcome) {
 		case v.Result == linearizability.Unknown:
 			r.fail(out, Budget, fmt.Sprintf("model %s: check timed out after %v (unknown is not a pass)", v.Model, CheckTimeout))
 		default:
-			r.fail(out, Safety, fmt.Sprintf("model %s: %s: %s", v.Model, v.Partition, v.Message))
+			r.find.Add(modelCheck(v.Model), r.now(), v.Partition, "%s", v.Message)
 			r.visualize(out, v)
 		}
 	}
@@ -307,13 +350,14 @@ func (r *runner) liveness(out *Outcome) {
 		}
 		stuck = append(stuck, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
 	}
+	r.unfinished()
 	if wm := r.wm.stuck(int64(r.healAt)); len(wm) > 0 {
 		shown := wm
 		if len(shown) > 10 {
 			shown = append(shown[:10:10], fmt.Sprintf("... %d more", len(wm)-10))
 		}
-		r.fail(out, Liveness, fmt.Sprintf("liveness: %d assigned partitions committed no watermark after faults stopped: %s",
-			len(wm), strings.Join(shown, ", ")))
+		r.find.Add(oracle.WatermarkProgress, r.now(), "pipelines", "%d assigned partitions committed no watermark after faults stopped: %s",
+			len(wm), strings.Join(shown, ", "))
 	}
 	if len(stuck) == 0 {
 		return
@@ -323,8 +367,25 @@ func (r *runner) liveness(out *Outcome) {
 	if len(shown) > 10 {
 		shown = append(shown[:10:10], fmt.Sprintf("... %d more", len(stuck)-10))
 	}
-	r.fail(out, Liveness, fmt.Sprintf("liveness: %d pipelines completed no checkpoint in the %v after faults stopped: %s",
-		len(stuck), within, strings.Join(shown, ", ")))
+	r.find.Add(oracle.CheckpointProgress, r.now(), "pipelines", "%d pipelines completed no checkpoint in the %v after faults stopped: %s",
+		len(stuck), within, strings.Join(shown, ", "))
+}
+
+// unfinished requires, when the scenario's sources finish (bounded), every
+// pipeline to have finished with its COMPLETED_POINT by the end.
+func (r *runner) unfinished() {
+	if r.s.Workload.FinishAfter == (Dist{}) {
+		return
+	}
+	var open []string
+	for _, co := range r.c.Coordinators() {
+		if _, _, finished := r.c.Recorder.LastCompleted(co.Job(), co.Pipeline()); !finished {
+			open = append(open, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
+		}
+	}
+	if len(open) > 0 {
+		r.find.Add(oracle.BoundedFinish, r.now(), "pipelines", "%d bounded pipelines did not finish: %s", len(open), strings.Join(open[:min(len(open), 10)], ", "))
+	}
 }
 
 // progressWithin returns the pipelines that completed a checkpoint in
@@ -339,10 +400,41 @@ func (r *runner) progressWithin(within time.Duration) map[[2]int64]bool {
 	return out
 }
 
+// modelCheck is the check id of a porcupine model.
+func modelCheck(model string) string { return "model-" + model }
+
 func maxDur(ds []time.Duration) time.Duration {
 	var m time.Duration
 	for _, d := range ds {
 		m = max(m, d)
 	}
 	return m
+}
+
+// idleWaits are the untimed waits a thread may rest in at the end of a
+// run: an idle pool worker or timer thread with nothing to do, and the
+// harness's own pipeline runtimes waiting for events.
+var idleWaits = []string{"wait on cond of exec.pool", "wait on cond of exec.timer", "wait on cond of sim.pipeline"}
+
+// progress: no thread stayed blocked without a deadline through the whole
+// liveness phase (outside the idle waits), and every savepoint the harness
+// requested came back, completed or failed with an error, at the call
+// that requested it.
+func (r *runner) progress(res sim.Result) {
+	for _, b := range res.Blocked {
+		if b.Since > r.healAt || slices.Contains(idleWaits, b.WaitOn) {
+			continue
+		}
+		r.find.Add(oracle.BlockedForever, r.now(), b.Name, "blocked since %v (%s), through the whole %v after faults stopped",
+			b.Since, b.WaitOn, r.w.Elapsed()-r.healAt)
+	}
+	if r.in == nil {
+		return
+	}
+	for _, q := range r.in.requests {
+		if !q.answered {
+			r.find.Add(oracle.SavepointOutcome, r.now(), fmt.Sprintf("job %d", q.job),
+				"the savepoint requested at %v neither completed nor failed by the end of the run", q.at)
+		}
+	}
 }

@@ -41,7 +41,6 @@ func newHistories(w *sim.World, jobs, pipelines int) *histories {
 }
 
 func (h *histories) attach(c *cluster.Cluster) {
-	c.Recorder.OnEvent = h.event
 	c.Storage.OnStore = h.store
 	c.Storage.OnLatest = h.latest
 }
@@ -105,6 +104,13 @@ func (h *histories) latest(job int64, pipeline int, id int64) {
 
 func (h *histories) savepointCommit(job int64, id int64, ok bool, call int64) {
 	_ = h.sp.Record(fmt.Sprintf("savepoint-%d", job), call, h.now(), model.SavepointCommit{Job: int(job), ID: id}, model.SavepointResult{OK: ok})
+}
+
+// savepointCommitUnknown records a commit a crash hit: its outcome is
+// unknown (it never returns, so the model may place it anywhere after its
+// call, or never), on an actor of its own.
+func (h *histories) savepointCommitUnknown(job int64, id int64, call int64) {
+	_, _ = h.sp.Invoke(fmt.Sprintf("savepoint-%d-crashed-%d", job, id), call, model.SavepointCommit{Job: int(job), ID: id})
 }
 
 func (h *histories) savepointList(job int64, ids []int64) {

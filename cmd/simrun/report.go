@@ -22,6 +22,7 @@ type seedRef struct {
 	Verdict   workloads.Verdict `json:"verdict"`
 	WallNs    int64             `json:"wall_ns"`
 	Violation string            `json:"violation,omitempty"`
+	Checks    []string          `json:"checks,omitempty"` // ids of the checks that fired
 	Replay    string            `json:"replay"`
 	group     int
 	variants  string
@@ -58,6 +59,7 @@ type report struct {
 	Groups      []*group             `json:"scenarios"`
 	Failures    []seedRef            `json:"failures"`
 	Resume      []string             `json:"resume,omitempty"`
+	Buggify     *buggifyReport       `json:"buggify,omitempty"`
 	lat         latencies
 	groups      []*group // by index, nil until used
 	wall        time.Duration
@@ -94,7 +96,7 @@ func (r *report) group(i int, scenario, variants string) *group {
 // order seeds finish, on sharding or on resuming.
 func (r *report) add(g *group, rec record) {
 	o := rec.Outcome
-	ref := seedRef{Scenario: o.Scenario, Seed: o.Seed, Verdict: o.Verdict, WallNs: o.WallNs, Replay: o.Replay, group: g.index,
+	ref := seedRef{Scenario: o.Scenario, Seed: o.Seed, Verdict: o.Verdict, WallNs: o.WallNs, Checks: o.Checks, Replay: o.Replay, group: g.index,
 		variants: o.Variants}
 	if len(o.Violations) > 0 {
 		ref.Violation, _, _ = strings.Cut(o.Violations[0], "\n")
@@ -112,6 +114,7 @@ func (r *report) add(g *group, rec record) {
 	if o.Verdict != workloads.Pass {
 		r.Failures = append(r.Failures, ref)
 	}
+	r.addBuggify(o)
 }
 
 // seedOrder orders seeds by campaign place: group, seed, variants.
@@ -132,6 +135,7 @@ func (r *report) finish(wall time.Duration, interrupted bool) {
 	r.WallNs, r.Interrupted = (r.priorWall + wall).Nanoseconds(), interrupted
 	r.SimPerWall = ratio(r.SimNs, r.WallNs)
 	r.Latency = r.lat.stats()
+	r.Buggify.finish()
 	r.Groups = slices.DeleteFunc(slices.Clone(r.groups), func(g *group) bool { return g == nil })
 	slices.SortFunc(r.Failures, seedOrder)
 	for _, g := range r.Groups {
@@ -175,6 +179,7 @@ func (r *report) writeText(w io.Writer) {
 	tw.Flush()
 	r.writeLatency(w)
 	r.writeSlowest(w)
+	r.Buggify.writeText(w)
 	r.writeFailures(w)
 }
 
@@ -222,7 +227,7 @@ func (r *report) writeFailures(w io.Writer) {
 		fmt.Fprintf(w, "\nfailures (%d)\n", len(r.Failures))
 	}
 	for _, f := range r.Failures {
-		fmt.Fprintf(w, "  %s seed %d: %s: %s\n    replay: %s\n", f.Scenario, f.Seed, f.Verdict, f.Violation, f.Replay)
+		fmt.Fprintf(w, "  %s seed %d: %s%s: %s\n    replay: %s\n", f.Scenario, f.Seed, f.Verdict, checkList(f.Checks), f.Violation, f.Replay)
 	}
 	if len(r.Resume) > 0 {
 		fmt.Fprintf(w, "\ninterrupted after %d of %d seeds; to run the rest:\n", r.Seeds, r.Planned)
@@ -230,4 +235,12 @@ func (r *report) writeFailures(w io.Writer) {
 			fmt.Fprintf(w, "  %s\n", c)
 		}
 	}
+}
+
+// checkList renders the ids of the checks that fired as " [a, b]" ("" for none).
+func checkList(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(ids, ", ") + "]"
 }

@@ -45,7 +45,7 @@ type span struct {
 
 // runFlagSet declares run's flags.
 func runFlagSet(f *runFlags, sh *shard, resumeDir *string, stdout, stderr io.Writer) *flag.FlagSet {
-	fs := newFlagSet("run", "[flags] | --resume DIR [--parallel N] [--json]", runAbout, stdout, stderr)
+	fs := newFlagSet("run", "[NAME|FILE ...] [flags] | --resume DIR [--parallel N] [--json]", runAbout, stdout, stderr)
 	f.addScenario(fs, "scenario `name|file` to run (repeatable; default: the default campaign)")
 	f.addSeeds(fs, "seeds per scenario (default: each scenario's share of the default campaign, else 10)")
 	f.addSeed(fs, "first seed")
@@ -75,8 +75,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		parallel, json := f.parallel, f.json
 		f, sh = runFlags{}, shard{}
 		var ignored string
-		if err := runFlagSet(&f, &sh, &ignored, stdout, stderr).Parse(args); err != nil {
-			return usagef(stderr, "run", "--resume %s: the recorded arguments do not parse: %v", resumeDir, err)
+		if c := parse(runFlagSet(&f, &sh, &ignored, stdout, stderr), args, stderr); c >= 0 {
+			return usagef(stderr, "run", "--resume %s: the recorded arguments do not parse", resumeDir)
 		}
 		if set := flagsSet(fs); set["parallel"] {
 			f.parallel = parallel

@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -8,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
-	"github.com/ckptsim/ckptsim/core/sched"
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 // Config is one pipeline's checkpoint configuration (SPEC section C).
@@ -19,11 +20,12 @@ type Config struct {
 	MinPause       time.Duration // -1 or 0: disabled
 	MaxRetained    int           // default 20
 	Tasks          int           // tasks of the pipeline, default 1
+	StartingTasks  int           // tasks 0..StartingTasks-1 start the pipeline (sources); 0: all. Others may close when idle
 	StatusRetries  int           // IMap retries, default 30
 	StatusBackoff  time.Duration // default 2 s
 	PendingBackoff time.Duration // guard 7 re-arm, default 500 ms
 	SavepointPoll  time.Duration // savepoint sleep-poll, default 500 ms
-	Variants       Variants
+	Variants       variant.Set
 	Logger         *slog.Logger
 	Observer       Observer
 	Hooks          Hooks
@@ -57,14 +59,13 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	c.Variants = c.Variants.Normalize()
 	return c
 }
 
 // Deps are a coordinator's boundaries.
 type Deps struct {
 	Env       env.Env
-	Lease     *sched.Lease
+	Lease     Lease           // per pipeline; SchedLease(*sched.Lease) in production
 	Executor  func() Executor // the current coordinator executor (replaced on master reactivation)
 	Transport Transport
 	Storage   Storage
@@ -82,7 +83,7 @@ type Deps struct {
 //	coord.lock        trigger critical section, savepoint wait, clean; re-entrant for the
 //	                  barrier-continuation=inline variant only
 //	coord.generation  the generation counter and its terminal future
-//	coord.pending     the pending map, task status, ready-to-close sets (leaf)
+//	coord.pending     the pending map, task status, ready-to-close and idle sets (leaf)
 //	coord.ack, coord.future, sched.lease, exec.*   leaves
 //
 // The manager's "coord.manager" lock is taken only before coord.lock or
@@ -110,6 +111,7 @@ type Coordinator struct {
 	pending      map[int64]*Pending
 	taskStatus   map[TaskID]TaskState
 	readyToClose map[TaskID]bool
+	idle         idleSets
 	completedIDs []int64 // retention deque; also guarded by complMu for writes
 	savepointReq *Future[*Completed]
 	spWriter     SavepointWriter
@@ -138,7 +140,8 @@ func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coor
 	c := &Coordinator{d: d, e: e, cfg: cfg, job: job, pipeline: pipeline,
 		restoreMu: e.NewMutex("coord.restore"), lock: e.NewMutex("coord.lock"), complMu: e.NewMutex("coord.completion"),
 		genMu: e.NewMutex("coord.generation"), mapMu: e.NewMutex("coord.pending"),
-		pending: map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{}}
+		pending: map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{},
+		idle: newIdleSets()}
 	for i := range cfg.Tasks {
 		c.tasks = append(c.tasks, TaskID(i))
 	}
@@ -171,7 +174,7 @@ func (c *Coordinator) PendingCount() int { return int(c.pendingCounter.Load()) }
 func (c *Coordinator) LatestCompleted() *Completed { return c.latestCompleted.Load() }
 
 // Lease returns the coordinator's scheduler lease.
-func (c *Coordinator) Lease() *sched.Lease { return c.d.Lease }
+func (c *Coordinator) Lease() Lease { return c.d.Lease }
 
 func (c *Coordinator) emit(ev Event) {
 	if c.cfg.Observer == nil {
@@ -191,20 +194,14 @@ func (c *Coordinator) isCompleted() bool {
 	return l != nil && l.Type.Final() && !l.Restored
 }
 
+var errBuggifyRejected = errors.New("coordinator executor rejected the task (buggify)")
+
 // async runs fn on the coordinator executor.
 func (c *Coordinator) async(fn func()) error {
-	return c.d.Executor().Execute(fn)
-}
-
-// lockUnlessHeld takes coord.lock unless the caller's chain already holds
-// it (only in the barrier-continuation=inline variant, where Java's
-// re-entrant monitor lets the continuation re-enter).
-func (c *Coordinator) lockUnlessHeld(held bool) (unlock func()) {
-	if held {
-		return func() {}
+	if env.Buggify(c.e, env.SiteExecutorRejects) {
+		return errBuggifyRejected // BUGGIFY: every caller handles a rejection
 	}
-	c.lock.Lock()
-	return c.lock.Unlock
+	return c.d.Executor().Execute(fn)
 }
 
 // pendingSnapshot returns the pending checkpoints in id order.

@@ -32,6 +32,14 @@ type rig struct {
 	failures []Reason
 	ids      int64
 	status   map[string]string
+	barriers []sentBarrier // every barrier dispatched
+}
+
+// sentBarrier is one barrier the rig's transport dispatched, at virtual time at.
+type sentBarrier struct {
+	task TaskID
+	b    Barrier
+	at   time.Time
 }
 
 // gatedExec runs each function on its own thread, or holds them while
@@ -87,7 +95,7 @@ func newRig(t testing.TB, e env.Env, cfg Config) *rig {
 		cfg.Tasks = 2
 	}
 	cfg.StatusBackoff = 10 * time.Millisecond
-	r.c = New(Deps{Env: e, Lease: s.Lease(1, 0), Executor: func() Executor { return r.gate },
+	r.c = New(Deps{Env: e, Lease: SchedLease(s.Lease(1, 0)), Executor: func() Executor { return r.gate },
 		Transport: (*rigTransport)(r), Storage: (*rigStorage)(r), Status: (*rigStatus)(r), IDs: (*rigIDs)(r),
 		Master: (*rigMaster)(r)}, 1, 0, cfg, nil)
 	return r
@@ -133,6 +141,9 @@ type rigTransport rig
 
 func (t *rigTransport) TriggerBarrier(job int64, pipeline int, task TaskID, b Barrier) error {
 	r := (*rig)(t)
+	r.mu.Lock()
+	r.barriers = append(r.barriers, sentBarrier{task: task, b: b, at: r.e.Now()})
+	r.mu.Unlock()
 	if r.dispatch > 0 {
 		r.e.Sleep(r.dispatch)
 	}

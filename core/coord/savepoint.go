@@ -1,5 +1,7 @@
 package coord
 
+import "github.com/ckptsim/ckptsim/core/variant"
+
 func (c *Coordinator) savepointWriter() SavepointWriter {
 	c.mapMu.Lock()
 	defer c.mapMu.Unlock()
@@ -37,7 +39,15 @@ func (c *Coordinator) StartSavepoint(w SavepointWriter) (*Future[*Completed], er
 			req.Fail(err)
 			return
 		}
-		p.fut.WhenDone(func(cp *Completed, err error) { c.savepointDone(req, cp, err) })
+		// Answer once stored, not on the last ack: answering on the ack let
+		// the manager commit before the pipelines wrote (found by the
+		// master_crash checks: most savepoints failed "never wrote").
+		p.stored.WhenDone(func(cp *Completed, err error) { c.savepointDone(req, cp, err) })
+		p.fut.WhenDone(func(cp *Completed, err error) { // an abort also ends it when no completion handler runs
+			if err != nil || cp == nil {
+				c.savepointDone(req, cp, err)
+			}
+		})
 	})
 	return req, nil
 }
@@ -56,7 +66,7 @@ func (c *Coordinator) savepointDone(req *Future[*Completed], cp *Completed, err 
 // savepointCreate waits for the pending checkpoint and creates the
 // SAVEPOINT under coord.lock.
 func (c *Coordinator) savepointCreate() (*Future[*Pending], error) {
-	if c.cfg.Variants.SavepointWait == "under-lock" {
+	if c.cfg.Variants.SavepointWait == variant.WaitUnderLock {
 		c.lock.Lock()
 		for c.pendingCounter.Load() > 0 && !c.shutdown.Load() {
 			c.e.Sleep(c.cfg.SavepointPoll)
@@ -72,7 +82,7 @@ func (c *Coordinator) savepointCreate() (*Future[*Pending], error) {
 	if err != nil {
 		return nil, err
 	}
-	c.startPending(pf, true)
+	c.startPending(pf)
 	return pf, nil
 }
 

@@ -125,6 +125,7 @@ type Coordinator struct {
 	shutdown         atomic.Bool
 	allTaskReady     atomic.Bool
 	schemaChanging   atomic.Bool
+	periodic         atomic.Uint64 // the live periodic trigger chain; earlier chains stop (newChain)
 	firstError       atomic.Pointer[string]
 }
 

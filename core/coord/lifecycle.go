@@ -58,7 +58,7 @@ func (c *Coordinator) allTaskReadyCheck() error {
 		return err
 	}
 	if c.cfg.Interval > 0 {
-		c.scheduleTrigger(Checkpoint, c.cfg.Interval)
+		c.scheduleTrigger(Checkpoint, c.cfg.Interval, c.newChain())
 	}
 	return nil
 }
@@ -154,7 +154,7 @@ func (c *Coordinator) resume() error {
 	if c.allReadyToClose() {
 		typ = CompletedPoint
 	}
-	return c.tryTrigger(typ)
+	return c.tryTrigger(typ, c.newChain())
 }
 
 // reloadLatest reads the latest stored checkpoint (restore's read of the
@@ -224,7 +224,7 @@ func (c *Coordinator) ReadyToClose(task TaskID) error {
 		return fmt.Errorf("persist ready-to-close: %w", err)
 	}
 	if c.allReadyToClose() {
-		return c.tryTrigger(CompletedPoint)
+		return c.tryTrigger(CompletedPoint, 0)
 	}
 	return nil
 }
@@ -247,7 +247,7 @@ func (c *Coordinator) SchemaChangeBefore() bool {
 		c.log().Warn("schema change already in progress")
 		return false
 	}
-	c.scheduleTrigger(SchemaChangeBefore, 0)
+	c.scheduleTrigger(SchemaChangeBefore, 0, 0)
 	return true
 }
 
@@ -256,7 +256,7 @@ func (c *Coordinator) SchemaChangeAfter() bool {
 	if !c.schemaChanging.Load() {
 		return false
 	}
-	c.scheduleTrigger(SchemaChangeAfter, 0)
+	c.scheduleTrigger(SchemaChangeAfter, 0, 0)
 	return true
 }
 

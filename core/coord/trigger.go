@@ -8,22 +8,24 @@ import (
 	"github.com/ckptsim/ckptsim/core/variant"
 )
 
-// scheduleTrigger arms a trigger of typ after delay on the lease.
-func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration) {
+// scheduleTrigger arms a trigger of typ after delay on the lease. chain
+// names the periodic trigger chain a CHECKPOINT trigger belongs to (see
+// Coordinator.periodic); other types ignore it.
+func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration, chain uint64) {
 	c.emit(Event{Kind: EvTriggerArmed, Type: typ, Delay: delay})
 	if env.Buggify(c.e, env.SiteRearmRacesCancel) {
 		c.e.Sleep(c.cfg.PendingBackoff) // BUGGIFY: the re-arm reaches the lease late, maybe after a CancelAll
 	}
-	c.d.Lease.Schedule(delay, func() error { return c.triggerBody(typ) })
+	c.d.Lease.Schedule(delay, func() error { return c.triggerBody(typ, chain) })
 }
 
 // triggerBody is what the scheduler runs. With trigger-errors=report a
 // failure in the trigger path fails the generation visibly (the job master
 // then restores it); with silent (H4) the error only fails the task, and
 // since the trigger was the only re-armer, checkpoints stop.
-func (c *Coordinator) triggerBody(typ Type) (err error) {
+func (c *Coordinator) triggerBody(typ Type, chain uint64) (err error) {
 	if c.cfg.Variants.TriggerErrors == variant.ErrorsSilent {
-		return c.tryTrigger(typ)
+		return c.tryTrigger(typ, chain)
 	}
 	gen, _ := c.Generation()
 	defer func() {
@@ -35,19 +37,31 @@ func (c *Coordinator) triggerBody(typ Type) (err error) {
 			c.handleError(gen, ReasonTriggerFailed, err, fenceAlways)
 		}
 	}()
-	return c.tryTrigger(typ)
+	return c.tryTrigger(typ, chain)
 }
+
+// newChain starts a periodic trigger chain; every earlier chain stops at
+// its next firing. A chain starts when all tasks are ready, on a restore's
+// resume and when a schema change ends: a trigger armed before a schema
+// change and due after it ended would otherwise run on beside the chain
+// the schema change's end starts, two periodic chains for one pipeline
+// for good (swarm seed 101259, found by lease-trigger-chains).
+func (c *Coordinator) newChain() uint64 { return c.periodic.Add(1) }
 
 // TryTrigger is tryTriggerPendingCheckpoint (SPEC 1.4), with its guards in
 // upstream order.
-func (c *Coordinator) tryTrigger(typ Type) error {
+func (c *Coordinator) tryTrigger(typ Type, chain uint64) error {
 	if c.d.Lease.Closed() { // guard 0: the scheduler was shut down (Java: interrupted)
 		c.stopped("scheduler closed")
 		return nil
 	}
+	if typ == Checkpoint && chain != c.periodic.Load() { // a later chain replaced this one
+		c.stopped("superseded periodic chain")
+		return nil
+	}
 	now := c.e.Now()
 	if typ == Checkpoint {
-		if rearmed, stop := c.periodicGuards(now); rearmed || stop {
+		if rearmed, stop := c.periodicGuards(now, chain); rearmed || stop {
 			return nil
 		}
 	}
@@ -58,11 +72,11 @@ func (c *Coordinator) tryTrigger(typ Type) error {
 	}
 	c.lock.Lock()
 	defer c.lock.Unlock()
-	return c.triggerLocked(now, typ)
+	return c.triggerLocked(now, typ, chain)
 }
 
 // periodicGuards are guards 1-4; they apply to CHECKPOINT only.
-func (c *Coordinator) periodicGuards(now time.Time) (rearmed, stop bool) {
+func (c *Coordinator) periodicGuards(now time.Time, chain uint64) (rearmed, stop bool) {
 	if !c.allTaskReady.Load() {
 		c.stopped("tasks not ready") // guard 1: allTaskReady or restore re-arms
 		return false, true
@@ -72,12 +86,12 @@ func (c *Coordinator) periodicGuards(now time.Time) (rearmed, stop bool) {
 		c.log().Error("clock went backwards or trigger in the same instant", "elapsed", elapsed)
 	}
 	if elapsed < c.cfg.Interval { // guard 3
-		c.scheduleTrigger(Checkpoint, c.cfg.Interval-elapsed)
+		c.scheduleTrigger(Checkpoint, c.cfg.Interval-elapsed, chain)
 		return true, false
 	}
 	if l := c.latestCompleted.Load(); l != nil && c.cfg.MinPause > 0 { // guard 4
 		if since := now.Sub(l.CompletedAt); since < c.cfg.MinPause {
-			c.scheduleTrigger(Checkpoint, c.cfg.MinPause-since)
+			c.scheduleTrigger(Checkpoint, c.cfg.MinPause-since, chain)
 			return true, false
 		}
 	}
@@ -85,7 +99,7 @@ func (c *Coordinator) periodicGuards(now time.Time) (rearmed, stop bool) {
 }
 
 // triggerLocked is guards 5-9; the caller holds coord.lock.
-func (c *Coordinator) triggerLocked(now time.Time, typ Type) error {
+func (c *Coordinator) triggerLocked(now time.Time, typ Type, chain uint64) error {
 	if c.isCompleted() || c.shutdown.Load() { // guard 5
 		c.stopped("completed or shut down")
 		if typ.SchemaChange() {
@@ -104,7 +118,7 @@ func (c *Coordinator) triggerLocked(now time.Time, typ Type) error {
 		return nil
 	}
 	if c.pendingCounter.Load() > 0 || (typ == Checkpoint && c.savepointWaiting.Load() > 0) { // guard 7 (+ a waiting savepoint goes first)
-		c.scheduleTrigger(typ, c.cfg.PendingBackoff)
+		c.scheduleTrigger(typ, c.cfg.PendingBackoff, chain)
 		return nil
 	}
 	pf, err := c.createPending(now, typ) // guard 8
@@ -113,7 +127,7 @@ func (c *Coordinator) triggerLocked(now time.Time, typ Type) error {
 	}
 	c.startPending(pf)
 	if typ == Checkpoint { // guard 9
-		c.scheduleTrigger(Checkpoint, c.cfg.Interval)
+		c.scheduleTrigger(Checkpoint, c.cfg.Interval, chain)
 	}
 	return nil
 }

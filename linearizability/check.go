@@ -247,11 +247,11 @@ type failure struct {
 }
 
 func (c *checker) explain(v *Verdict, p part) {
-	v.Result, v.Partition = Illegal, c.spec.Label(p.key)
+	v.Result, v.Partition, v.Key = Illegal, c.spec.Label(p.key), p.key
 	m, ops := c.single(), gather(c.h, p.idx)
 	timeout, _ := c.remaining()
 	_, info := porcupine.CheckOperationsVerbose(m, ops, max(timeout, 10*time.Second))
-	v.Message = c.longestPrefix(m, ops, info)
+	v.Message, v.At = c.longestPrefix(m, ops, info)
 	info.AddAnnotations([]porcupine.Annotation{banner(ops, v.Model+" "+v.Partition+": illegal", v.Message)})
 	v.failure = &failure{model: m, info: info, ops: ops}
 }
@@ -270,8 +270,9 @@ func banner(ops []porcupine.Operation, title, details string) porcupine.Annotati
 }
 
 // longestPrefix describes the longest linearizable prefix porcupine found
-// and why the earliest operation left out of it cannot follow it.
-func (c *checker) longestPrefix(m porcupine.Model, ops []porcupine.Operation, info porcupine.LinearizationInfo) string {
+// and why the earliest operation left out of it cannot follow it; it
+// returns that operation's call timestamp too.
+func (c *checker) longestPrefix(m porcupine.Model, ops []porcupine.Operation, info porcupine.LinearizationInfo) (string, int64) {
 	var best []int
 	for _, seq := range firstOr(info.PartialLinearizations()) {
 		if len(seq) > len(best) {
@@ -285,7 +286,7 @@ func (c *checker) longestPrefix(m porcupine.Model, ops []porcupine.Operation, in
 	}
 	msg := fmt.Sprintf("no linearization; the longest legal prefix has %d of %d operations, ending in state {%s}",
 		len(best), len(ops), m.DescribeState(st))
-	next := -1
+	next, at := -1, int64(0)
 	for i := range ops {
 		if !in[i] && (next < 0 || ops[i].Call < ops[next].Call) {
 			next = i
@@ -293,10 +294,11 @@ func (c *checker) longestPrefix(m porcupine.Model, ops []porcupine.Operation, in
 	}
 	if next >= 0 {
 		o := ops[next]
+		at = o.Call
 		msg += fmt.Sprintf("; next %v by %s at %d: %s", m.DescribeOperation(o.Input, o.Output),
 			actorOf(o), o.Call, c.spec.Why(st, o.Input, o.Output))
 	}
-	return msg
+	return msg, at
 }
 
 func actorOf(op porcupine.Operation) string {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/ckptsim/ckptsim/model"
 )
 
 // Result is a three-valued verdict. The zero Result is Unknown, so a
@@ -35,12 +37,17 @@ func (r Result) String() string {
 // Verdict is the outcome of one check: a model over a history, or the
 // run's invariants.
 type Verdict struct {
-	Model      string // model name, or "invariants"
-	Result     Result
-	Partition  string // the failing or unfinished partition ("pipeline 3 partition 1")
-	Message    string
-	HTMLPath   string // porcupine's visualisation of the failing partition, once written
-	Ops        int    // operations checked
+	Model     string // model name, or "invariants"
+	Result    Result
+	Partition string // the failing or unfinished partition ("pipeline 3 partition 1")
+	Message   string
+	HTMLPath  string // porcupine's visualisation of the failing partition, once written
+	// Key is the failing partition's key (Illegal only), and At the call
+	// timestamp (in the history's units) of the earliest operation that
+	// cannot follow the longest legal prefix: where the check fired.
+	Key        model.Key
+	At         int64
+	Ops        int // operations checked
 	Partitions int
 	Elapsed    time.Duration
 

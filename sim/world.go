@@ -141,6 +141,7 @@ type World struct {
 	handoff  *thread // picked by a scheduling point, to resume next
 	idle     []*coro // coroutines whose thread returned, to run the next one
 	bug      *buggify
+	onNote   func(at time.Duration, thread, msg string)
 }
 
 var _ env.Env = (*World)(nil)

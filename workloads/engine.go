@@ -98,6 +98,7 @@ type runner struct {
 	events *oracle.Events
 	healAt time.Duration
 	in     *injector
+	tl     tl // what the timeline page needs
 }
 
 func (r *runner) worldConfig() sim.Config {
@@ -127,6 +128,8 @@ func (r *runner) worldConfig() sim.Config {
 
 func (r *runner) run(out Outcome) Outcome {
 	r.w = sim.New(r.worldConfig())
+	r.tl.attach(r.w)
+	r.ccfg.Sched.Observe = func(f sched.Firing) { r.tl.firings = append(r.tl.firings, f) } // the timeline's hand-offs
 	res := r.w.Run(r.main)
 	out.TraceHash = fmt.Sprintf("%016x", res.TraceHash)
 	out.SimNs, out.Steps = int64(res.Elapsed), res.Steps
@@ -138,15 +141,21 @@ func (r *runner) run(out Outcome) Outcome {
 		r.find.Add(oracle.Deadlock, res.Elapsed, "world", "%s", res.Reason)
 	case sim.OutcomePanic:
 		r.fail(&out, Crash, fmt.Sprintf("panic in %s: %v\n%s", res.Panic.Thread, res.Panic.Value, res.Panic.Stack))
+		r.tl.check("panic", fmt.Sprintf("panic in %s: %v", res.Panic.Thread, res.Panic.Value), res.Elapsed, -1, -1)
 	case sim.OutcomeBudget:
 		r.fail(&out, Budget, res.Reason)
+		r.tl.check("budget", res.Reason, res.Elapsed, -1, -1)
 	case sim.OutcomeDivergence:
 		r.fail(&out, Crash, res.Reason)
+		r.tl.check("divergence", res.Reason, res.Elapsed, -1, -1)
 	}
 	if r.c != nil {
 		r.judge(&out, res)
 	}
 	r.report(&out)
+	if r.c != nil {
+		r.writeTimeline(&out)
+	}
 	return out
 }
 
@@ -161,6 +170,11 @@ func (r *runner) report(out *Outcome) {
 			v = Liveness
 		}
 		r.fail(out, v, f.String())
+		if strings.HasPrefix(f.Check, "model-") || f.Check == oracle.CheckpointProgress {
+			continue // drawn where the model or the liveness phase located it (modelCheck, liveness)
+		}
+		j, p := subject(f.Subject)
+		r.tl.check(f.Check, f.Message, f.At, j, p)
 	}
 }
 
@@ -183,6 +197,7 @@ func (r *runner) main() {
 	if err != nil {
 		panic(err)
 	}
+	r.c.OnTask = func(te cluster.TaskEvent) { r.tl.tasks = append(r.tl.tasks, te) }
 	if len(r.kinds) > 0 {
 		r.w.Note("swarm: %s", strings.Join(r.kinds, ","))
 	}
@@ -306,10 +321,12 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 // models checks the recorded histories with porcupine.
 func (r *runner) models(out *Outcome) {
 	verdicts, harness := r.wm.check(r.h.check())
+	r.tl.verdicts = verdicts
 	for _, msg := range harness {
 		r.fail(out, Crash, msg)
 	}
-	for _, v := range verdicts {
+	for i := range verdicts {
+		v := &verdicts[i]
 		switch {
 		case v.Pass():
 			continue
@@ -318,15 +335,34 @@ func (r *runner) models(out *Outcome) {
 		default:
 			r.find.Add(modelCheck(v.Model), r.now(), v.Partition, "%s", v.Message)
 			r.visualize(out, v)
+			r.modelCheck(*v)
 		}
 	}
 }
 
-func (r *runner) visualize(out *Outcome, v linearizability.Verdict) {
+// modelCheck records where a porcupine check fired: the call of the
+// earliest operation that cannot follow the longest legal prefix (the
+// recorders use the Logical clock: virtual ns << 10).
+func (r *runner) modelCheck(v linearizability.Verdict) {
+	at := time.Duration(v.At >> 10)
+	j, p := r.keyLane(v)
+	where := v.Partition
+	if p >= 0 {
+		where = fmt.Sprintf("%s (histories number pipelines job*%d+pipeline)", where, r.s.Cluster.Pipelines)
+	}
+	r.tl.check("model:"+v.Model, where+": "+v.Message, at, j, p)
+}
+
+// artifactDir is this seed's directory under Options.ArtifactDir.
+func (r *runner) artifactDir() string {
+	return filepath.Join(r.opt.ArtifactDir, fmt.Sprintf("%s-seed-%d", r.s.Name, r.opt.Seed))
+}
+
+func (r *runner) visualize(out *Outcome, v *linearizability.Verdict) {
 	if r.opt.ArtifactDir == "" {
 		return
 	}
-	dir := filepath.Join(r.opt.ArtifactDir, fmt.Sprintf("%s-seed-%d", r.s.Name, r.opt.Seed))
+	dir := r.artifactDir()
 	if err := v.WriteVisualization(dir); err != nil {
 		out.Violations = append(out.Violations, fmt.Sprintf("writing visualisation: %v", err))
 		return
@@ -349,6 +385,10 @@ func (r *runner) liveness(out *Outcome) {
 			continue
 		}
 		stuck = append(stuck, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
+		if len(stuck) <= 10 {
+			r.tl.check("liveness", fmt.Sprintf("completed no checkpoint in the %v after faults stopped", within),
+				r.healAt+within, co.Job(), co.Pipeline())
+		}
 	}
 	r.unfinished()
 	if wm := r.wm.stuck(int64(r.healAt)); len(wm) > 0 {

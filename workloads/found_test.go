@@ -19,7 +19,7 @@ func TestFoundSeeds(t *testing.T) {
 		// before a schema change and due after its end ran on beside the
 		// chain the schema change's end started: two periodic chains for
 		// job 0 pipeline 9 from 49 s on (lease-trigger-chains; core/coord
-		// newChain).
+		// armPeriodic).
 		{"swarm", 101259, "schema change lost in a restore stops checkpoints; two periodic chains after a schema change"},
 	} {
 		s, err := Lookup(tc.scenario)

@@ -39,11 +39,16 @@ type Options struct {
 	Replay []int32
 	// RecordDecisions keeps the decision list in the outcome.
 	RecordDecisions bool
-	// ArtifactDir receives visualisations of failing checks ("": none).
+	// ArtifactDir receives visualisations of failing checks ("": none),
+	// and the timeline page of a failing seed (TimelineFile), in
+	// ArtifactDir/<scenario>-seed-<seed>/.
 	ArtifactDir string
 	// Buggify overrides the scenario's buggify.enabled: "on" (the
 	// scenario's probabilities, or the defaults), "off", or "" (the scenario).
 	Buggify string
+	// Timeline, when set, is a file that receives the run's timeline page
+	// whatever the verdict.
+	Timeline string
 }
 
 // Outcome is one seed's result.

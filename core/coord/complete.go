@@ -158,7 +158,7 @@ func (c *Coordinator) notifyCompleted(cp *Completed) error {
 		if !c.schemaChanging.CompareAndSwap(true, false) {
 			return fmt.Errorf("schema change after checkpoint %d completed while not schema changing", cp.ID)
 		}
-		c.scheduleTrigger(Checkpoint, c.cfg.Interval, c.newChain())
+		c.armPeriodic(c.cfg.Interval)
 	}
 	return nil
 }

@@ -84,6 +84,7 @@ type Deps struct {
 //	                  barrier-continuation=inline variant only
 //	coord.generation  the generation counter and its terminal future
 //	coord.pending     the pending map, task status, ready-to-close and idle sets (leaf)
+//	coord.periodic    the live periodic trigger chain; held across Lease.Schedule and Cancel
 //	coord.ack, coord.future, sched.lease, exec.*   leaves
 //
 // The manager's "coord.manager" lock is taken only before coord.lock or
@@ -107,6 +108,10 @@ type Coordinator struct {
 	fut       *Future[Status] // guarded by genMu; replaced by restore
 	mapMu     env.Mutex
 
+	periodicMu   env.Mutex  // "coord.periodic": the live periodic chain
+	periodicTok  uint64     // guarded by periodicMu: the live chain's token
+	periodicTask Cancelable // guarded by periodicMu: its waiting trigger
+
 	// guarded by mapMu
 	pending      map[int64]*Pending
 	taskStatus   map[TaskID]TaskState
@@ -125,7 +130,6 @@ type Coordinator struct {
 	shutdown         atomic.Bool
 	allTaskReady     atomic.Bool
 	schemaChanging   atomic.Bool
-	periodic         atomic.Uint64 // the live periodic trigger chain; earlier chains stop (newChain)
 	firstError       atomic.Pointer[string]
 }
 
@@ -140,7 +144,7 @@ func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coor
 	e := d.Env
 	c := &Coordinator{d: d, e: e, cfg: cfg, job: job, pipeline: pipeline,
 		restoreMu: e.NewMutex("coord.restore"), lock: e.NewMutex("coord.lock"), complMu: e.NewMutex("coord.completion"),
-		genMu: e.NewMutex("coord.generation"), mapMu: e.NewMutex("coord.pending"),
+		genMu: e.NewMutex("coord.generation"), mapMu: e.NewMutex("coord.pending"), periodicMu: e.NewMutex("coord.periodic"),
 		pending: map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{},
 		idle: newIdleSets()}
 	for i := range cfg.Tasks {

@@ -53,12 +53,6 @@
 //     before its resume, otherwise leaves schemaChanging set with no
 //     schema-change checkpoint to clear it, and guard 6 stops every periodic
 //     trigger of the restored generation (found by swarm seed 101259).
-//   - One periodic trigger chain per pipeline: a chain starts when all tasks
-//     are ready, on a restore's resume and when a schema change ends, and
-//     every earlier chain stops at its next firing. Upstream's schema-change
-//     end re-arms the periodic trigger unconditionally, so a periodic trigger
-//     armed before the schema change and due after its end ran on beside the
-//     new one: two chains for good (swarm seed 101259, lease-trigger-chains).
 //   - finish ends only its own generation's future (found by swarm: a slow
 //     status update let a savepoint's finish end the restored generation).
 //   - savepoint-wait=outside-lock (the default, H5's fix) sleep-polls

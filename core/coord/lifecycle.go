@@ -58,7 +58,7 @@ func (c *Coordinator) allTaskReadyCheck() error {
 		return err
 	}
 	if c.cfg.Interval > 0 {
-		c.scheduleTrigger(Checkpoint, c.cfg.Interval, c.newChain())
+		c.armPeriodic(c.cfg.Interval)
 	}
 	return nil
 }
@@ -150,11 +150,11 @@ func (c *Coordinator) resume() error {
 	if err := c.notifyCompleted(c.latestCompleted.Load()); err != nil {
 		return err
 	}
-	typ := Checkpoint
+	typ, tok := Checkpoint, c.newChain() // the inline trigger starts the periodic chain
 	if c.allReadyToClose() {
 		typ = CompletedPoint
 	}
-	return c.tryTrigger(typ, c.newChain())
+	return c.tryTrigger(typ, tok)
 }
 
 // reloadLatest reads the latest stored checkpoint (restore's read of the

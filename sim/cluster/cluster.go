@@ -84,6 +84,25 @@ type Cluster struct {
 	// Pipelines are the sources and sinks (nil without partitions).
 	Pipelines *Pipelines
 	idle      *idleTasks // nil without idle tasks or bounded sources
+	// OnTask, when set, sees each barrier a task receives and each
+	// acknowledgement it sends (a timeline of the run collects them).
+	OnTask func(TaskEvent)
+}
+
+// TaskEvent is a barrier reaching a task or its acknowledgement leaving.
+type TaskEvent struct {
+	At       time.Duration
+	Job      int64
+	Pipeline int
+	Task     coord.TaskID
+	ID       int64 // checkpoint id
+	Ack      bool  // false: barrier received
+}
+
+func (c *Cluster) taskEvent(job int64, pipeline int, task coord.TaskID, id int64, ack bool) {
+	if c.OnTask != nil {
+		c.OnTask(TaskEvent{At: c.W.Elapsed(), Job: job, Pipeline: pipeline, Task: task, ID: id, Ack: ack})
+	}
 }
 
 // New builds the cluster's stores, scheduler, executor and job managers.

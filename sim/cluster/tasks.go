@@ -43,6 +43,7 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 		c.W.Note("fault: barrier dispatch fails job %d pipeline %d", job, pipeline)
 		return fmt.Errorf("simulated barrier dispatch failure")
 	}
+	c.taskEvent(job, pipeline, task, b.ID, false)
 	drop := c.fault(c.cfg.Faults.AckDrop)
 	taskErr := !drop && c.fault(c.cfg.Faults.TaskError)
 	lat := c.cfg.Workload.AckLatency.Draw(c.work)
@@ -66,6 +67,7 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 			c.Managers[job].Coordinator(pipeline).ReportTaskError(fmt.Sprintf("task %d failed checkpoint %d", task, b.ID))
 			return
 		}
+		c.taskEvent(job, pipeline, task, b.ID, true)
 		state := fmt.Appendf(nil, "state-%d-%d-%d-%d", job, pipeline, task, b.ID)
 		c.Managers[job].Acknowledge(pipeline, task, b.ID, state)
 	})

@@ -8,8 +8,29 @@ import (
 
 // Transport delivers coordinator calls to simulated tasks.
 type Transport struct {
-	c   *Cluster
-	job int64
+	c     *Cluster
+	job   int64
+	names map[taskKey]string // task thread names, made once (not per barrier)
+}
+
+type taskKey struct {
+	job      int64
+	pipeline int
+	task     coord.TaskID
+}
+
+// taskName is the name of a task's acknowledging thread.
+func (t *Transport) taskName(job int64, pipeline int, task coord.TaskID) string {
+	k := taskKey{job, pipeline, task}
+	n, ok := t.names[k]
+	if !ok {
+		if t.names == nil {
+			t.names = map[taskKey]string{}
+		}
+		n = fmt.Sprintf("task-%d-%d-%d", job, pipeline, task)
+		t.names[k] = n
+	}
+	return n
 }
 
 // TriggerBarrier blocks for the dispatch latency, then a task thread
@@ -32,7 +53,7 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 		c.idle.dispatched(job, pipeline, task, b)
 	}
 	c.Recorder.inflight[k]++
-	c.W.Go(fmt.Sprintf("task-%d-%d-%d", job, pipeline, task), func() {
+	c.W.Go(t.taskName(job, pipeline, task), func() {
 		c.W.Sleep(lat)
 		c.Recorder.inflight[k]--
 		if c.idle != nil && !drop && !c.idle.received(c.Managers[job].Coordinator(pipeline), task, b) {

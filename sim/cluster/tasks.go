@@ -13,15 +13,9 @@ type Transport struct {
 	names map[taskKey]string // task thread names, made once (not per barrier)
 }
 
-type taskKey struct {
-	job      int64
-	pipeline int
-	task     coord.TaskID
-}
-
 // taskName is the name of a task's acknowledging thread.
 func (t *Transport) taskName(job int64, pipeline int, task coord.TaskID) string {
-	k := taskKey{job, pipeline, task}
+	k := taskKey{PipelineID{job, pipeline}, task}
 	n, ok := t.names[k]
 	if !ok {
 		if t.names == nil {

@@ -13,6 +13,10 @@ const (
 	StreamFaults
 	StreamWorkload
 	StreamStrategy
+	// StreamBuggify draws which BUGGIFY sites are on in a run and when an
+	// on site fires, so switching sites on never reshuffles the other
+	// streams (the schedule still changes once a site fires).
+	StreamBuggify
 )
 
 // splitmix64 is the seed-derivation function of TigerBeetle's VOPR and

@@ -57,6 +57,9 @@ func Run(s *Scenario, opt Options) (out Outcome) {
 	start := time.Now()
 	v := s.effectiveVariants(opt.Variants)
 	out = Outcome{Scenario: s.Name, Seed: opt.Seed, Variants: VariantString(v), Replay: ReplayCommand(s, opt.Seed, v)}
+	if opt.Buggify != "" {
+		out.Replay += " --buggify " + opt.Buggify
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			out.Verdict = Crash
@@ -109,6 +112,7 @@ func (r *runner) worldConfig() sim.Config {
 		strategy = r.opt.Strategy
 	}
 	cfg.Strategy, _ = sim.ParseStrategy(strategy)
+	cfg.Buggify = s.buggifyConfig(r.opt.Buggify)
 	if len(r.opt.Replay) > 0 {
 		cfg.Strategy, cfg.Replay = sim.StrategyReplay, r.opt.Replay
 	}
@@ -127,6 +131,7 @@ func (r *runner) run(out Outcome) Outcome {
 	out.TraceHash = fmt.Sprintf("%016x", res.TraceHash)
 	out.SimNs, out.Steps = int64(res.Elapsed), res.Steps
 	out.Events, out.Decisions, out.LockGraph = r.w.Events(), res.Decisions, r.w.LockGraph()
+	out.Buggify = siteOutcomes(r.w.BuggifyReport())
 	out.Verdict = Pass
 	switch res.Outcome {
 	case sim.OutcomeDeadlock:
@@ -220,6 +225,8 @@ func (r *runner) monitor() {
 		switch r.c.Sched.Design() {
 		case sched.Shared, sched.SharedInline:
 			r.find.Assert(st.TimerThreads <= 2, oracle.TimerThreads, r.now(), "scheduler", "%d timer threads, want at most 2", st.TimerThreads)
+		case sched.LeaderFollower: // one pool of at most bound threads, the leader among them
+			r.find.Assert(st.TimerThreads == 0, oracle.TimerThreads, r.now(), "scheduler", "%d timer threads beside the leader-follower pool, want 0", st.TimerThreads)
 		}
 		r.find.Assert(st.DispatchThreads <= bound, oracle.DispatchBound, r.now(), "scheduler", "%d dispatch threads, bound %d", st.DispatchThreads, bound)
 		if !r.find.Assert(st.WorkerDeaths <= deaths, oracle.WorkerDied, r.now(), "dispatch pool",
@@ -288,6 +295,9 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	for k, n := range rec.Counts {
 		out.Counts[k.String()] = n
 	}
+	if closed, idle := r.c.ClosedTasks(); closed > 0 {
+		out.Counts["tasks-closed"], out.Counts["tasks-closed-idle"] = closed, idle
+	}
 	out.Windows = rec.Windows
 	st := r.c.Sched.Stats()
 	out.Windows[cluster.WindowCancelAfterHandoff] = int(st.RanAfterCancel) // the body ran although its cancel returned true
@@ -340,6 +350,7 @@ func (r *runner) liveness(out *Outcome) {
 		}
 		stuck = append(stuck, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
 	}
+	r.unfinished()
 	if wm := r.wm.stuck(int64(r.healAt)); len(wm) > 0 {
 		shown := wm
 		if len(shown) > 10 {
@@ -358,6 +369,23 @@ func (r *runner) liveness(out *Outcome) {
 	}
 	r.find.Add(oracle.CheckpointProgress, r.now(), "pipelines", "%d pipelines completed no checkpoint in the %v after faults stopped: %s",
 		len(stuck), within, strings.Join(shown, ", "))
+}
+
+// unfinished requires, when the scenario's sources finish (bounded), every
+// pipeline to have finished with its COMPLETED_POINT by the end.
+func (r *runner) unfinished() {
+	if r.s.Workload.FinishAfter == (Dist{}) {
+		return
+	}
+	var open []string
+	for _, co := range r.c.Coordinators() {
+		if _, _, finished := r.c.Recorder.LastCompleted(co.Job(), co.Pipeline()); !finished {
+			open = append(open, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
+		}
+	}
+	if len(open) > 0 {
+		r.find.Add(oracle.BoundedFinish, r.now(), "pipelines", "%d bounded pipelines did not finish: %s", len(open), strings.Join(open[:min(len(open), 10)], ", "))
+	}
 }
 
 // progressWithin returns the pipelines that completed a checkpoint in

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/ckptsim/ckptsim/core/coord"
 	"github.com/ckptsim/ckptsim/core/sched"
+	"github.com/ckptsim/ckptsim/core/variant"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/cluster"
 	"github.com/ckptsim/ckptsim/workloads/oracle"
@@ -39,6 +41,9 @@ type Options struct {
 	RecordDecisions bool
 	// ArtifactDir receives visualisations of failing checks ("": none).
 	ArtifactDir string
+	// Buggify overrides the scenario's buggify.enabled: "on" (the
+	// scenario's probabilities, or the defaults), "off", or "" (the scenario).
+	Buggify string
 }
 
 // Outcome is one seed's result.
@@ -60,10 +65,19 @@ type Outcome struct {
 	Decisions  []int32        `json:"-"`
 	LockGraph  *sim.LockGraph `json:"-"`
 	Artifacts  []string       `json:"artifacts,omitempty"`
+	Buggify    []SiteOutcome  `json:"buggify,omitempty"`
 	// Checks are the ids of the checks that fired (workloads/oracle),
 	// sorted; Findings what each saw.
 	Checks   []string         `json:"checks,omitempty"`
 	Findings []oracle.Finding `json:"findings,omitempty"`
+}
+
+// SiteOutcome is what one BUGGIFY site did in a seed.
+type SiteOutcome struct {
+	Site      string `json:"site"`
+	On        bool   `json:"on"`
+	Evaluated int    `json:"evaluated"` // calls while on
+	Fired     int    `json:"fired"`
 }
 
 // Latencies are virtual-time distributions gathered during the run.
@@ -116,19 +130,11 @@ func (s *Scenario) Ref() string {
 
 // clusterConfig builds the simulated member of a scenario.
 func (s *Scenario) clusterConfig(v map[string]string, f Faults) (cluster.Config, error) {
-	var cv coord.Variants
-	for k, val := range v {
-		if k == "design" || k == "task-failure" {
-			continue
-		}
-		if err := cv.Set(k, val); err != nil {
-			return cluster.Config{}, err
-		}
+	set, err := variant.Parse(v)
+	if err != nil {
+		return cluster.Config{}, err
 	}
-	design := sched.Design(s.Scheduler.Design)
-	if d, ok := v["design"]; ok {
-		design = sched.Design(d)
-	}
+	design := cmp.Or(set.Design, sched.Design(s.Scheduler.Design))
 	cores := s.Cluster.Cores
 	if cores == 0 {
 		cores = 2
@@ -136,14 +142,16 @@ func (s *Scenario) clusterConfig(v map[string]string, f Faults) (cluster.Config,
 	w := s.Workload
 	return cluster.Config{
 		Jobs: s.Cluster.Jobs, Pipelines: s.Cluster.Pipelines, Tasks: s.Cluster.Tasks, ExecutorCore: s.Cluster.ExecutorCore,
+		StartingTasks: s.Cluster.StartingTasks,
 		Coord: coord.Config{Interval: s.Checkpoint.Interval.D, Timeout: s.Checkpoint.Timeout.D,
 			SchemaTimeout: s.Checkpoint.SchemaTimeout.D, MinPause: s.Checkpoint.MinPause.D,
-			MaxRetained: s.Checkpoint.MaxRetained, Variants: cv},
-		Sched: sched.Config{Design: design, Cores: cores, DispatchThreads: s.Scheduler.DispatchThreads, TaskFailure: v["task-failure"]},
+			MaxRetained: s.Checkpoint.MaxRetained, Variants: set},
+		Sched: sched.Config{Design: design, Cores: cores, DispatchThreads: s.Scheduler.DispatchThreads, TaskFailure: set.TaskFailure},
 		Workload: cluster.Workload{AckLatency: dist(w.AckLatency), DispatchLatency: dist(w.DispatchLatency),
 			NotifyLatency: dist(w.NotifyLatency), StatusLatency: dist(w.StatusLatency), StorageLatency: dist(w.StorageLatency),
 			RestartDelay: dist(w.RestartDelay), BodySlowness: dist(w.BodySlowness), StatusSlow: dist(f.StatusSlow),
-			Partitions: w.Partitions, BatchRate: w.BatchRate, SinkFailure: w.SinkFailure},
+			Partitions: w.Partitions, BatchRate: w.BatchRate, SinkFailure: w.SinkFailure,
+			IdleAfter: dist(w.IdleAfter), FinishAfter: dist(w.FinishAfter)},
 		Faults: cluster.FaultRates{StatusRetryable: f.StatusRetryable, StorageFail: f.StorageFailure, IDFail: f.IDFailure,
 			AckDrop: f.TaskFailure, BarrierFail: f.BarrierFailure, NotifyFail: f.NotifyFailure, TriggerThrow: f.TriggerThrow,
 			TaskError: f.TaskError},

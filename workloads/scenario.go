@@ -80,6 +80,7 @@ type Scenario struct {
 	Workload    Workload          `yaml:"workload,omitempty"`
 	Faults      Faults            `yaml:"faults,omitempty"`
 	Swarm       bool              `yaml:"swarm,omitempty"`
+	Buggify     *Buggify          `yaml:"buggify,omitempty"`
 	Run         RunSpec           `yaml:"run"`
 	Checks      Checks            `yaml:"checks,omitempty"`
 
@@ -89,11 +90,14 @@ type Scenario struct {
 
 // Cluster is the member's shape.
 type Cluster struct {
-	Jobs         int `yaml:"jobs"`
-	Pipelines    int `yaml:"pipelines"` // per job
-	Tasks        int `yaml:"tasks"`     // per pipeline
-	Cores        int `yaml:"cores,omitempty"`
-	ExecutorCore int `yaml:"executor_core,omitempty"`
+	Jobs      int `yaml:"jobs"`
+	Pipelines int `yaml:"pipelines"` // per job
+	Tasks     int `yaml:"tasks"`     // per pipeline
+	// StartingTasks are the source tasks (0..n-1) of each pipeline; the
+	// others may close when idle (0: every task is a source).
+	StartingTasks int `yaml:"starting_tasks,omitempty"`
+	Cores         int `yaml:"cores,omitempty"`
+	ExecutorCore  int `yaml:"executor_core,omitempty"`
 }
 
 // Checkpoint is the coordinators' configuration.
@@ -123,6 +127,8 @@ type Workload struct {
 	Partitions      int     `yaml:"partitions,omitempty"`    // source partitions per pipeline (watermarks)
 	BatchRate       float64 `yaml:"batch_rate,omitempty"`    // source batches per second per partition
 	SinkFailure     float64 `yaml:"sink_failure,omitempty"`  // probability a batch fails in the sink
+	IdleAfter       Dist    `yaml:"idle_after,omitempty"`    // when each non-starting task asks to close
+	FinishAfter     Dist    `yaml:"finish_after,omitempty"`  // when each pipeline's sources finish (bounded)
 }
 
 // Faults lists fault kinds with their rates or schedules.
@@ -142,6 +148,16 @@ type Faults struct {
 	NotifyFailure   float64  `yaml:"notify_failure,omitempty"`
 	TriggerThrow    float64  `yaml:"trigger_throw,omitempty"`
 	TaskError       float64  `yaml:"task_error,omitempty"` // a task reports a checkpoint error
+}
+
+// Buggify switches core's rare paths (env.Site, FoundationDB's BUGGIFY) on
+// in simulation: each seed switches each site on with probability SiteOn,
+// and an on site fires at each call with its probability.
+type Buggify struct {
+	Enabled bool               `yaml:"enabled"`
+	SiteOn  float64            `yaml:"site_on,omitempty"` // default 0.5
+	Fire    float64            `yaml:"fire,omitempty"`    // default 0.1
+	Sites   map[string]float64 `yaml:"sites,omitempty"`   // per-site firing probability; 0: off
 }
 
 // RunSpec is the simulated duration and budgets.

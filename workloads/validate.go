@@ -2,11 +2,14 @@ package workloads
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strings"
 
-	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/core/env"
 	"github.com/ckptsim/ckptsim/core/sched"
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 // Limits on scenario values.
@@ -18,7 +21,7 @@ const (
 
 func (s *Scenario) validate() error {
 	checks := []func() error{s.validateName, s.validateCluster, s.validateCheckpoint, s.validateScheduler,
-		s.validateVariants, s.validateWorkload, s.validateFaults, s.validateRun}
+		s.validateVariants, s.validateWorkload, s.validateFaults, s.validateBuggify, s.validateRun}
 	for _, c := range checks {
 		if err := c(); err != nil {
 			return err
@@ -51,6 +54,12 @@ func (s *Scenario) validateCluster() error {
 	}
 	if err := s.intRange("$.cluster.tasks", c.Tasks, 1, MaxTasks); err != nil {
 		return err
+	}
+	if err := s.intRange("$.cluster.starting_tasks", c.StartingTasks, 0, c.Tasks); err != nil {
+		return err
+	}
+	if s.Workload.IdleAfter != (Dist{}) && (c.StartingTasks == 0 || c.StartingTasks == c.Tasks) {
+		return s.errorf("$.cluster.starting_tasks", "workload.idle_after needs non-starting tasks: set starting_tasks between 1 and tasks-1")
 	}
 	if err := s.intRange("$.cluster.cores", c.Cores, 0, 1024); err != nil {
 		return err
@@ -118,27 +127,11 @@ func (s *Scenario) validateVariants() error {
 }
 
 // CheckVariant validates one key=value of --variant or a scenario's
-// variants map.
-func CheckVariant(key, value string) error {
-	switch key {
-	case "design":
-		_, err := sched.ParseDesign(value)
-		return err
-	case "task-failure":
-		if value != "recover" && value != "kill-worker" {
-			return fmt.Errorf("unknown value %q for variant task-failure (want recover or kill-worker)", value)
-		}
-		return nil
-	}
-	var v coord.Variants
-	return v.Set(key, value)
-}
+// variants map (core/variant holds the registry).
+func CheckVariant(key, value string) error { return variant.Check(key, value) }
 
 // VariantKeys lists every variant key with its values, default first.
-func VariantKeys() []string {
-	out := []string{"design=shared|per-pipeline|shared-inline", "task-failure=recover|kill-worker"}
-	return append(out, coord.VariantKeys()...)
-}
+func VariantKeys() []string { return variant.Listing() }
 
 func (s *Scenario) dist(path string, d Dist) error {
 	if !slices.Contains([]string{"", "fixed", "uniform", "exp"}, d.Kind) {
@@ -172,7 +165,7 @@ func (s *Scenario) validateWorkload() error {
 		d    Dist
 	}{{"ack_latency", w.AckLatency}, {"dispatch_latency", w.DispatchLatency}, {"notify_latency", w.NotifyLatency},
 		{"status_latency", w.StatusLatency}, {"storage_latency", w.StorageLatency}, {"restart_delay", w.RestartDelay},
-		{"body_slowness", w.BodySlowness}} {
+		{"body_slowness", w.BodySlowness}, {"idle_after", w.IdleAfter}, {"finish_after", w.FinishAfter}} {
 		if err := s.dist("$.workload."+d.path, d.d); err != nil {
 			return err
 		}
@@ -250,3 +243,27 @@ func (s *Scenario) validateRun() error {
 	}
 	return s.duration("$.checks.max_delay", s.Checks.MaxDelay, false, Dur(0))
 }
+
+func (s *Scenario) validateBuggify() error {
+	b := s.Buggify
+	if b == nil {
+		return nil
+	}
+	if err := s.prob("$.buggify.site_on", b.SiteOn); err != nil {
+		return err
+	}
+	if err := s.prob("$.buggify.fire", b.Fire); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(b.Sites)) {
+		if _, ok := env.ParseSite(name); !ok {
+			return s.errorf("$.buggify.sites."+name, "unknown site %q (sites: %s)", name, siteList())
+		}
+		if err := s.prob("$.buggify.sites."+name, b.Sites[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func siteList() string { return strings.Join(SiteNames(), ", ") }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ckptsim/ckptsim/workloads"
+	"github.com/ckptsim/ckptsim/workloads/campaign"
 )
 
 func TestRunSmoke(t *testing.T) {
@@ -131,6 +132,9 @@ func TestBadInput(t *testing.T) {
 		{"unknown variant value flag", []string{"--scenario", "testdata/good.yaml", "--variant", "trigger-errors=loud"}, []string{"-variant", "unknown value \"loud\" for variant trigger-errors (want report or silent)"}},
 		{"unknown variant key flag", []string{"--scenario", "testdata/good.yaml", "--variant", "colour=blue"}, []string{"unknown variant key \"colour\""}},
 		{"variant without value", []string{"--scenario", "testdata/good.yaml", "--variant", "design"}, []string{"want key=value"}},
+		{"unknown buggify site", []string{"--scenario", "testdata/unknown-site.yaml"}, []string{"testdata/unknown-site.yaml:13:19: buggify.sites.disk-on-fire: unknown site \"disk-on-fire\" (sites: status-slow, "}},
+		{"buggify probability", []string{"--scenario", "testdata/bad-fire.yaml"}, []string{"testdata/bad-fire.yaml:11:9: buggify.fire: probability 1.5 out of range [0, 1]"}},
+		{"bad buggify flag", []string{"--scenario", "smoke", "--buggify", "maybe"}, []string{"want on or off"}},
 		{"unknown scenario", []string{"--scenario", "no-such-scenario"}, []string{"no embedded scenario or file named \"no-such-scenario\""}},
 		{"missing file", []string{"--scenario", "testdata/absent.yaml"}, []string{"absent.yaml"}},
 		{"bad shard", []string{"--scenario", "smoke", "--shard", "2/2"}, []string{"want i/n with 0 <= i < n"}},
@@ -206,7 +210,7 @@ func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
 
 // size orders scenarios for shrinking: the member, the fault kinds, the run.
 func size(s *workloads.Scenario) float64 {
-	return float64(s.Cluster.Jobs*s.Cluster.Pipelines*s.Cluster.Tasks)*1e6 + float64(len(faultKindsOn(s)))*1e4 +
+	return float64(s.Cluster.Jobs*s.Cluster.Pipelines*s.Cluster.Tasks)*1e6 + float64(len(campaign.FaultKindsOn(s)))*1e4 +
 		s.Run.Duration.D.Seconds()
 }
 
@@ -246,12 +250,12 @@ func TestInterrupt(t *testing.T) {
 	if !strings.Contains(stdout.String(), sum.Resume[0]) {
 		t.Errorf("resume command not printed:\n%s", stdout.String())
 	}
-	rest := simrunExec(t, append(replayArgs(t, sum.Resume[0]), "--json")...)
-	rest.want(t, exitPass)
 	seeds := map[uint64]bool{}
 	for _, o := range sum.outcomesFrom(t, out) {
 		seeds[o] = true
 	}
+	rest := simrunExec(t, append(replayArgs(t, sum.Resume[0]), "--json")...)
+	rest.want(t, exitPass)
 	for _, l := range lines(t, rest.stdout) {
 		if seeds[l.Seed] {
 			t.Errorf("seed %d run twice", l.Seed)
@@ -260,6 +264,9 @@ func TestInterrupt(t *testing.T) {
 	}
 	if len(seeds) != 60 {
 		t.Errorf("interrupted run and resume together ran %d seeds, want 60", len(seeds))
+	}
+	if got := sum.outcomesFrom(t, out); len(got) != 60 || !slices.IsSorted(got) {
+		t.Errorf("after the resume results.jsonl holds %d seeds (sorted: %v), want 0..59", len(got), slices.IsSorted(got))
 	}
 }
 
@@ -294,7 +301,7 @@ func TestHelpListCompare(t *testing.T) {
 	}
 	l := simrunExec(t, "list")
 	l.want(t, exitPass)
-	for _, s := range []string{"smoke", "h4-trigger-silent", "trigger-errors=report|silent", "design=shared|per-pipeline|shared-inline"} {
+	for _, s := range []string{"smoke", "h4-trigger-silent", "trigger-errors=report|silent", "design=shared|per-pipeline|shared-inline|leader-follower"} {
 		if !strings.Contains(l.stdout, s) {
 			t.Errorf("list lacks %q", s)
 		}
@@ -304,6 +311,39 @@ func TestHelpListCompare(t *testing.T) {
 	for _, s := range []string{"t2c p50", "delay max", "failover-first p50", "design=shared ", "design=per-pipeline,expiry-fence=none"} {
 		if !strings.Contains(c.stdout, s) {
 			t.Errorf("compare lacks %q:\n%s", s, c.stdout)
+		}
+	}
+}
+
+// TestPositionalScenario: a scenario typed as an argument, before or
+// after the flags, is the same as --scenario; commands without a scenario
+// still refuse arguments, and replay takes one scenario only.
+func TestPositionalScenario(t *testing.T) {
+	for _, tc := range []struct{ positional, flagged []string }{
+		{[]string{"run", "testdata/good.yaml", "--seeds", "2", "--json"}, []string{"run", "--scenario", "testdata/good.yaml", "--seeds", "2", "--json"}},
+		{[]string{"run", "--seeds", "2", "smoke", "testdata/good.yaml", "--json"}, []string{"run", "--scenario", "smoke", "--scenario", "testdata/good.yaml", "--seeds", "2", "--json"}},
+		{[]string{"replay", "testdata/good.yaml", "--seed", "7", "--json"}, []string{"replay", "--scenario", "testdata/good.yaml", "--seed", "7", "--json"}},
+		{[]string{"replay", "--seed", "7", "smoke", "--json"}, []string{"replay", "--scenario", "smoke", "--seed", "7", "--json"}},
+	} {
+		a, b := simrunExec(t, tc.positional...), simrunExec(t, tc.flagged...)
+		a.want(t, exitPass)
+		if a.stdout != b.stdout || a.code != b.code || len(lines(t, a.stdout)) == 0 {
+			t.Errorf("%q (exit %d):\n%s\n%q (exit %d):\n%s", tc.positional, a.code, a.stdout, tc.flagged, b.code, b.stdout)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", "smoke", "testdata/good.yaml"}, `one scenario only, got "smoke" and "testdata/good.yaml"`},
+		{[]string{"replay", "--scenario", "smoke", "tiny"}, `one scenario only, got "smoke" and "tiny"`},
+		{[]string{"list", "extra"}, `unexpected argument "extra" (flags only)`},
+		{[]string{"run", "testdata/wrong-type.yaml"}, "testdata/wrong-type.yaml:4:14: cluster.pipelines: wrong type"},
+	} {
+		r := simrunExec(t, tc.args...)
+		r.want(t, exitUsage)
+		if !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q: stderr lacks %q:\n%s", tc.args, tc.want, r.stderr)
 		}
 	}
 }

@@ -1,6 +1,11 @@
 package coord
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/variant"
+)
 
 // Acknowledge records a task's acknowledgement of checkpoint id. The last
 // acknowledgement completes the pending future on this thread (SPEC 1.7).
@@ -16,6 +21,9 @@ func (c *Coordinator) Acknowledge(task TaskID, id int64, state []byte) {
 	last, dup := p.ack(task, state)
 	if dup {
 		return
+	}
+	if !p.Type.Final() {
+		c.idleAcked(p, task)
 	}
 	if last {
 		p.fut.Complete(p.completed(c.e.Now()))
@@ -37,11 +45,12 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 	if err := c.persist(cp); err != nil {
 		return err
 	}
+	c.idleStored(cp)
 	p.stored.Complete(cp)
 	c.latestCompleted.Store(cp)
 	c.emit(Event{Kind: EvCompleted, Gen: p.Gen, ID: cp.ID, Type: cp.Type})
 	if err := c.notifyCompleted(cp); err != nil {
-		c.handleError(p.Gen, ReasonNotifyFailed, err, c.deferredFence(), false)
+		c.handleError(p.Gen, ReasonNotifyFailed, err, fenceDeferred)
 		return nil // the error path's clean resets the counter
 	}
 	if p.watchdog != nil {
@@ -71,7 +80,7 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 
 // persist writes the checkpoint (or savepoint) and applies retention.
 func (c *Coordinator) persist(cp *Completed) error {
-	memory := c.cfg.Variants.Retention == "memory"
+	memory := c.cfg.Variants.Retention == variant.RetainMemory
 	if cp.Type == CompletedPoint {
 		if memory {
 			c.retain(cp.ID) // upstream counts it although it is never stored (#12096)
@@ -89,22 +98,45 @@ func (c *Coordinator) persist(cp *Completed) error {
 	if err := c.d.Storage.Store(cp); err != nil {
 		return fmt.Errorf("store checkpoint %d: %w", cp.ID, err)
 	}
+	if env.Buggify(c.e, env.SiteStoreFailsAfterWrite) {
+		return fmt.Errorf("store checkpoint %d: reply lost after the write took effect (buggify)", cp.ID)
+	}
 	return c.retain(cp.ID)
 }
 
-// retain appends id to the retention deque and deletes the oldest
-// MaxRetained ids each time the deque reaches a multiple of MaxRetained
-// above the first (upstream's batch deletion: N..2N-1 kept).
+// retain appends id to the retention deque and, once the deque holds 2N
+// ids (N = MaxRetained), deletes the oldest down to N (upstream's batch
+// deletion: N..2N-1 kept).
+//
+// Upstream deletes only when the size is a multiple of N above the first
+// (size % N == 0 && size / N > 1). That is the same while ids arrive one
+// at a time from an aligned deque, but a deque rebuilt from storage after
+// a store whose reply was lost (the checkpoint is stored, never retained,
+// and the generation fails) can start unaligned, and then N..2N-1 no
+// longer holds: 2N ids rebuilt grow to 3N before the next deletion (found
+// by BUGGIFY, site store-fails-after-write, smoke seeds 3 and 4).
 func (c *Coordinator) retain(id int64) error {
 	c.mapMu.Lock()
 	c.completedIDs = append(c.completedIDs, id)
-	n := c.cfg.MaxRetained
-	var drop []int64
-	if len(c.completedIDs)%n == 0 && len(c.completedIDs)/n > 1 {
-		drop = append(drop, c.completedIDs[:n]...)
-		c.completedIDs = append([]int64(nil), c.completedIDs[n:]...)
-	}
+	drop := c.trimLocked()
 	c.mapMu.Unlock()
+	return c.deleteRetained(drop)
+}
+
+// trimLocked takes the oldest retained ids down to N once the deque holds
+// 2N or more, and returns them; the caller holds coord.pending.
+func (c *Coordinator) trimLocked() []int64 {
+	n := c.cfg.MaxRetained
+	k := len(c.completedIDs)
+	if k < 2*n {
+		return nil
+	}
+	drop := append([]int64(nil), c.completedIDs[:k-n]...)
+	c.completedIDs = append([]int64(nil), c.completedIDs[k-n:]...)
+	return drop
+}
+
+func (c *Coordinator) deleteRetained(drop []int64) error {
 	if len(drop) == 0 {
 		return nil
 	}
@@ -145,7 +177,7 @@ func (c *Coordinator) finish(gen uint64, t Type) {
 	if cur != gen {
 		return // a restore already replaced the generation
 	}
-	c.clean(ReasonCompleted, gen, false)
+	c.clean(ReasonCompleted, gen)
 	c.updateStatus(st)
 	if f.Complete(st) {
 		c.emit(Event{Kind: EvFinished, Gen: gen, Type: t})

@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 // Config is one pipeline's checkpoint configuration (SPEC section C).
@@ -18,11 +20,12 @@ type Config struct {
 	MinPause       time.Duration // -1 or 0: disabled
 	MaxRetained    int           // default 20
 	Tasks          int           // tasks of the pipeline, default 1
+	StartingTasks  int           // tasks 0..StartingTasks-1 start the pipeline (sources); 0: all. Others may close when idle
 	StatusRetries  int           // IMap retries, default 30
 	StatusBackoff  time.Duration // default 2 s
 	PendingBackoff time.Duration // guard 7 re-arm, default 500 ms
 	SavepointPoll  time.Duration // savepoint sleep-poll, default 500 ms
-	Variants       Variants
+	Variants       variant.Set
 	Logger         *slog.Logger
 	Observer       Observer
 	Hooks          Hooks
@@ -56,7 +59,6 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	c.Variants = c.Variants.Normalize()
 	return c
 }
 
@@ -81,7 +83,7 @@ type Deps struct {
 //	coord.lock        trigger critical section, savepoint wait, clean; re-entrant for the
 //	                  barrier-continuation=inline variant only
 //	coord.generation  the generation counter and its terminal future
-//	coord.pending     the pending map, task status, ready-to-close sets (leaf)
+//	coord.pending     the pending map, task status, ready-to-close and idle sets (leaf)
 //	coord.periodic    the live periodic trigger chain; held across Lease.Schedule and Cancel
 //	coord.ack, coord.future, sched.lease, exec.*   leaves
 //
@@ -114,6 +116,7 @@ type Coordinator struct {
 	pending      map[int64]*Pending
 	taskStatus   map[TaskID]TaskState
 	readyToClose map[TaskID]bool
+	idle         idleSets
 	completedIDs []int64 // retention deque; also guarded by complMu for writes
 	savepointReq *Future[*Completed]
 	spWriter     SavepointWriter
@@ -142,7 +145,8 @@ func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coor
 	c := &Coordinator{d: d, e: e, cfg: cfg, job: job, pipeline: pipeline,
 		restoreMu: e.NewMutex("coord.restore"), lock: e.NewMutex("coord.lock"), complMu: e.NewMutex("coord.completion"),
 		genMu: e.NewMutex("coord.generation"), mapMu: e.NewMutex("coord.pending"), periodicMu: e.NewMutex("coord.periodic"),
-		pending: map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{}}
+		pending: map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{},
+		idle: newIdleSets()}
 	for i := range cfg.Tasks {
 		c.tasks = append(c.tasks, TaskID(i))
 	}
@@ -195,20 +199,14 @@ func (c *Coordinator) isCompleted() bool {
 	return l != nil && l.Type.Final() && !l.Restored
 }
 
+var errBuggifyRejected = errors.New("coordinator executor rejected the task (buggify)")
+
 // async runs fn on the coordinator executor.
 func (c *Coordinator) async(fn func()) error {
-	return c.d.Executor().Execute(fn)
-}
-
-// lockUnlessHeld takes coord.lock unless the caller's chain already holds
-// it (only in the barrier-continuation=inline variant, where Java's
-// re-entrant monitor lets the continuation re-enter).
-func (c *Coordinator) lockUnlessHeld(held bool) (unlock func()) {
-	if held {
-		return func() {}
+	if env.Buggify(c.e, env.SiteExecutorRejects) {
+		return errBuggifyRejected // BUGGIFY: every caller handles a rejection
 	}
-	c.lock.Lock()
-	return c.lock.Unlock
+	return c.d.Executor().Execute(fn)
 }
 
 // pendingSnapshot returns the pending checkpoints in id order.

@@ -24,7 +24,8 @@
 // coordinator and the same scheduler lease. Every deferred action carries
 // the generation it was armed in and fails only that generation: the expiry
 // (H1) and, with deferred-fence=generation, every other deferred caller
-// (H9). Named variants reintroduce the historical behaviours; see Variants.
+// (H9). Named variants reintroduce the historical behaviours; the registry
+// is core/variant, and the inline-continuation variant lives in inline.go.
 //
 // # Readings chosen where upstream was unverified or unsafe
 //
@@ -47,6 +48,11 @@
 //     cannot checkpoint (found by the smoke and swarm scenarios).
 //   - A restore's re-commit of a SCHEMA_CHANGE_AFTER checkpoint does not end
 //     a schema change (upstream's IllegalState there stops the restore).
+//   - A schema-change trigger that guard 5 drops (shut down) ends the schema
+//     change. A request that arrives during a restore, after its clean and
+//     before its resume, otherwise leaves schemaChanging set with no
+//     schema-change checkpoint to clear it, and guard 6 stops every periodic
+//     trigger of the restored generation (found by swarm seed 101259).
 //   - finish ends only its own generation's future (found by swarm: a slow
 //     status update let a savepoint's finish end the restored generation).
 //   - savepoint-wait=outside-lock (the default, H5's fix) sleep-polls
@@ -61,7 +67,28 @@
 //     1.8 and 1.12; with retention=durable (the default) the deque is rebuilt
 //     from storage on restore, retention=memory keeps upstream's loss (H10).
 //   - Task statuses other than WAITING_RESTORE and READY_START are recorded
-//     only; idle-task closing (readyToCloseIdleTask) is not modelled.
+//     only.
+//   - Idle-task closing (readyToCloseIdleTask, idle.go): with
+//     Config.StartingTasks set, a non-starting task may ask to close; the
+//     next non-final checkpoint's barrier names it in PrepareClose, its
+//     acknowledgement moves it to closedIdleTask, and the completion that
+//     stores its final state names it in Completed.Closed, which is when
+//     the task closes. The request does not trigger a checkpoint inline
+//     (upstream's tryTrigger from there re-arms a second periodic chain).
+//     Tasks closed for good survive cleans and rebuild closedIdleTask on
+//     restore (#12042); idle-restore=forget keeps the loss before it.
+//   - A pipeline finished by its COMPLETED_POINT is not restored (the job
+//     master restores running pipelines only).
+//
+// # BUGGIFY
+//
+// Rare paths a simulation may switch on per seed (env.Buggify): a slow
+// status write (updateStatus), a completion handler one timeout late
+// (onPendingDone), a trigger re-arm one pending back-off late
+// (scheduleTrigger), an executor rejection (async) and a store whose reply
+// is lost after the write (persist). In wall mode none fires. The last
+// one found that a deque rebuilt from storage could start at 2N and break
+// N..2N-1 retention (retain and reloadLatest now trim at >= 2N).
 //
 // # Locks
 //

@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"slices"
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
@@ -99,26 +100,29 @@ func (f *Future[T]) GetFor(d time.Duration) (v T, err error, ok bool) {
 
 // Pending is a checkpoint that was triggered and is waiting for acks.
 type Pending struct {
-	ID          int64
-	Type        Type
-	TriggeredAt time.Time
-	Gen         uint64 // generation that created it
-	cleans      uint64 // cleans seen when it was created
-	job         int64
-	pipeline    int
-	mu          env.Mutex // "coord.ack": notAcked and states; a leaf lock
-	notAcked    map[TaskID]bool
-	states      map[TaskID][]byte
-	fut         *Future[*Completed] // nil value: aborted by RESET or PIPELINE_END
+	ID           int64
+	Type         Type
+	TriggeredAt  time.Time
+	Gen          uint64 // generation that created it
+	cleans       uint64 // cleans seen when it was created
+	job          int64
+	pipeline     int
+	mu           env.Mutex // "coord.ack": notAcked and states; a leaf lock
+	notAcked     map[TaskID]bool
+	states       map[TaskID][]byte
+	fut          *Future[*Completed] // nil value: aborted by RESET or PIPELINE_END
+	watchdog     Cancelable
+	tasks        []TaskID // the tasks it waits for and sends barriers to
+	prepareClose []TaskID // idle tasks its barrier prepares to close
+	closed       []TaskID // tasks closed when it was created
 	// stored settles once completion persisted the checkpoint (its value)
 	// or will not (an error; nil after a RESET): a savepoint is answered
 	// from it, so the manager commits only bundles every pipeline wrote.
-	stored   *Future[*Completed]
-	watchdog Cancelable
+	stored *Future[*Completed]
 }
 
 func newPending(e env.Env, job int64, pipeline int, id int64, typ Type, ts time.Time, gen uint64, tasks []TaskID) *Pending {
-	p := &Pending{ID: id, Type: typ, TriggeredAt: ts, Gen: gen, job: job, pipeline: pipeline,
+	p := &Pending{ID: id, Type: typ, TriggeredAt: ts, Gen: gen, job: job, pipeline: pipeline, tasks: tasks,
 		mu: e.NewMutex("coord.ack"), notAcked: map[TaskID]bool{}, states: map[TaskID][]byte{}, fut: NewFuture[*Completed](e), stored: NewFuture[*Completed](e)}
 	for _, t := range tasks {
 		p.notAcked[t] = true
@@ -153,7 +157,7 @@ func (p *Pending) completed(now time.Time) *Completed {
 		states[k] = v
 	}
 	return &Completed{Job: p.job, Pipeline: p.pipeline, ID: p.ID, Type: p.Type, TriggeredAt: p.TriggeredAt,
-		CompletedAt: now, States: states, Generation: p.Gen}
+		CompletedAt: now, States: states, Generation: p.Gen, Closed: slices.Clone(p.prepareClose)}
 }
 
 // Future is the pending checkpoint's completion.

@@ -27,10 +27,19 @@ type rig struct {
 	withhold bool // tasks never acknowledge
 	dispatch time.Duration
 	storeLat time.Duration
+	getLat   time.Duration // each status-store read takes this long
 	restores int
 	failures []Reason
 	ids      int64
 	status   map[string]string
+	barriers []sentBarrier // every barrier dispatched
+}
+
+// sentBarrier is one barrier the rig's transport dispatched, at virtual time at.
+type sentBarrier struct {
+	task TaskID
+	b    Barrier
+	at   time.Time
 }
 
 // gatedExec runs each function on its own thread, or holds them while
@@ -132,6 +141,9 @@ type rigTransport rig
 
 func (t *rigTransport) TriggerBarrier(job int64, pipeline int, task TaskID, b Barrier) error {
 	r := (*rig)(t)
+	r.mu.Lock()
+	r.barriers = append(r.barriers, sentBarrier{task: task, b: b, at: r.e.Now()})
+	r.mu.Unlock()
 	if r.dispatch > 0 {
 		r.e.Sleep(r.dispatch)
 	}
@@ -174,9 +186,14 @@ func (s *rigStorage) IDs(int64, int) ([]int64, error) { return nil, nil }
 
 type rigStatus rig
 
-func (s *rigStatus) Get(k string) (string, error) { return s.status[k], nil }
-func (s *rigStatus) Set(k, v string) error        { s.status[k] = v; return nil }
-func (s *rigStatus) Delete(k string) error        { delete(s.status, k); return nil }
+func (s *rigStatus) Get(k string) (string, error) {
+	if s.getLat > 0 {
+		s.e.Sleep(s.getLat)
+	}
+	return s.status[k], nil
+}
+func (s *rigStatus) Set(k, v string) error { s.status[k] = v; return nil }
+func (s *rigStatus) Delete(k string) error { delete(s.status, k); return nil }
 
 type rigIDs rig
 

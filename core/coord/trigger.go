@@ -3,6 +3,9 @@ package coord
 import (
 	"fmt"
 	"time"
+
+	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 // scheduleTrigger arms a trigger of typ after delay on the lease; tok is
@@ -12,6 +15,14 @@ func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration, tok uint64)
 	return c.d.Lease.Schedule(delay, func() error { return c.triggerBody(typ, tok) })
 }
 
+// buggifyRearm: the re-arm reaches the lease late, maybe after a CancelAll
+// (BUGGIFY; outside coord.periodic).
+func (c *Coordinator) buggifyRearm() {
+	if env.Buggify(c.e, env.SiteRearmRacesCancel) {
+		c.e.Sleep(c.cfg.PendingBackoff)
+	}
+}
+
 // armPeriodic starts a new periodic chain (tasks ready, restore, end of a
 // schema change) and ends the live one: its waiting trigger is cancelled
 // and its running body can no longer re-arm. Without it a chain armed
@@ -19,6 +30,7 @@ func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration, tok uint64)
 // beside the new one (two periodic chains per pipeline, found by the lease
 // checks' lease-trigger-chains on swarm).
 func (c *Coordinator) armPeriodic(delay time.Duration) {
+	c.buggifyRearm()
 	c.periodicMu.Lock()
 	defer c.periodicMu.Unlock()
 	c.periodicTask = c.scheduleTrigger(Checkpoint, delay, c.newChainLocked())
@@ -44,6 +56,7 @@ func (c *Coordinator) newChainLocked() uint64 {
 // rearm continues periodic chain tok (guards 3, 4, 7 and 9) unless a newer
 // chain replaced it; other types re-arm as they are.
 func (c *Coordinator) rearm(typ Type, delay time.Duration, tok uint64) {
+	c.buggifyRearm()
 	if typ != Checkpoint {
 		c.scheduleTrigger(typ, delay, 0)
 		return
@@ -77,7 +90,7 @@ func (c *Coordinator) triggerBody(typ Type, tok uint64) (err error) {
 		c.stopped("superseded periodic trigger")
 		return nil
 	}
-	if c.cfg.Variants.TriggerErrors == "silent" {
+	if c.cfg.Variants.TriggerErrors == variant.ErrorsSilent {
 		return c.tryTrigger(typ, tok)
 	}
 	gen, _ := c.Generation()
@@ -87,7 +100,7 @@ func (c *Coordinator) triggerBody(typ Type, tok uint64) (err error) {
 		}
 		if err != nil {
 			c.log().Error("checkpoint trigger failed", "type", typ, "err", err)
-			c.handleError(gen, ReasonTriggerFailed, err, true, false)
+			c.handleError(gen, ReasonTriggerFailed, err, fenceAlways)
 		}
 	}()
 	return c.tryTrigger(typ, tok)
@@ -144,6 +157,15 @@ func (c *Coordinator) periodicGuards(now time.Time, tok uint64) (rearmed, stop b
 func (c *Coordinator) triggerLocked(now time.Time, typ Type, tok uint64) error {
 	if c.isCompleted() || c.shutdown.Load() { // guard 5
 		c.stopped("completed or shut down")
+		if typ.SchemaChange() {
+			// The clean that shut the generation down already ended any
+			// schema change it saw; this one began after it (a request
+			// during a restore, before the resume). Its checkpoint will
+			// never be taken, so it ends here, or guard 6 would stop
+			// every periodic trigger of the restored generation for good
+			// (swarm seed 101259).
+			c.schemaChanging.Store(false)
+		}
 		return nil
 	}
 	if c.schemaChanging.Load() && typ == Checkpoint { // guard 6
@@ -158,7 +180,7 @@ func (c *Coordinator) triggerLocked(now time.Time, typ Type, tok uint64) error {
 	if err != nil {
 		return err
 	}
-	c.startPending(pf, true)
+	c.startPending(pf)
 	if typ == Checkpoint { // guard 9
 		c.rearm(Checkpoint, c.cfg.Interval, tok)
 	}
@@ -180,13 +202,14 @@ func (c *Coordinator) createPending(now time.Time, typ Type) (*Future[*Pending],
 	err := c.async(func() {
 		id, err := c.allocateID(typ)
 		if err != nil {
-			c.handleError(gen, ReasonIDFailed, err, c.deferredFence(), false)
+			c.handleError(gen, ReasonIDFailed, err, fenceDeferred)
 			pf.Fail(err)
 			return
 		}
 		c.hop(pf, gen, func() {
-			p := newPending(c.e, c.job, c.pipeline, id, typ, now, gen, c.tasksToAck())
-			p.cleans = cleans
+			tasks, prepare, closed := c.idleSnapshot(typ)
+			p := newPending(c.e, c.job, c.pipeline, id, typ, now, gen, tasks)
+			p.cleans, p.prepareClose, p.closed = cleans, prepare, closed
 			c.hop(pf, gen, func() {
 				if c.register(p) {
 					pf.Complete(p)
@@ -205,7 +228,7 @@ func (c *Coordinator) createPending(now time.Time, typ Type) (*Future[*Pending],
 // hop runs fn on the executor; a rejection fails pf and the generation.
 func (c *Coordinator) hop(pf *Future[*Pending], gen uint64, fn func()) {
 	if err := c.async(fn); err != nil {
-		c.handleError(gen, ReasonTriggerFailed, err, c.deferredFence(), false)
+		c.handleError(gen, ReasonTriggerFailed, err, fenceDeferred)
 		pf.Fail(err)
 	}
 }
@@ -216,10 +239,6 @@ func (c *Coordinator) allocateID(typ Type) (int64, error) {
 	}
 	return c.d.IDs.Next(c.job, c.pipeline)
 }
-
-// tasksToAck is every task not closed (all of them: idle-task closing is
-// not modelled).
-func (c *Coordinator) tasksToAck() []TaskID { return c.tasks }
 
 // register puts p in the pending map, unless a clean ran since p was
 // created: its registration hop arrived late and p belongs to nobody.
@@ -246,23 +265,17 @@ func (c *Coordinator) cleanCount() uint64 {
 	return c.cleans
 }
 
-// startPending is startTriggerPendingCheckpoint (SPEC 1.6). The fixed
-// design always hops to the executor (thenAcceptAsync); the inline variant
-// (H6) runs the continuation on the calling thread, inside coord.lock and
-// before the counter increment, when the future is already complete.
-func (c *Coordinator) startPending(pf *Future[*Pending], lockHeld bool) {
-	if c.cfg.Variants.BarrierContinuation == "inline" {
-		if pf.Done() {
-			c.emit(Event{Kind: EvInlineContinuation})
-			p, err := pf.Get()
-			c.continuation(p, err, lockHeld)
-		} else {
-			pf.WhenDone(func(p *Pending, err error) { c.continuation(p, err, false) })
-		}
+// startPending is startTriggerPendingCheckpoint (SPEC 1.6); the caller
+// holds coord.lock. The continuation hops to the executor once the
+// pending checkpoint exists (thenAcceptAsync); the inline variant is in
+// inline.go.
+func (c *Coordinator) startPending(pf *Future[*Pending]) {
+	if c.cfg.Variants.BarrierContinuation == variant.ContinueInline {
+		c.continueInline(pf)
 	} else {
 		pf.WhenDone(func(p *Pending, err error) {
-			if xerr := c.async(func() { c.continuation(p, err, false) }); xerr != nil && p != nil {
-				c.handleError(p.Gen, ReasonTriggerFailed, xerr, c.deferredFence(), false)
+			if xerr := c.async(func() { c.continueHere(p, err) }); xerr != nil && p != nil {
+				c.handleError(p.Gen, ReasonTriggerFailed, xerr, fenceDeferred)
 			}
 		})
 	}
@@ -270,28 +283,38 @@ func (c *Coordinator) startPending(pf *Future[*Pending], lockHeld bool) {
 	c.emit(Event{Kind: EvPendingCount, Count: int(n)})
 }
 
-// continuation registers completion handling, dispatches barriers and
-// arms the timeout watchdog.
-func (c *Coordinator) continuation(p *Pending, err error, lockHeld bool) {
+// continueHere runs the continuation of a created pending checkpoint (err
+// is its creation's failure, already reported by the hop that failed) on
+// the calling thread, and fails the generation if a barrier cannot be sent.
+func (c *Coordinator) continueHere(p *Pending, err error) {
 	if err != nil || p == nil {
-		return // already reported by the hop that failed
+		return
 	}
+	if err := c.continuation(p); err != nil {
+		c.handleError(p.Gen, ReasonInsideError, err, fenceDeferred)
+	}
+}
+
+// continuation registers completion handling, dispatches barriers and
+// arms the timeout watchdog. A barrier that cannot be sent stops it; the
+// error is the caller's to handle.
+func (c *Coordinator) continuation(p *Pending) error {
 	p.fut.WhenDone(func(cp *Completed, err error) { c.onPendingDone(p, cp, err) })
-	b := Barrier{ID: p.ID, Timestamp: p.TriggeredAt, Type: p.Type}
-	for _, t := range c.tasks {
+	b := Barrier{ID: p.ID, Timestamp: p.TriggeredAt, Type: p.Type, PrepareClose: p.prepareClose, Closed: p.closed}
+	for _, t := range p.tasks {
 		if err := c.d.Transport.TriggerBarrier(c.job, c.pipeline, t, b); err != nil {
-			c.handleError(p.Gen, ReasonInsideError, fmt.Errorf("barrier dispatch to task %d: %w", t, err), c.deferredFence(), lockHeld)
-			return
+			return fmt.Errorf("barrier dispatch to task %d: %w", t, err)
 		}
 	}
 	if c.cfg.Interval <= 0 && p.Type != CompletedPoint && p.Type != Savepoint {
-		return
+		return nil
 	}
 	timeout := c.cfg.Timeout
 	if p.Type == SchemaChangeAfter {
 		timeout = c.cfg.SchemaTimeout
 	}
 	p.watchdog = c.d.Lease.Schedule(timeout, func() error { c.watchdog(p); return nil })
+	return nil
 }
 
 // onPendingDone hops the pending future's outcome to the executor
@@ -302,11 +325,14 @@ func (c *Coordinator) onPendingDone(p *Pending, cp *Completed, err error) {
 		switch {
 		case err != nil:
 			p.stored.Fail(err)
-			c.handleError(p.Gen, ReasonTriggerFailed, err, c.deferredFence(), false)
+			c.handleError(p.Gen, ReasonTriggerFailed, err, fenceDeferred)
 		case cp != nil:
+			if env.Buggify(c.e, env.SiteCompletionAfterClean) {
+				c.e.Sleep(c.cfg.Timeout) // BUGGIFY: the completion arrives late, maybe after a clean
+			}
 			if err := c.complete(p, cp); err != nil {
 				p.stored.Fail(err)
-				c.handleError(p.Gen, ReasonCompleteFailed, err, c.deferredFence(), false)
+				c.handleError(p.Gen, ReasonCompleteFailed, err, fenceDeferred)
 			}
 		default:
 			p.stored.Complete(nil)
@@ -322,4 +348,6 @@ func (c *Coordinator) onPendingDone(p *Pending, cp *Completed, err error) {
 	}
 }
 
-func (c *Coordinator) deferredFence() bool { return c.cfg.Variants.DeferredFence == "generation" }
+func (c *Coordinator) deferredFence() bool {
+	return c.cfg.Variants.DeferredFence == variant.FenceGeneration
+}

@@ -52,6 +52,13 @@ type Barrier struct {
 	ID        int64
 	Timestamp time.Time
 	Type      Type
+	// PrepareClose lists the idle tasks that asked to close
+	// (readyToCloseIdleTask): a task listed acknowledges this checkpoint
+	// with its final state and closes once the checkpoint completed
+	// (Completed.Closed names it). Closed lists the tasks already closed;
+	// they receive no barrier. Both sorted; nil without idle tasks.
+	PrepareClose []TaskID
+	Closed       []TaskID
 }
 
 // Completed is a completed checkpoint.
@@ -65,6 +72,10 @@ type Completed struct {
 	States      map[TaskID][]byte // per task state; nil entries allowed
 	Generation  uint64            // runtime only: the generation that completed it
 	Restored    bool              // runtime only: loaded at restore
+	// Closed (runtime only) lists the idle tasks this completion closes:
+	// those that acknowledged it while its barrier named them in
+	// PrepareClose. A task closes when notified of a completion naming it.
+	Closed []TaskID
 }
 
 // Status is the terminal state of one coordinator generation.

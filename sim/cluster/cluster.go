@@ -32,6 +32,11 @@ type Workload struct {
 	SinkFailure float64 // probability a sink fails a batch while faults are on
 	// PlantCommitPastWatermark (test only) commits one offset past each watermark.
 	PlantCommitPastWatermark bool
+	// Idle tasks and bounded sources (idle.go): each non-starting task asks
+	// to close IdleAfter after the start; each pipeline's sources finish
+	// FinishAfter after the start (zero: never).
+	IdleAfter   Dist
+	FinishAfter Dist
 	// PlantCommitBehindWatermark (test only) commits one offset short of each watermark.
 	PlantCommitBehindWatermark bool
 }
@@ -52,6 +57,7 @@ type FaultRates struct {
 // Config configures a cluster.
 type Config struct {
 	Jobs, Pipelines, Tasks int
+	StartingTasks          int // tasks 0..StartingTasks-1 are sources; 0: all (no idle tasks)
 	Coord                  coord.Config
 	Sched                  sched.Config
 	Workload               Workload
@@ -77,6 +83,7 @@ type Cluster struct {
 
 	// Pipelines are the sources and sinks (nil without partitions).
 	Pipelines *Pipelines
+	idle      *idleTasks // nil without idle tasks or bounded sources
 }
 
 // New builds the cluster's stores, scheduler, executor and job managers.
@@ -95,9 +102,10 @@ func New(w *sim.World, cfg Config) (*Cluster, error) {
 	c.Sched = s
 	c.exec = c.newExecutor()
 	ccfg := cfg.Coord
-	ccfg.Tasks = cfg.Tasks
+	ccfg.Tasks, ccfg.StartingTasks = cfg.Tasks, cfg.StartingTasks
 	c.Pipelines = newPipelines(c)
-	ccfg.Observer = c.Pipelines.chain(c.Recorder.observe)
+	c.idle = newIdleTasks(c)
+	ccfg.Observer = c.idle.chain(c.Pipelines.chain(c.Recorder.observe))
 	ccfg.Hooks.TriggerFault = c.triggerFault
 	for j := range cfg.Jobs {
 		deps := coord.ManagerDeps{Scheduler: s, WrapLease: c.leases.wrap, Deps: coord.Deps{
@@ -167,6 +175,7 @@ func (c *Cluster) Reactivate() {
 func (c *Cluster) Heal() {
 	c.W.Note("heal: faults off")
 	c.healed = true
+	c.W.PauseBuggify()
 	c.Reactivate()
 }
 
@@ -196,7 +205,12 @@ func (c *Cluster) Start() {
 	for _, m := range c.Managers {
 		m.Start()
 	}
+	c.idle.start()
 }
+
+// ClosedTasks returns how many simulated tasks closed, and how many of
+// them closed as idle before their pipeline's final checkpoint.
+func (c *Cluster) ClosedTasks() (closed, idle int) { return c.idle.counts() }
 
 // Coordinators returns every coordinator, job by job.
 func (c *Cluster) Coordinators() []*coord.Coordinator {

@@ -91,6 +91,13 @@ func (s *Storage) IDs(job int64, pipeline int) ([]int64, error) {
 	return ids, nil
 }
 
+// Has reports whether a pipeline's checkpoint id is stored.
+func (s *Storage) Has(job int64, pipeline int, id int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.ContainsFunc(s.m[key(job, pipeline)], func(c *coord.Completed) bool { return c.ID == id })
+}
+
 // Count returns how many checkpoints a pipeline holds.
 func (s *Storage) Count(job int64, pipeline int) int {
 	s.mu.Lock()

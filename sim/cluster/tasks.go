@@ -26,10 +26,16 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 	taskErr := !drop && c.fault(c.cfg.Faults.TaskError)
 	lat := c.cfg.Workload.AckLatency.Draw(c.work)
 	k := key(job, pipeline)
+	if c.idle != nil {
+		c.idle.dispatched(job, pipeline, task, b)
+	}
 	c.Recorder.inflight[k]++
 	c.W.Go(fmt.Sprintf("task-%d-%d-%d", job, pipeline, task), func() {
 		c.W.Sleep(lat)
 		c.Recorder.inflight[k]--
+		if c.idle != nil && !drop && !c.idle.received(c.Managers[job].Coordinator(pipeline), task, b) {
+			return
+		}
 		if drop {
 			c.W.Note("fault: task %d-%d-%d drops ack of %d", job, pipeline, task, b.ID)
 			return
@@ -55,6 +61,9 @@ func (t *Transport) NotifyComplete(job int64, pipeline int, task coord.TaskID, c
 		return fmt.Errorf("simulated notify failure")
 	}
 	c.Pipelines.notify(job, pipeline, task)
+	if c.idle != nil {
+		c.idle.notified(job, pipeline, task, cp)
+	}
 	return nil
 }
 

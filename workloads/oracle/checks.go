@@ -43,6 +43,12 @@ const (
 	WatermarkMisuse           = "watermark-misuse"
 	WatermarkUnderCommit      = "watermark-under-commit"
 
+	// Idle-task closing (sim/cluster/idle.go): what the simulated tasks see
+	// at the transport and what storage holds.
+	IdleCloseUncommitted = "idle-close-uncommitted"
+	BarrierToClosed      = "barrier-to-closed-task"
+	FinishBeforeClose    = "finish-before-close"
+
 	// The simulated world.
 	Deadlock  = "deadlock"
 	LockOrder = "lock-order"
@@ -51,6 +57,7 @@ const (
 	CheckpointProgress = "checkpoint-progress"
 	WatermarkProgress  = "watermark-progress"
 	LatencyBound       = "latency-bound"
+	BoundedFinish      = "bounded-finish"
 	BlockedForever     = "blocked-forever"
 	SavepointOutcome   = "savepoint-outcome"
 )
@@ -134,6 +141,16 @@ var checks = []Check{
 		"a checkpointer or runtime that commits less than it could", "`PlantCommitBehindWatermark` (TestWatermarkUnderCommit)"},
 	{WatermarkCeiling, Safety, SelfReport, "the checkpointer's MaxPending", "within PendingCeiling", "unbounded pending", "-"},
 	{WatermarkMisuse, Safety, SelfReport, "the checkpointer's misuse counters", "all zero", "double resolve, unknown acks", "-"},
+	{IdleCloseUncommitted, Safety, Boundary,
+		"NotifyComplete naming a task in Completed.Closed, the barriers it acknowledged, Storage",
+		"a task closes only when a stored checkpoint it acknowledged ready to close (PrepareClose) tells it, and only after it asked to close",
+		"closing on an aborted or unstored checkpoint; closing tasks that never went idle", "-"},
+	{BarrierToClosed, Safety, Boundary,
+		"TriggerBarrier calls against the tasks that closed", "no barrier is dispatched to a closed task",
+		"closed-idle state lost on restore", "`idle-restore=forget` (idle-close scenario)"},
+	{FinishBeforeClose, Safety, Boundary,
+		"the tasks that closed when the pipeline finished (EvFinished of its COMPLETED_POINT)",
+		"a pipeline finishes only once every task closed", "tasks excluded from the final checkpoint while still open", "-"},
 	{Deadlock, Safety, World, "the simulator's threads: nothing runnable, no deadline, threads alive",
 		"no deadlock", "lock cycles, lost wake-ups", "-"},
 	{LockOrder, Safety, World, "lock acquisitions over the run (lock-order graph)", "no ordering cycle",
@@ -157,4 +174,7 @@ var checks = []Check{
 		"each savepoint the harness requested (Manager.TriggerSavepoint) and the outcome its future returned",
 		"every requested savepoint completes or fails with an error by the end of the run",
 		"savepoint requests dropped on a reset or restore", "mutants"},
+	{BoundedFinish, Liveness, SelfReport,
+		"pipelines finished (EvFinished) by the end of a run whose sources finish (workload.finish_after)",
+		"every bounded pipeline finishes with its COMPLETED_POINT", "a final checkpoint lost to a clean or a restore", "-"},
 }

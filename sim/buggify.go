@@ -1,0 +1,98 @@
+package sim
+
+import (
+	"math/rand/v2"
+
+	"github.com/ckptsim/ckptsim/core/env"
+)
+
+// BuggifyConfig switches core's rare paths (env.Site) on in a run.
+type BuggifyConfig struct {
+	// On is the probability that each site is on in this run (swarm: each
+	// seed switches a random subset on). Default 0.5; 1 switches all on.
+	On float64
+	// Fire is the probability that an on site fires at each call.
+	// Default 0.1.
+	Fire float64
+	// Sites overrides Fire per site; 0 keeps that site off.
+	Sites map[env.Site]float64
+}
+
+// SiteReport is what one site did in a run.
+type SiteReport struct {
+	Site      env.Site
+	On        bool
+	Fire      float64 // firing probability when on
+	Evaluated int     // calls while on
+	Fired     int
+}
+
+type buggify struct {
+	r      *rand.Rand
+	sites  []SiteReport // indexed by site
+	paused bool
+}
+
+func newBuggify(seed uint64, cfg *BuggifyConfig) *buggify {
+	on, fire := cfg.On, cfg.Fire
+	if on == 0 {
+		on = 0.5
+	}
+	if fire == 0 {
+		fire = 0.1
+	}
+	b := &buggify{r: NewRand(seed, StreamBuggify)}
+	b.sites = make([]SiteReport, len(env.Sites())+1)
+	for _, s := range env.Sites() {
+		p := fire
+		if v, ok := cfg.Sites[s]; ok {
+			p = v
+		}
+		// Draw for every site, whatever its probability, so that one
+		// site's override does not change which others are on.
+		draw := b.r.Float64()
+		b.sites[s] = SiteReport{Site: s, On: p > 0 && draw < on, Fire: p}
+	}
+	return b
+}
+
+// Buggify is env.Buggifier: it reports whether the calling core code takes
+// the rare path at site s now. Off when the run has no BuggifyConfig or
+// after PauseBuggify; otherwise an on site fires with its probability, and
+// each firing is noted in the trace (and its hash). Not a scheduling point.
+func (w *World) Buggify(s env.Site) bool {
+	b := w.bug
+	if b == nil || b.paused || int(s) >= len(b.sites) {
+		return false
+	}
+	st := &b.sites[s]
+	if !st.On {
+		return false
+	}
+	st.Evaluated++
+	if b.r.Float64() >= st.Fire {
+		return false
+	}
+	st.Fired++
+	w.Note("buggify: %s", s)
+	return true
+}
+
+// PauseBuggify switches every site off for the rest of the run (the
+// liveness phase, where faults stop).
+func (w *World) PauseBuggify() {
+	if w.bug != nil {
+		w.bug.paused = true
+	}
+}
+
+// BuggifyReport returns what each site did, in site order (nil when the
+// run has no BuggifyConfig).
+func (w *World) BuggifyReport() []SiteReport {
+	if w.bug == nil {
+		return nil
+	}
+	return append([]SiteReport(nil), w.bug.sites[1:]...)
+}
+
+var _ env.Buggifier = (*World)(nil)

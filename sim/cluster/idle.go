@@ -1,0 +1,230 @@
+package cluster
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/sim"
+)
+
+// StreamIdle draws when idle tasks ask to close and when bounded sources
+// finish, apart from the other streams.
+const StreamIdle sim.Stream = 202
+
+// The checks of idle-task closing, derived from what the tasks see at the
+// transport and what storage holds (registered in workloads/oracle).
+const (
+	CheckIdleCloseUncommitted = "idle-close-uncommitted" // a task closed without its final checkpoint stored
+	CheckBarrierToClosed      = "barrier-to-closed-task" // a barrier was dispatched to a closed task
+	CheckFinishBeforeClose    = "finish-before-close"    // the pipeline finished with a task still open
+)
+
+// IdleChecks lists the checks of idle-task closing.
+var IdleChecks = []string{CheckIdleCloseUncommitted, CheckBarrierToClosed, CheckFinishBeforeClose}
+
+// simTask is what a simulated task remembers about closing.
+type simTask struct {
+	idle     bool  // asked to close (readyToCloseIdleTask)
+	prepared int64 // id of the last barrier that named it in PrepareClose and it acknowledged
+	final    int64 // id of the final (COMPLETED_POINT) barrier it acknowledged
+	closed   bool
+	closedBy int64
+}
+
+// idleTasks are the simulated tasks' closing state and its checks, when the
+// pipelines have non-starting tasks or bounded sources.
+type idleTasks struct {
+	c        *Cluster
+	tasks    map[[3]int64]*simTask
+	finished map[[2]int64]bool // pipelines whose sources finished
+}
+
+func newIdleTasks(c *Cluster) *idleTasks {
+	if c.cfg.StartingTasks <= 0 && c.cfg.Workload.FinishAfter == (Dist{}) {
+		return nil
+	}
+	return &idleTasks{c: c, tasks: map[[3]int64]*simTask{}, finished: map[[2]int64]bool{}}
+}
+
+func (it *idleTasks) task(job int64, pipeline int, task coord.TaskID) *simTask {
+	k := [3]int64{job, int64(pipeline), int64(task)}
+	t, ok := it.tasks[k]
+	if !ok {
+		t = &simTask{}
+		it.tasks[k] = t
+	}
+	return t
+}
+
+func (it *idleTasks) violate(job int64, pipeline int, check, format string, args ...any) {
+	r := it.c.Recorder
+	v := Violation{At: it.c.W.Elapsed(), Check: check, Job: job, Pipeline: pipeline, Message: fmt.Sprintf(format, args...)}
+	r.Violations = append(r.Violations, v)
+	it.c.W.Note("violation: %s", v)
+}
+
+// start launches, per pipeline, the idle reports of its non-starting tasks
+// and the finish of its bounded sources.
+func (it *idleTasks) start() {
+	if it == nil {
+		return
+	}
+	c := it.c
+	r := c.W.Rand(StreamIdle)
+	wl := c.cfg.Workload
+	for j, m := range c.Managers {
+		for p := range c.cfg.Pipelines {
+			co := m.Coordinator(p)
+			for t := c.cfg.StartingTasks; c.cfg.StartingTasks > 0 && t < c.cfg.Tasks && wl.IdleAfter != (Dist{}); t++ {
+				after, task := wl.IdleAfter.Draw(r), coord.TaskID(t)
+				c.W.Go(fmt.Sprintf("idle-%d-%d-%d", j, p, t), func() {
+					c.W.Sleep(after)
+					it.askClose(co, task)
+				})
+			}
+			if wl.FinishAfter != (Dist{}) {
+				after := wl.FinishAfter.Draw(r)
+				c.W.Go(fmt.Sprintf("source-end-%d-%d", j, p), func() { c.W.Sleep(after); it.finishSources(co) })
+			}
+		}
+	}
+}
+
+func (it *idleTasks) askClose(co *coord.Coordinator, task coord.TaskID) {
+	st := it.task(co.Job(), co.Pipeline(), task)
+	if st.closed {
+		return
+	}
+	st.idle = true
+	if err := co.ReadyToCloseIdle(task); err != nil {
+		it.c.W.Note("ready to close idle task %d-%d-%d: %v", co.Job(), co.Pipeline(), task, err)
+	}
+}
+
+// finishSources reports every starting task's source finished
+// (readyToClose); the last one triggers the COMPLETED_POINT checkpoint.
+func (it *idleTasks) finishSources(co *coord.Coordinator) {
+	n := it.c.cfg.StartingTasks
+	if n <= 0 {
+		n = it.c.cfg.Tasks
+	}
+	it.c.W.Note("sources of job %d pipeline %d finished", co.Job(), co.Pipeline())
+	it.finished[key(co.Job(), co.Pipeline())] = true
+	for t := range n {
+		if err := co.ReadyToClose(coord.TaskID(t)); err != nil {
+			it.c.W.Note("ready to close task %d-%d-%d: %v", co.Job(), co.Pipeline(), t, err)
+			return
+		}
+	}
+}
+
+// dispatched checks a barrier as the coordinator sends it.
+func (it *idleTasks) dispatched(job int64, pipeline int, task coord.TaskID, b coord.Barrier) {
+	if st := it.task(job, pipeline, task); st.closed {
+		it.violate(job, pipeline, CheckBarrierToClosed, "barrier %d (%s) sent to task %d, closed by checkpoint %d", b.ID, b.Type, task, st.closedBy)
+	}
+}
+
+// received is the task's side of a barrier: a closed task ignores it (no
+// acknowledgement); an open one acknowledges (ok) and remembers a barrier
+// that prepares it to close; an idle task the barrier does not prepare
+// asks again (a clean forgot its request).
+func (it *idleTasks) received(co *coord.Coordinator, task coord.TaskID, b coord.Barrier) (ack bool) {
+	st := it.task(co.Job(), co.Pipeline(), task)
+	if st.closed {
+		it.c.W.Note("closed task %d-%d-%d ignores barrier %d", co.Job(), co.Pipeline(), task, b.ID)
+		return false
+	}
+	switch {
+	case b.Type == coord.CompletedPoint:
+		st.final = b.ID
+	case slices.Contains(b.PrepareClose, task):
+		st.prepared = b.ID
+	case st.idle:
+		defer it.askClose(co, task)
+	}
+	return true
+}
+
+// notified is the task's side of a completion: it closes when the
+// completion names it, or on the final checkpoint it acknowledged. Closing
+// requires its final state stored: the checkpoint it acknowledged ready to
+// close, in storage.
+func (it *idleTasks) notified(job int64, pipeline int, task coord.TaskID, cp *coord.Completed) {
+	st := it.task(job, pipeline, task)
+	if st.closed {
+		return
+	}
+	switch {
+	case slices.Contains(cp.Closed, task):
+		if !st.idle || st.prepared != cp.ID || !it.c.Storage.Has(job, pipeline, cp.ID) {
+			it.violate(job, pipeline, CheckIdleCloseUncommitted, "task %d told to close by checkpoint %d (asked to close %v, acknowledged ready to close %d, stored %v)",
+				task, cp.ID, st.idle, st.prepared, it.c.Storage.Has(job, pipeline, cp.ID))
+		}
+	case cp.Type == coord.CompletedPoint && st.final == cp.ID:
+	default:
+		return
+	}
+	st.closed, st.closedBy = true, cp.ID
+	it.c.W.Note("task %d-%d-%d closed by checkpoint %d", job, pipeline, task, cp.ID)
+}
+
+// restored re-reports finished sources after a restore, as restarted
+// source tasks would: a failure's clean removed the ready-to-close set.
+func (it *idleTasks) restored(ev coord.Event) {
+	if !it.finished[key(ev.Job, ev.Pipeline)] {
+		return
+	}
+	co := it.c.Managers[ev.Job].Coordinator(ev.Pipeline)
+	it.c.W.Go(fmt.Sprintf("source-end-again-%d-%d", ev.Job, ev.Pipeline), func() { it.finishSources(co) })
+}
+
+// checkFinished checks that a pipeline finished only once every task closed.
+func (it *idleTasks) checkFinished(ev coord.Event) {
+	if ev.Type != coord.CompletedPoint {
+		return
+	}
+	var open []int
+	for t := range it.c.cfg.Tasks {
+		if !it.task(ev.Job, ev.Pipeline, coord.TaskID(t)).closed {
+			open = append(open, t)
+		}
+	}
+	if len(open) > 0 {
+		it.violate(ev.Job, ev.Pipeline, CheckFinishBeforeClose, "generation %d finished with tasks %v still open", ev.Gen, open)
+	}
+}
+
+// chain returns the observer that also routes finishes to the checks.
+func (it *idleTasks) chain(obs coord.Observer) coord.Observer {
+	if it == nil {
+		return obs
+	}
+	return func(ev coord.Event) {
+		obs(ev)
+		switch ev.Kind {
+		case coord.EvFinished:
+			it.checkFinished(ev)
+		case coord.EvRestored:
+			it.restored(ev)
+		}
+	}
+}
+
+// Closed reports how many tasks closed, and how many closed as idle
+// (before the pipeline's final checkpoint).
+func (it *idleTasks) counts() (closed, idle int) {
+	if it == nil {
+		return 0, 0
+	}
+	for _, st := range it.tasks {
+		if st.closed {
+			closed++
+			if st.closedBy != coord.CompletedPointID {
+				idle++
+			}
+		}
+	}
+	return closed, idle
+}

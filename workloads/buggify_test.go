@@ -1,0 +1,59 @@
+package workloads
+
+import "testing"
+
+// TestBuggifyRetentionAfterLostStoreReply is the reproduction of the bug
+// BUGGIFY found: with site store-fails-after-write, a checkpoint stored
+// whose reply was lost is never retained; the restore rebuilt the deque
+// from storage with 2N ids, and upstream's "size % N == 0" batch deletion
+// then let storage grow to 2N+1 (smoke seeds 3 and 4 failed the retention
+// check before the fix in coord.retain and coord.reloadLatest).
+func TestBuggifyRetentionAfterLostStoreReply(t *testing.T) {
+	s, err := Lookup("smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []uint64{3, 4} {
+		out := Run(s, Options{Seed: seed, Buggify: "on"})
+		if out.Verdict != Pass {
+			t.Errorf("seed %d: %s %v\nreplay: %s", seed, out.Verdict, out.Violations, out.Replay)
+		}
+		if f := fired(out, "store-fails-after-write"); f == 0 {
+			t.Errorf("seed %d: store-fails-after-write never fired: the reproduction no longer reaches the bug", seed)
+		}
+	}
+}
+
+func fired(o Outcome, site string) int {
+	for _, s := range o.Buggify {
+		if s.Site == site {
+			return s.Fired
+		}
+	}
+	return -1
+}
+
+// TestBuggifyOffKeepsTraces: BUGGIFY off (the default) and --buggify off
+// give the same trace; on gives a different one and reports every site.
+func TestBuggifyOffKeepsTraces(t *testing.T) {
+	s, err := Lookup("smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := Run(s, Options{Seed: 5})
+	off := Run(s, Options{Seed: 5, Buggify: "off"})
+	on := Run(s, Options{Seed: 5, Buggify: "on"})
+	if def.TraceHash != off.TraceHash || def.Buggify != nil || off.Buggify != nil {
+		t.Fatalf("BUGGIFY off changed the run: %s vs %s, sites %v %v", def.TraceHash, off.TraceHash, def.Buggify, off.Buggify)
+	}
+	if len(on.Buggify) != len(SiteNames()) {
+		t.Fatalf("BUGGIFY on reported %d sites, want %d", len(on.Buggify), len(SiteNames()))
+	}
+	total := 0
+	for _, st := range on.Buggify {
+		total += st.Fired
+	}
+	if total == 0 || on.TraceHash == def.TraceHash {
+		t.Fatalf("BUGGIFY on fired %d times, hash %s (off %s)", total, on.TraceHash, def.TraceHash)
+	}
+}

@@ -11,15 +11,15 @@ import (
 // alone (the expiry fence on) is found by the lease decorator's cancel
 // check, and the fixed design passes the same seed.
 //
-//	go run ./cmd/simrun run --scenario h2-cancel-after-handoff --variant watchdog-recheck=none --seeds 10
+//	go run ./cmd/simrun run --scenario h2-cancel-after-handoff --variant watchdog-recheck=none --seeds 30
 //
-// fails seeds 6 and 8 with lease-cancel-effect.
+// fails seeds 2, 7, 9 and 22 of the first 30 with lease-cancel-effect.
 func TestLeaseCancelEffectFindsH2(t *testing.T) {
 	s, err := Lookup("h2-cancel-after-handoff")
 	if err != nil {
 		t.Fatal(err)
 	}
-	const seed = 6
+	const seed = 2
 	bug := Run(s, Options{Seed: seed, Variants: map[string]string{"watchdog-recheck": "none"}})
 	if bug.Verdict != Safety || !slices.Contains(bug.Checks, oracle.LeaseCancelEffect) {
 		t.Fatalf("watchdog-recheck=none seed %d: %s %v, want %s", seed, bug.Verdict, bug.Checks, oracle.LeaseCancelEffect)

@@ -75,6 +75,16 @@
 //     failover: otherwise a slow FAILED write of the old generation landed
 //     after the restore's RUNNING and left a running pipeline marked FAILED
 //     (found by the generation model reading the status store).
+//   - One periodic trigger chain per pipeline: arming one (tasks ready, a
+//     restore's inline trigger, the end of a schema change) supersedes the
+//     live one (coord.periodic): its waiting trigger is cancelled, its body
+//     stops, its re-arms are dropped. Upstream re-arms unconditionally, so
+//     a trigger armed before a schema change or a restore that fires after
+//     it keeps a second chain running (found by the lease checks on swarm).
+//   - A pipeline's savepoint is answered once completion stored it, not on
+//     its last acknowledgement; the manager then commits only bundles every
+//     pipeline wrote (found while building the master-crash checks: most
+//     savepoints failed "never wrote").
 //   - The id counter, retention deque and ready-to-close set follow SPEC 1.2,
 //     1.8 and 1.12; with retention=durable (the default) the deque is rebuilt
 //     from storage on restore, retention=memory keeps upstream's loss (H10).

@@ -15,6 +15,14 @@ func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration, tok uint64)
 	return c.d.Lease.Schedule(delay, func() error { return c.triggerBody(typ, tok) })
 }
 
+// buggifyRearm: the re-arm reaches the lease late, maybe after a CancelAll
+// (BUGGIFY; outside coord.periodic).
+func (c *Coordinator) buggifyRearm() {
+	if env.Buggify(c.e, env.SiteRearmRacesCancel) {
+		c.e.Sleep(c.cfg.PendingBackoff)
+	}
+}
+
 // armPeriodic starts a new periodic chain (tasks ready, restore, end of a
 // schema change) and ends the live one: its waiting trigger is cancelled
 // and its running body can no longer re-arm. Without it a chain armed
@@ -71,14 +79,6 @@ func (c *Coordinator) superseded(typ Type, tok uint64) bool {
 	c.periodicMu.Lock()
 	defer c.periodicMu.Unlock()
 	return tok != c.periodicTok
-}
-
-// buggifyRearm: BUGGIFY makes a re-arm reach the lease late, so that it
-// may race a CancelAll or a newer chain (taken before coord.periodic).
-func (c *Coordinator) buggifyRearm() {
-	if env.Buggify(c.e, env.SiteRearmRacesCancel) {
-		c.e.Sleep(c.cfg.PendingBackoff)
-	}
 }
 
 // triggerBody is what the scheduler runs. With trigger-errors=report a

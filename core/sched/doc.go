@@ -35,7 +35,9 @@
 //
 // A coordinator holds one Lease per (job, pipeline). Schedule never
 // returns nil: after Close it returns an already-cancelled Task that never
-// runs. CancelAll cancels this lease's outstanding tasks only, and the
+// runs, and Close itself cancels every task still outstanding on any
+// lease, so that every task settles (ran, cancelled, or rejected after
+// close). CancelAll cancels this lease's outstanding tasks only, and the
 // lease stays usable (a coordinator restored after a failover schedules on
 // it again).
 //

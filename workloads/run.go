@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/ckptsim/ckptsim/core/coord"
 	"github.com/ckptsim/ckptsim/core/sched"
+	"github.com/ckptsim/ckptsim/core/variant"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/cluster"
 	"github.com/ckptsim/ckptsim/workloads/oracle"
@@ -128,19 +130,11 @@ func (s *Scenario) Ref() string {
 
 // clusterConfig builds the simulated member of a scenario.
 func (s *Scenario) clusterConfig(v map[string]string, f Faults) (cluster.Config, error) {
-	var cv coord.Variants
-	for k, val := range v {
-		if k == "design" || k == "task-failure" {
-			continue
-		}
-		if err := cv.Set(k, val); err != nil {
-			return cluster.Config{}, err
-		}
+	set, err := variant.Parse(v)
+	if err != nil {
+		return cluster.Config{}, err
 	}
-	design := sched.Design(s.Scheduler.Design)
-	if d, ok := v["design"]; ok {
-		design = sched.Design(d)
-	}
+	design := cmp.Or(set.Design, sched.Design(s.Scheduler.Design))
 	cores := s.Cluster.Cores
 	if cores == 0 {
 		cores = 2
@@ -151,8 +145,8 @@ func (s *Scenario) clusterConfig(v map[string]string, f Faults) (cluster.Config,
 		StartingTasks: s.Cluster.StartingTasks,
 		Coord: coord.Config{Interval: s.Checkpoint.Interval.D, Timeout: s.Checkpoint.Timeout.D,
 			SchemaTimeout: s.Checkpoint.SchemaTimeout.D, MinPause: s.Checkpoint.MinPause.D,
-			MaxRetained: s.Checkpoint.MaxRetained, Variants: cv},
-		Sched: sched.Config{Design: design, Cores: cores, DispatchThreads: s.Scheduler.DispatchThreads, TaskFailure: v["task-failure"]},
+			MaxRetained: s.Checkpoint.MaxRetained, Variants: set},
+		Sched: sched.Config{Design: design, Cores: cores, DispatchThreads: s.Scheduler.DispatchThreads, TaskFailure: set.TaskFailure},
 		Workload: cluster.Workload{AckLatency: dist(w.AckLatency), DispatchLatency: dist(w.DispatchLatency),
 			NotifyLatency: dist(w.NotifyLatency), StatusLatency: dist(w.StatusLatency), StorageLatency: dist(w.StorageLatency),
 			RestartDelay: dist(w.RestartDelay), BodySlowness: dist(w.BodySlowness), StatusSlow: dist(f.StatusSlow),

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ckptsim/ckptsim/core/coord"
 	"github.com/ckptsim/ckptsim/core/env"
 	"github.com/ckptsim/ckptsim/core/sched"
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 // Limits on scenario values.
@@ -127,27 +127,11 @@ func (s *Scenario) validateVariants() error {
 }
 
 // CheckVariant validates one key=value of --variant or a scenario's
-// variants map.
-func CheckVariant(key, value string) error {
-	switch key {
-	case "design":
-		_, err := sched.ParseDesign(value)
-		return err
-	case "task-failure":
-		if value != "recover" && value != "kill-worker" {
-			return fmt.Errorf("unknown value %q for variant task-failure (want recover or kill-worker)", value)
-		}
-		return nil
-	}
-	var v coord.Variants
-	return v.Set(key, value)
-}
+// variants map (core/variant holds the registry).
+func CheckVariant(key, value string) error { return variant.Check(key, value) }
 
 // VariantKeys lists every variant key with its values, default first.
-func VariantKeys() []string {
-	out := []string{"design=shared|per-pipeline|shared-inline", "task-failure=recover|kill-worker"}
-	return append(out, coord.VariantKeys()...)
-}
+func VariantKeys() []string { return variant.Listing() }
 
 func (s *Scenario) dist(path string, d Dist) error {
 	if !slices.Contains([]string{"", "fixed", "uniform", "exp"}, d.Kind) {

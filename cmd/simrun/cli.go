@@ -234,23 +234,57 @@ func newFlagSet(name, synopsis, about string, stdout, stderr io.Writer) *flag.Fl
 }
 
 // parse parses args and returns -1 to go on or the exit code to return.
+// Flags and arguments may be interleaved, as users type them: in a command
+// with a --scenario flag each argument is a scenario (simrun replay my.yaml
+// --seed 7 is simrun replay --scenario my.yaml --seed 7); elsewhere an
+// argument is an error.
 func parse(fs *flag.FlagSet, args []string, stderr io.Writer) int {
 	usage := fs.Usage
 	fs.Usage = func() {}
-	err := fs.Parse(args)
-	fs.Usage = usage
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fs.Usage()
-		return exitPass
-	case err != nil:
-		fmt.Fprintf(stderr, "simrun %s: see simrun %s -h\n", fs.Name(), fs.Name())
-		return exitUsage
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "simrun %s: unexpected argument %q (flags only; see simrun %s -h)\n", fs.Name(), fs.Arg(0), fs.Name())
+	defer func() { fs.Usage = usage }()
+	var pos []string
+	for {
+		err := fs.Parse(args)
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			usage()
+			return exitPass
+		case err != nil:
+			fmt.Fprintf(stderr, "simrun %s: see simrun %s -h\n", fs.Name(), fs.Name())
+			return exitUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	}
+	if err := positionalScenarios(fs, pos); err != nil {
+		fmt.Fprintf(stderr, "simrun %s: %v (see simrun %s -h)\n", fs.Name(), err, fs.Name())
 		return exitUsage
 	}
 	return -1
+}
+
+// positionalScenarios feeds arguments to the --scenario flag: appended
+// where it repeats, refused where it takes one scenario and has one.
+func positionalScenarios(fs *flag.FlagSet, pos []string) error {
+	if len(pos) == 0 {
+		return nil
+	}
+	sf := fs.Lookup("scenario")
+	if sf == nil {
+		return fmt.Errorf("unexpected argument %q (flags only)", pos[0])
+	}
+	_, repeats := sf.Value.(*stringList)
+	for _, p := range pos {
+		if !repeats && sf.Value.String() != "" {
+			return fmt.Errorf("one scenario only, got %q and %q", sf.Value.String(), p)
+		}
+		if err := sf.Value.Set(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // usagef prints a usage error and returns exitUsage.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 const compareAbout = `Runs the same seeds of one scenario on several designs or variants and
@@ -15,7 +17,7 @@ scheduling delay (due to body start) p50/p99/max, failover to the first
 completed checkpoint p50 (all virtual time) and simulated seconds per wall
 second of one worker. Each --with is one column: a comma-separated list of
 key=value variants on top of the scenario's and of --variant. Without
---with it compares the three scheduler designs.
+--with it compares every scheduler design.
 
   simrun compare --scenario failovers --seeds 20 --with design=shared \
     --with design=per-pipeline --with design=shared-inline,expiry-fence=none
@@ -27,7 +29,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	var f runFlags
 	var ref string
 	var with stringList
-	fs := newFlagSet("compare", "--scenario NAME|FILE [--with k=v[,k=v]]... [flags]", compareAbout, stdout, stderr)
+	fs := newFlagSet("compare", "[--scenario] NAME|FILE [--with k=v[,k=v]]... [flags]", compareAbout, stdout, stderr)
 	fs.StringVar(&ref, "scenario", "", "scenario `name|file` (required)")
 	fs.Var(&with, "with", "one column: `k=v[,k=v...]` variants (repeatable; default: each design)")
 	f.addSeeds(fs, "seeds per column (default: the scenario's share of the default campaign, else 10)")
@@ -46,7 +48,10 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 		return usagef(stderr, "compare", "--parallel must be at least 1 and --seeds not negative")
 	}
 	if len(with) == 0 {
-		with = stringList{"design=shared", "design=per-pipeline", "design=shared-inline"}
+		k, _ := variant.Lookup("design")
+		for _, d := range k.Values {
+			with = append(with, "design="+d)
+		}
 	}
 	cols := make([]map[string]string, len(with))
 	for i, w := range with {

@@ -13,7 +13,9 @@ commands:
 %s
 With no command, simrun runs: 'simrun' alone runs the default campaign.
 'simrun help COMMAND' or 'simrun COMMAND -h' shows a command's flags.
-Flags take one or two dashes (-seeds 4, --seeds 4, --seeds=4).
+Flags take one or two dashes (-seeds 4, --seeds 4, --seeds=4), before or
+after arguments; a scenario name or file may be typed as an argument
+instead of --scenario (simrun replay my.yaml --seed 7).
 
 exit codes: 0 pass, 1 safety violation, 2 liveness violation, 3 harness
 crash, 4 step budget exhausted (a campaign exits with its worst seed in

@@ -27,7 +27,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	var f runFlags
 	var ref string
 	trace := true
-	fs := newFlagSet("replay", "--scenario NAME|FILE --seed S [flags]", replayAbout, stdout, stderr)
+	fs := newFlagSet("replay", "[--scenario] NAME|FILE --seed S [flags]", replayAbout, stdout, stderr)
 	fs.StringVar(&ref, "scenario", "", "scenario `name|file` (required)")
 	f.addSeed(fs, "the seed")
 	f.addRunOptions(fs)

@@ -35,7 +35,7 @@ type span struct {
 func runCmd(args []string, stdout, stderr io.Writer) int {
 	var f runFlags
 	var sh shard
-	fs := newFlagSet("run", "[flags]", runAbout, stdout, stderr)
+	fs := newFlagSet("run", "[NAME|FILE ...] [flags]", runAbout, stdout, stderr)
 	f.addScenario(fs, "scenario `name|file` to run (repeatable; default: the default campaign)")
 	f.addSeeds(fs, "seeds per scenario (default: each scenario's share of the default campaign, else 10)")
 	f.addSeed(fs, "first seed")

@@ -30,7 +30,7 @@ func shrinkCmd(args []string, stdout, stderr io.Writer) int {
 	var f runFlags
 	var ref string
 	maxRuns := 300
-	fs := newFlagSet("shrink", "--scenario NAME|FILE [--seed S] [flags]", shrinkAbout, stdout, stderr)
+	fs := newFlagSet("shrink", "[--scenario] NAME|FILE [--seed S] [flags]", shrinkAbout, stdout, stderr)
 	fs.StringVar(&ref, "scenario", "", "scenario `name|file` (required)")
 	f.addSeed(fs, "the failing seed (or the first seed searched)")
 	f.addSeeds(fs, "search this many seeds from --seed for a failing one (default 1)")

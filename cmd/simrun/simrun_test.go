@@ -310,3 +310,36 @@ func TestHelpListCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestPositionalScenario: a scenario typed as an argument, before or
+// after the flags, is the same as --scenario; commands without a scenario
+// still refuse arguments, and replay takes one scenario only.
+func TestPositionalScenario(t *testing.T) {
+	for _, tc := range []struct{ positional, flagged []string }{
+		{[]string{"run", "testdata/good.yaml", "--seeds", "2", "--json"}, []string{"run", "--scenario", "testdata/good.yaml", "--seeds", "2", "--json"}},
+		{[]string{"run", "--seeds", "2", "smoke", "testdata/good.yaml", "--json"}, []string{"run", "--scenario", "smoke", "--scenario", "testdata/good.yaml", "--seeds", "2", "--json"}},
+		{[]string{"replay", "testdata/good.yaml", "--seed", "7", "--json"}, []string{"replay", "--scenario", "testdata/good.yaml", "--seed", "7", "--json"}},
+		{[]string{"replay", "--seed", "7", "smoke", "--json"}, []string{"replay", "--scenario", "smoke", "--seed", "7", "--json"}},
+	} {
+		a, b := simrunExec(t, tc.positional...), simrunExec(t, tc.flagged...)
+		a.want(t, exitPass)
+		if a.stdout != b.stdout || a.code != b.code || len(lines(t, a.stdout)) == 0 {
+			t.Errorf("%q (exit %d):\n%s\n%q (exit %d):\n%s", tc.positional, a.code, a.stdout, tc.flagged, b.code, b.stdout)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", "smoke", "testdata/good.yaml"}, `one scenario only, got "smoke" and "testdata/good.yaml"`},
+		{[]string{"replay", "--scenario", "smoke", "tiny"}, `one scenario only, got "smoke" and "tiny"`},
+		{[]string{"list", "extra"}, `unexpected argument "extra" (flags only)`},
+		{[]string{"run", "testdata/wrong-type.yaml"}, "testdata/wrong-type.yaml:4:14: cluster.pipelines: wrong type"},
+	} {
+		r := simrunExec(t, tc.args...)
+		r.want(t, exitUsage)
+		if !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q: stderr lacks %q:\n%s", tc.args, tc.want, r.stderr)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 // Acknowledge records a task's acknowledgement of checkpoint id. The last
@@ -47,7 +48,7 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 	c.latestCompleted.Store(cp)
 	c.emit(Event{Kind: EvCompleted, Gen: p.Gen, ID: cp.ID, Type: cp.Type})
 	if err := c.notifyCompleted(cp); err != nil {
-		c.handleError(p.Gen, ReasonNotifyFailed, err, c.deferredFence(), false)
+		c.handleError(p.Gen, ReasonNotifyFailed, err, fenceDeferred)
 		return nil // the error path's clean resets the counter
 	}
 	if p.watchdog != nil {
@@ -77,7 +78,7 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 
 // persist writes the checkpoint (or savepoint) and applies retention.
 func (c *Coordinator) persist(cp *Completed) error {
-	memory := c.cfg.Variants.Retention == "memory"
+	memory := c.cfg.Variants.Retention == variant.RetainMemory
 	if cp.Type == CompletedPoint {
 		if memory {
 			c.retain(cp.ID) // upstream counts it although it is never stored (#12096)
@@ -174,7 +175,7 @@ func (c *Coordinator) finish(gen uint64, t Type) {
 	if cur != gen {
 		return // a restore already replaced the generation
 	}
-	c.clean(ReasonCompleted, gen, false)
+	c.clean(ReasonCompleted, gen)
 	c.updateStatus(st)
 	if f.Complete(st) {
 		c.emit(Event{Kind: EvFinished, Gen: gen, Type: t})

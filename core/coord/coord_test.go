@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 // TestGuardTable checks SPEC 1.4 row by row: each guard's outcome and
@@ -101,8 +102,8 @@ func TestOnePendingIncreasingIDs(t *testing.T) {
 // expiryAcrossRestore holds the expiry behind a blocked coordinator
 // executor, restores, then releases it. It returns whether the restored
 // generation was failed.
-func expiryAcrossRestore(t testing.TB, e env.Env, fence string, restore bool) bool {
-	r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: time.Second, Variants: Variants{ExpiryFence: fence}})
+func expiryAcrossRestore(t testing.TB, e env.Env, fence variant.Fence, restore bool) bool {
+	r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: time.Second, Variants: variant.Set{ExpiryFence: fence}})
 	defer r.close()
 	r.withhold = true
 	r.c.Start()
@@ -126,7 +127,7 @@ func expiryAcrossRestore(t testing.TB, e env.Env, fence string, restore bool) bo
 
 func TestStaleExpiryDoesNotFailRestoredGeneration(t *testing.T) {
 	inSim(t, 200, func(t testing.TB, e env.Env) {
-		if expiryAcrossRestore(t, e, "generation", true) {
+		if expiryAcrossRestore(t, e, variant.FenceGeneration, true) {
 			t.Fatal("a stale expiry failed the restored generation")
 		}
 	})
@@ -134,7 +135,7 @@ func TestStaleExpiryDoesNotFailRestoredGeneration(t *testing.T) {
 
 func TestUnfencedExpiryFailsRestoredGeneration(t *testing.T) {
 	inSim(t, 200, func(t testing.TB, e env.Env) {
-		if !expiryAcrossRestore(t, e, "none", true) {
+		if !expiryAcrossRestore(t, e, variant.FenceNone, true) {
 			t.Fatal("with expiry-fence=none the stale expiry should fail the restored generation (H1)")
 		}
 	})
@@ -142,7 +143,7 @@ func TestUnfencedExpiryFailsRestoredGeneration(t *testing.T) {
 
 func TestCurrentExpiryStillFails(t *testing.T) {
 	inSim(t, 200, func(t testing.TB, e env.Env) {
-		if !expiryAcrossRestore(t, e, "generation", false) {
+		if !expiryAcrossRestore(t, e, variant.FenceGeneration, false) {
 			t.Fatal("an expiry of the current generation must fail it")
 		}
 	})
@@ -260,9 +261,9 @@ func TestStepDownExpiryFallsBackInline(t *testing.T) {
 
 // triggerThrow plants one exception in the trigger path and reports how
 // many checkpoints completed afterwards and whether the generation failed.
-func triggerThrow(t testing.TB, e env.Env, mode string) (after int, failed bool) {
+func triggerThrow(t testing.TB, e env.Env, mode variant.TriggerErrors) (after int, failed bool) {
 	planted := false
-	cfg := Config{Interval: time.Second, Timeout: time.Second, Variants: Variants{TriggerErrors: mode}}
+	cfg := Config{Interval: time.Second, Timeout: time.Second, Variants: variant.Set{TriggerErrors: mode}}
 	cfg.Hooks.TriggerFault = func(int64, int) error {
 		if planted {
 			return nil
@@ -281,12 +282,12 @@ func triggerThrow(t testing.TB, e env.Env, mode string) (after int, failed bool)
 
 func TestTriggerErrorsSilentStopsCheckpoints(t *testing.T) {
 	inSim(t, 100, func(t testing.TB, e env.Env) {
-		if after, failed := triggerThrow(t, e, "silent"); after != 0 || failed {
+		if after, failed := triggerThrow(t, e, variant.ErrorsSilent); after != 0 || failed {
 			t.Fatalf("silent: %d checkpoints after the throw, failed=%v; want 0 and a running pipeline (H4)", after, failed)
 		}
 	})
 	inSim(t, 100, func(t testing.TB, e env.Env) {
-		if after, failed := triggerThrow(t, e, "report"); after == 0 && !failed {
+		if after, failed := triggerThrow(t, e, variant.ErrorsReport); after == 0 && !failed {
 			t.Fatal("report: checkpoints stopped without a visible failure")
 		}
 	})

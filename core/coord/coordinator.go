@@ -10,6 +10,7 @@ import (
 
 	"github.com/ckptsim/ckptsim/core/env"
 	"github.com/ckptsim/ckptsim/core/sched"
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 // Config is one pipeline's checkpoint configuration (SPEC section C).
@@ -25,7 +26,7 @@ type Config struct {
 	StatusBackoff  time.Duration // default 2 s
 	PendingBackoff time.Duration // guard 7 re-arm, default 500 ms
 	SavepointPoll  time.Duration // savepoint sleep-poll, default 500 ms
-	Variants       Variants
+	Variants       variant.Set
 	Logger         *slog.Logger
 	Observer       Observer
 	Hooks          Hooks
@@ -59,7 +60,6 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	c.Variants = c.Variants.Normalize()
 	return c
 }
 
@@ -203,17 +203,6 @@ func (c *Coordinator) async(fn func()) error {
 		return errBuggifyRejected // BUGGIFY: every caller handles a rejection
 	}
 	return c.d.Executor().Execute(fn)
-}
-
-// lockUnlessHeld takes coord.lock unless the caller's chain already holds
-// it (only in the barrier-continuation=inline variant, where Java's
-// re-entrant monitor lets the continuation re-enter).
-func (c *Coordinator) lockUnlessHeld(held bool) (unlock func()) {
-	if held {
-		return func() {}
-	}
-	c.lock.Lock()
-	return c.lock.Unlock
 }
 
 // pendingSnapshot returns the pending checkpoints in id order.

@@ -24,7 +24,8 @@
 // coordinator and the same scheduler lease. Every deferred action carries
 // the generation it was armed in and fails only that generation: the expiry
 // (H1) and, with deferred-fence=generation, every other deferred caller
-// (H9). Named variants reintroduce the historical behaviours; see Variants.
+// (H9). Named variants reintroduce the historical behaviours; the registry
+// is core/variant, and the inline-continuation variant lives in inline.go.
 //
 // # Readings chosen where upstream was unverified or unsafe
 //

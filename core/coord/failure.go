@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 // watchdog is the timeout body (SPEC 1.6 step 4). It runs on a dispatch
@@ -14,7 +15,7 @@ import (
 // Its re-check is what makes a cancel that loses to the hand-off harmless
 // (H2); watchdog-recheck=none removes it.
 func (c *Coordinator) watchdog(p *Pending) {
-	if c.cfg.Variants.WatchdogRecheck != "none" && (c.lookup(p.ID) != p || p.FullyAcked()) {
+	if c.cfg.Variants.WatchdogRecheck != variant.RecheckNone && (c.lookup(p.ID) != p || p.FullyAcked()) {
 		return
 	}
 	c.log().Warn("timeout checkpoint", "id", p.ID, "generation", p.Gen)
@@ -25,12 +26,12 @@ func (c *Coordinator) watchdog(p *Pending) {
 // rejects (master step-down, H11) it runs inline with a warning, because a
 // dropped expiry would leave the checkpoint pending forever.
 func (c *Coordinator) expire(p *Pending) {
-	if c.cfg.Variants.ExpiryExec == "inline" {
+	if c.cfg.Variants.ExpiryExec == variant.ExpireInline {
 		c.failExpired(p)
 		return
 	}
 	if err := c.async(func() { c.failExpired(p) }); err != nil {
-		if c.cfg.Variants.ExpiryFallback == "drop" {
+		if c.cfg.Variants.ExpiryFallback == variant.FallbackDrop {
 			c.log().Warn("coordinator executor rejected the expiry; dropped", "id", p.ID, "err", err)
 			return // H11: the checkpoint stays pending forever
 		}
@@ -43,12 +44,11 @@ func (c *Coordinator) expire(p *Pending) {
 // failExpired is failExpiredCheckpoint(token): with expiry-fence=generation
 // the expiry fails only the generation that armed it (H1).
 func (c *Coordinator) failExpired(p *Pending) {
-	fence := c.cfg.Variants.ExpiryFence == "generation"
-	if fence && c.lookup(p.ID) != p {
+	if c.fenced(fenceExpiry) && c.lookup(p.ID) != p {
 		c.stale(p.Gen, ReasonExpired, c.effectStart(p.Gen, ReasonExpired))
 		return
 	}
-	c.handleError(p.Gen, ReasonExpired, fmt.Errorf("checkpoint %d expired", p.ID), fence, false)
+	c.handleError(p.Gen, ReasonExpired, fmt.Errorf("checkpoint %d expired", p.ID), fenceExpiry)
 }
 
 // stale drops a deferred step of an earlier generation; op pairs it with
@@ -66,35 +66,66 @@ func (c *Coordinator) effectStart(armed uint64, r Reason) uint64 {
 	return op
 }
 
+// fencing names the generation fence a failure is judged by.
+type fencing uint8
+
+const (
+	// fenceDeferred: deferred work, fenced with deferred-fence=generation (H9).
+	fenceDeferred fencing = iota
+	// fenceExpiry: the expiry, fenced with expiry-fence=generation (H1).
+	fenceExpiry
+	// fenceAlways: work that read its generation when it began (the trigger
+	// body, a restore), always fenced.
+	fenceAlways
+)
+
+// fenced reports whether f drops work of an earlier generation.
+func (c *Coordinator) fenced(f fencing) bool {
+	switch f {
+	case fenceExpiry:
+		return c.cfg.Variants.ExpiryFence == variant.FenceGeneration
+	case fenceAlways:
+		return true
+	}
+	return c.deferredFence()
+}
+
 // handleError is handleCoordinatorError (SPEC 1.9). armed is the
-// generation the failing work belongs to; with fence, work of an earlier
-// generation is dropped instead of failing the current one (H1, H9).
-// lockHeld is true only when called from inside coord.lock (inline
-// variant).
-func (c *Coordinator) handleError(armed uint64, r Reason, err error, fence, lockHeld bool) {
+// generation the failing work belongs to; when f fences, work of an
+// earlier generation is dropped instead of failing the current one (H1,
+// H9).
+func (c *Coordinator) handleError(armed uint64, r Reason, err error, f fencing) {
+	if gen, failed := c.failGeneration(armed, r, err, f); failed {
+		c.clean(r, gen)
+	}
+}
+
+// failGeneration is handleCoordinatorError up to the clean: it reports the
+// generation it failed, or false when the failure was stale or not first.
+func (c *Coordinator) failGeneration(armed uint64, r Reason, err error, f fencing) (uint64, bool) {
 	op := c.effectStart(armed, r)
 	msg := fmt.Sprintf("%s: %v", r, err)
 	c.firstError.CompareAndSwap(nil, &msg)
 	c.genMu.Lock()
-	cur, f := c.gen, c.fut
+	cur, fut := c.gen, c.fut
 	c.genMu.Unlock()
-	if fence && armed != cur {
+	if c.fenced(f) && armed != cur {
 		c.stale(armed, r, op)
-		return
+		return 0, false
 	}
-	if f.Done() {
+	if fut.Done() {
 		c.emit(Event{Kind: EvEffectNoop, ArmedGen: armed, Gen: cur, Reason: r, Op: op})
-		return // first error wins
+		return 0, false // first error wins
 	}
 	c.updateStatus(Failed)
-	if !f.Complete(Failed) {
+	if !fut.Complete(Failed) {
 		c.emit(Event{Kind: EvEffectNoop, ArmedGen: armed, Gen: cur, Reason: r, Op: op})
-		return
+		return 0, false
 	}
 	c.log().Error("checkpoint coordinator failed", "reason", r, "err", err, "generation", cur)
 	c.emit(Event{Kind: EvGenFailed, ArmedGen: armed, Gen: cur, Reason: r, Op: op})
 	c.d.Master.HandleCheckpointError(c.job, c.pipeline, cur, r)
-	c.clean(r, cur, lockHeld)
+	return cur, true
 }
 
 // updateStatus writes the status to the status store, retrying retryable
@@ -124,16 +155,30 @@ func (c *Coordinator) retryStatus(op func() error) error {
 // clean is cleanPendingCheckpoint (SPEC 1.9). gen is the generation being
 // cleaned: with the generation fence a clean for a generation that a
 // restore already replaced does nothing (the restore cleaned it).
-func (c *Coordinator) clean(r Reason, gen uint64, lockHeld bool) {
+func (c *Coordinator) clean(r Reason, gen uint64) {
+	if !c.beginClean(r, gen) {
+		return
+	}
+	c.lock.Lock()
+	defer c.lock.Unlock()
+	c.cleanLocked(r)
+}
+
+// beginClean is the part of clean before coord.lock: the fence, then the
+// shutdown flags. It reports whether the clean goes on.
+func (c *Coordinator) beginClean(r Reason, gen uint64) bool {
 	if c.deferredFence() && r != ReasonReset {
 		if cur, _ := c.Generation(); cur != gen {
-			return
+			return false
 		}
 	}
 	c.shutdown.Store(true)
 	c.allTaskReady.Store(false)
-	unlock := c.lockUnlessHeld(lockHeld)
-	defer unlock()
+	return true
+}
+
+// cleanLocked is the part of clean under coord.lock.
+func (c *Coordinator) cleanLocked(r Reason) {
 	for _, p := range c.takePending() {
 		c.abort(p, r)
 	}
@@ -178,7 +223,7 @@ func (c *Coordinator) abort(p *Pending, r Reason) {
 func (c *Coordinator) ReportTaskError(msg string) {
 	gen, _ := c.Generation()
 	err := fmt.Errorf("task reported: %s", msg)
-	if xerr := c.async(func() { c.handleError(gen, ReasonTaskReported, err, c.deferredFence(), false) }); xerr != nil {
-		c.handleError(gen, ReasonTaskReported, err, c.deferredFence(), false)
+	if xerr := c.async(func() { c.handleError(gen, ReasonTaskReported, err, fenceDeferred) }); xerr != nil {
+		c.handleError(gen, ReasonTaskReported, err, fenceDeferred)
 	}
 }

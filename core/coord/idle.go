@@ -3,6 +3,8 @@ package coord
 import (
 	"fmt"
 	"slices"
+
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 // idleSets are the idle-task closing state (readyToCloseIdleTask, SPEC 1.5
@@ -128,7 +130,7 @@ func (c *Coordinator) idleClean() {
 // caller holds coord.pending. idle-restore=forget keeps upstream's loss
 // before #12042: closed tasks get barriers again and never acknowledge.
 func (c *Coordinator) idleRebuild() {
-	if c.cfg.Variants.IdleRestore == "forget" {
+	if c.cfg.Variants.IdleRestore == variant.IdleForget {
 		return
 	}
 	for t := range c.idle.done {

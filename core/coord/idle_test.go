@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 // sentSince returns the barriers dispatched at or after t.
@@ -30,7 +31,7 @@ func TestIdleTaskCloses(t *testing.T) {
 		inSim(t, 20, func(t testing.TB, e env.Env) {
 			cfg := Config{Interval: time.Second, Tasks: 3, StartingTasks: 1}
 			if forget {
-				cfg.Variants.IdleRestore = "forget"
+				cfg.Variants.IdleRestore = variant.IdleForget
 			}
 			r := newRig(t, e, cfg)
 			defer r.close()

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 // ReportTask records a task's state and hops to the executor: a task
@@ -24,7 +26,7 @@ func (c *Coordinator) ReportTask(task TaskID, st TaskState) {
 			err = c.allTaskReadyCheck()
 		}
 		if err != nil {
-			c.handleError(gen, ReasonTaskFailed, err, c.deferredFence(), false)
+			c.handleError(gen, ReasonTaskFailed, err, fenceDeferred)
 		}
 	})
 	if err != nil {
@@ -95,9 +97,9 @@ func (c *Coordinator) Restore(alreadyStarted bool) error {
 	c.genMu.Unlock()
 	c.firstError.Store(nil)
 	c.updateStatus(Running)
-	c.clean(ReasonReset, gen, false)
+	c.clean(ReasonReset, gen)
 	if err := c.restoreState(gen); err != nil {
-		c.handleError(gen, ReasonInsideError, fmt.Errorf("restore: %w", err), true, false)
+		c.handleError(gen, ReasonInsideError, fmt.Errorf("restore: %w", err), fenceAlways)
 		return err
 	}
 	latest := int64(0)
@@ -112,7 +114,7 @@ func (c *Coordinator) Restore(alreadyStarted bool) error {
 	if err := c.resume(); err != nil {
 		// Never leave a restored generation with nothing armed: fail it
 		// visibly so that the job master restores again (found by swarm).
-		c.handleError(gen, ReasonInsideError, fmt.Errorf("resume after restore: %w", err), true, false)
+		c.handleError(gen, ReasonInsideError, fmt.Errorf("resume after restore: %w", err), fenceAlways)
 		return err
 	}
 	return nil
@@ -171,7 +173,7 @@ func (c *Coordinator) reloadLatest() error {
 		r.Restored = true
 		c.latestCompleted.Store(&r)
 	}
-	if c.cfg.Variants.Retention == "memory" {
+	if c.cfg.Variants.Retention == variant.RetainMemory {
 		// Upstream keeps the deque in memory only (#12094): a recreated
 		// coordinator starts with an empty one and never deletes the
 		// checkpoints stored before.
@@ -265,7 +267,7 @@ func (c *Coordinator) Cancel() {
 	if f.Done() {
 		return
 	}
-	c.clean(ReasonPipelineEnd, gen, false)
+	c.clean(ReasonPipelineEnd, gen)
 	c.updateStatus(Canceled)
 	if f.Complete(Canceled) {
 		c.emit(Event{Kind: EvCanceled, Gen: gen})

@@ -1,5 +1,7 @@
 package coord
 
+import "github.com/ckptsim/ckptsim/core/variant"
+
 func (c *Coordinator) savepointWriter() SavepointWriter {
 	c.mapMu.Lock()
 	defer c.mapMu.Unlock()
@@ -56,7 +58,7 @@ func (c *Coordinator) savepointDone(req *Future[*Completed], cp *Completed, err 
 // savepointCreate waits for the pending checkpoint and creates the
 // SAVEPOINT under coord.lock.
 func (c *Coordinator) savepointCreate() (*Future[*Pending], error) {
-	if c.cfg.Variants.SavepointWait == "under-lock" {
+	if c.cfg.Variants.SavepointWait == variant.WaitUnderLock {
 		c.lock.Lock()
 		for c.pendingCounter.Load() > 0 && !c.shutdown.Load() {
 			c.e.Sleep(c.cfg.SavepointPoll)
@@ -72,7 +74,7 @@ func (c *Coordinator) savepointCreate() (*Future[*Pending], error) {
 	if err != nil {
 		return nil, err
 	}
-	c.startPending(pf, true)
+	c.startPending(pf)
 	return pf, nil
 }
 

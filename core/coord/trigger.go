@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 // scheduleTrigger arms a trigger of typ after delay on the lease.
@@ -21,7 +22,7 @@ func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration) {
 // then restores it); with silent (H4) the error only fails the task, and
 // since the trigger was the only re-armer, checkpoints stop.
 func (c *Coordinator) triggerBody(typ Type) (err error) {
-	if c.cfg.Variants.TriggerErrors == "silent" {
+	if c.cfg.Variants.TriggerErrors == variant.ErrorsSilent {
 		return c.tryTrigger(typ)
 	}
 	gen, _ := c.Generation()
@@ -31,7 +32,7 @@ func (c *Coordinator) triggerBody(typ Type) (err error) {
 		}
 		if err != nil {
 			c.log().Error("checkpoint trigger failed", "type", typ, "err", err)
-			c.handleError(gen, ReasonTriggerFailed, err, true, false)
+			c.handleError(gen, ReasonTriggerFailed, err, fenceAlways)
 		}
 	}()
 	return c.tryTrigger(typ)
@@ -101,7 +102,7 @@ func (c *Coordinator) triggerLocked(now time.Time, typ Type) error {
 	if err != nil {
 		return err
 	}
-	c.startPending(pf, true)
+	c.startPending(pf)
 	if typ == Checkpoint { // guard 9
 		c.scheduleTrigger(Checkpoint, c.cfg.Interval)
 	}
@@ -123,7 +124,7 @@ func (c *Coordinator) createPending(now time.Time, typ Type) (*Future[*Pending],
 	err := c.async(func() {
 		id, err := c.allocateID(typ)
 		if err != nil {
-			c.handleError(gen, ReasonIDFailed, err, c.deferredFence(), false)
+			c.handleError(gen, ReasonIDFailed, err, fenceDeferred)
 			pf.Fail(err)
 			return
 		}
@@ -149,7 +150,7 @@ func (c *Coordinator) createPending(now time.Time, typ Type) (*Future[*Pending],
 // hop runs fn on the executor; a rejection fails pf and the generation.
 func (c *Coordinator) hop(pf *Future[*Pending], gen uint64, fn func()) {
 	if err := c.async(fn); err != nil {
-		c.handleError(gen, ReasonTriggerFailed, err, c.deferredFence(), false)
+		c.handleError(gen, ReasonTriggerFailed, err, fenceDeferred)
 		pf.Fail(err)
 	}
 }
@@ -186,23 +187,17 @@ func (c *Coordinator) cleanCount() uint64 {
 	return c.cleans
 }
 
-// startPending is startTriggerPendingCheckpoint (SPEC 1.6). The fixed
-// design always hops to the executor (thenAcceptAsync); the inline variant
-// (H6) runs the continuation on the calling thread, inside coord.lock and
-// before the counter increment, when the future is already complete.
-func (c *Coordinator) startPending(pf *Future[*Pending], lockHeld bool) {
-	if c.cfg.Variants.BarrierContinuation == "inline" {
-		if pf.Done() {
-			c.emit(Event{Kind: EvInlineContinuation})
-			p, err := pf.Get()
-			c.continuation(p, err, lockHeld)
-		} else {
-			pf.WhenDone(func(p *Pending, err error) { c.continuation(p, err, false) })
-		}
+// startPending is startTriggerPendingCheckpoint (SPEC 1.6); the caller
+// holds coord.lock. The continuation hops to the executor once the
+// pending checkpoint exists (thenAcceptAsync); the inline variant is in
+// inline.go.
+func (c *Coordinator) startPending(pf *Future[*Pending]) {
+	if c.cfg.Variants.BarrierContinuation == variant.ContinueInline {
+		c.continueInline(pf)
 	} else {
 		pf.WhenDone(func(p *Pending, err error) {
-			if xerr := c.async(func() { c.continuation(p, err, false) }); xerr != nil && p != nil {
-				c.handleError(p.Gen, ReasonTriggerFailed, xerr, c.deferredFence(), false)
+			if xerr := c.async(func() { c.continueHere(p, err) }); xerr != nil && p != nil {
+				c.handleError(p.Gen, ReasonTriggerFailed, xerr, fenceDeferred)
 			}
 		})
 	}
@@ -210,28 +205,38 @@ func (c *Coordinator) startPending(pf *Future[*Pending], lockHeld bool) {
 	c.emit(Event{Kind: EvPendingCount, Count: int(n)})
 }
 
-// continuation registers completion handling, dispatches barriers and
-// arms the timeout watchdog.
-func (c *Coordinator) continuation(p *Pending, err error, lockHeld bool) {
+// continueHere runs the continuation of a created pending checkpoint (err
+// is its creation's failure, already reported by the hop that failed) on
+// the calling thread, and fails the generation if a barrier cannot be sent.
+func (c *Coordinator) continueHere(p *Pending, err error) {
 	if err != nil || p == nil {
-		return // already reported by the hop that failed
+		return
 	}
+	if err := c.continuation(p); err != nil {
+		c.handleError(p.Gen, ReasonInsideError, err, fenceDeferred)
+	}
+}
+
+// continuation registers completion handling, dispatches barriers and
+// arms the timeout watchdog. A barrier that cannot be sent stops it; the
+// error is the caller's to handle.
+func (c *Coordinator) continuation(p *Pending) error {
 	p.fut.WhenDone(func(cp *Completed, err error) { c.onPendingDone(p, cp, err) })
 	b := Barrier{ID: p.ID, Timestamp: p.TriggeredAt, Type: p.Type, PrepareClose: p.prepareClose, Closed: p.closed}
 	for _, t := range p.tasks {
 		if err := c.d.Transport.TriggerBarrier(c.job, c.pipeline, t, b); err != nil {
-			c.handleError(p.Gen, ReasonInsideError, fmt.Errorf("barrier dispatch to task %d: %w", t, err), c.deferredFence(), lockHeld)
-			return
+			return fmt.Errorf("barrier dispatch to task %d: %w", t, err)
 		}
 	}
 	if c.cfg.Interval <= 0 && p.Type != CompletedPoint && p.Type != Savepoint {
-		return
+		return nil
 	}
 	timeout := c.cfg.Timeout
 	if p.Type == SchemaChangeAfter {
 		timeout = c.cfg.SchemaTimeout
 	}
 	p.watchdog = c.d.Lease.Schedule(timeout, func() error { c.watchdog(p); return nil })
+	return nil
 }
 
 // onPendingDone hops the pending future's outcome to the executor
@@ -241,13 +246,13 @@ func (c *Coordinator) onPendingDone(p *Pending, cp *Completed, err error) {
 	handle := func() {
 		switch {
 		case err != nil:
-			c.handleError(p.Gen, ReasonTriggerFailed, err, c.deferredFence(), false)
+			c.handleError(p.Gen, ReasonTriggerFailed, err, fenceDeferred)
 		case cp != nil:
 			if env.Buggify(c.e, env.SiteCompletionAfterClean) {
 				c.e.Sleep(c.cfg.Timeout) // BUGGIFY: the completion arrives late, maybe after a clean
 			}
 			if err := c.complete(p, cp); err != nil {
-				c.handleError(p.Gen, ReasonCompleteFailed, err, c.deferredFence(), false)
+				c.handleError(p.Gen, ReasonCompleteFailed, err, fenceDeferred)
 			}
 		default:
 			c.log().Debug("pending checkpoint aborted without failure", "id", p.ID)
@@ -262,4 +267,6 @@ func (c *Coordinator) onPendingDone(p *Pending, cp *Completed, err error) {
 	}
 }
 
-func (c *Coordinator) deferredFence() bool { return c.cfg.Variants.DeferredFence == "generation" }
+func (c *Coordinator) deferredFence() bool {
+	return c.cfg.Variants.DeferredFence == variant.FenceGeneration
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -35,34 +34,49 @@ func ParseDesign(s string) (Design, error) {
 	return "", fmt.Errorf("unknown scheduler design %q (want per-pipeline, shared or shared-inline)", s)
 }
 
+// TaskFailure is what a dispatch thread does when a body fails.
+type TaskFailure string
+
+// The task-failure behaviours.
+const (
+	Recover    TaskFailure = "recover"     // the thread keeps serving (the final design)
+	KillWorker TaskFailure = "kill-worker" // the failure is re-raised and kills the thread (PR-B, H3)
+)
+
+// TaskFailures lists every task-failure behaviour, default first.
+var TaskFailures = []TaskFailure{Recover, KillWorker}
+
 // Config configures a Scheduler.
 type Config struct {
 	Design Design // default Shared
-	// Cores sizes the dispatch pool: max(8, 2 x Cores). Default: the
-	// machine's CPU count (set it explicitly in simulation).
+	// Cores sizes the dispatch pool: max(8, 2 x Cores). Core never asks
+	// the machine: wall callers pass runtime.NumCPU(), simulations their
+	// simulated core count. New refuses a config with neither Cores nor
+	// DispatchThreads.
 	Cores int
 	// DispatchThreads overrides the dispatch bound when > 0.
 	DispatchThreads int
 	TimerThreads    int           // default 2
 	KeepAlive       time.Duration // dispatch idle reaping, default 60 s
-	// TaskFailure is "recover" (default) or "kill-worker".
-	TaskFailure string
-	Logger      *slog.Logger
+	TaskFailure     TaskFailure   // default Recover
+	Logger          *slog.Logger
 	// Observe, when set, receives every firing's stage timestamps after
 	// the body ends or is skipped. It runs on the thread that ran the body.
 	Observe func(Firing)
 }
 
-// Bound returns the dispatch pool size for c.
+// ErrNoCores is New's error for a config that sets neither Cores nor
+// DispatchThreads.
+var ErrNoCores = errors.New("sched: Config.Cores is required (runtime.NumCPU() in wall mode, the simulated core count in simulation)")
+
+// Bound returns the dispatch pool size for c: DispatchThreads when set,
+// else max(8, 2 x Cores). It is 8 for a config with neither, which New
+// refuses.
 func (c Config) Bound() int {
 	if c.DispatchThreads > 0 {
 		return c.DispatchThreads
 	}
-	cores := c.Cores
-	if cores <= 0 {
-		cores = runtime.NumCPU()
-	}
-	return max(8, 2*cores)
+	return max(8, 2*c.Cores)
 }
 
 // Scheduler is the interface the coordinators, the simulator and the
@@ -137,6 +151,9 @@ func New(e env.Env, cfg Config) (Scheduler, error) {
 	if cfg.Design == "" {
 		cfg.Design = Shared
 	}
+	if cfg.Cores <= 0 && cfg.DispatchThreads <= 0 {
+		return nil, ErrNoCores
+	}
 	if cfg.TimerThreads <= 0 {
 		cfg.TimerThreads = 2
 	}
@@ -145,8 +162,8 @@ func New(e env.Env, cfg Config) (Scheduler, error) {
 	}
 	switch cfg.TaskFailure {
 	case "":
-		cfg.TaskFailure = "recover"
-	case "recover", "kill-worker":
+		cfg.TaskFailure = Recover
+	case Recover, KillWorker:
 	default:
 		return nil, fmt.Errorf("unknown task-failure %q (want recover or kill-worker)", cfg.TaskFailure)
 	}

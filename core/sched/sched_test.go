@@ -259,7 +259,7 @@ func TestFailingBodyKeepsWorker(t *testing.T) {
 
 func TestKillWorkerVariantKillsWorker(t *testing.T) {
 	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
-		s, _ := newSched(t, e, sched.Config{DispatchThreads: 1, TaskFailure: "kill-worker"})
+		s, _ := newSched(t, e, sched.Config{DispatchThreads: 1, TaskFailure: sched.KillWorker})
 		defer s.Close()
 		l := s.Lease(1, 1)
 		bad := l.Schedule(0, func() error { return errors.New("trigger failed") })
@@ -302,4 +302,21 @@ func TestThreadCountsByDesign(t *testing.T) {
 			s.Close()
 		}
 	})
+}
+
+// TestCoresComeFromConfiguration: core never asks the machine for its
+// CPU count, so a config without Cores or DispatchThreads is refused and
+// the bound follows the configured count alone.
+func TestCoresComeFromConfiguration(t *testing.T) {
+	if _, err := sched.New(env.Wall{}, sched.Config{}); !errors.Is(err, sched.ErrNoCores) {
+		t.Fatalf("New without cores: %v, want ErrNoCores", err)
+	}
+	for _, tc := range []struct {
+		cfg  sched.Config
+		want int
+	}{{sched.Config{Cores: 1}, 8}, {sched.Config{Cores: 6}, 12}, {sched.Config{Cores: 64, DispatchThreads: 3}, 3}} {
+		if got := tc.cfg.Bound(); got != tc.want {
+			t.Errorf("%+v: bound %d, want %d", tc.cfg, got, tc.want)
+		}
+	}
 }

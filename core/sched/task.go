@@ -129,7 +129,7 @@ func (t *Task) run(thread string) {
 	f.Ended, f.Err = s.e.Now(), err
 	t.finish(err)
 	s.observe(f)
-	if err != nil && s.cfg.TaskFailure == "kill-worker" {
+	if err != nil && s.cfg.TaskFailure == KillWorker {
 		panic(err) // PR-B: the re-throw kills the dispatch worker (H3)
 	}
 }

@@ -6,11 +6,12 @@ import (
 
 	"github.com/ckptsim/ckptsim/core/coord"
 	"github.com/ckptsim/ckptsim/core/sched"
+	"github.com/ckptsim/ckptsim/core/variant"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/cluster"
 )
 
-func smoke(seed uint64, v coord.Variants, faults cluster.FaultRates) (sim.Result, *cluster.Cluster) {
+func smoke(seed uint64, v variant.Set, faults cluster.FaultRates) (sim.Result, *cluster.Cluster) {
 	w := sim.New(sim.Config{Seed: seed, MaxTime: time.Hour})
 	var c *cluster.Cluster
 	r := w.Run(func() {
@@ -37,7 +38,7 @@ func smoke(seed uint64, v coord.Variants, faults cluster.FaultRates) (sim.Result
 
 func TestSmokeCheckpointsComplete(t *testing.T) {
 	for seed := range uint64(20) {
-		r, c := smoke(seed, coord.Variants{}, cluster.FaultRates{})
+		r, c := smoke(seed, variant.Set{}, cluster.FaultRates{})
 		if r.Outcome != sim.OutcomeDone {
 			t.Fatalf("seed %d: %v %s", seed, r.Outcome, r.Reason)
 		}
@@ -59,7 +60,7 @@ func TestSmokeCheckpointsComplete(t *testing.T) {
 func TestSmokeWithFaultsStaysSafe(t *testing.T) {
 	faults := cluster.FaultRates{AckDrop: 0.05, StorageFail: 0.02, StatusRetryable: 0.1, BarrierFail: 0.01, NotifyFail: 0.01, IDFail: 0.01}
 	for seed := range uint64(20) {
-		r, c := smoke(seed, coord.Variants{}, faults)
+		r, c := smoke(seed, variant.Set{}, faults)
 		if r.Outcome != sim.OutcomeDone {
 			t.Fatalf("seed %d: %v %s", seed, r.Outcome, r.Reason)
 		}

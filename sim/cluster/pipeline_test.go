@@ -6,6 +6,7 @@ import (
 
 	"github.com/ckptsim/ckptsim/core/coord"
 	"github.com/ckptsim/ckptsim/core/sched"
+	"github.com/ckptsim/ckptsim/core/variant"
 	"github.com/ckptsim/ckptsim/linearizability"
 	"github.com/ckptsim/ckptsim/model"
 	"github.com/ckptsim/ckptsim/sim"
@@ -122,7 +123,7 @@ func TestPipelinesDeterministic(t *testing.T) {
 }
 
 func TestNoPartitionsNoPipelines(t *testing.T) {
-	r, c := smoke(3, coord.Variants{}, cluster.FaultRates{})
+	r, c := smoke(3, variant.Set{}, cluster.FaultRates{})
 	if r.Outcome != sim.OutcomeDone || c.Pipelines != nil {
 		t.Fatalf("%v %v", r.Outcome, c.Pipelines)
 	}

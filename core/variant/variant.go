@@ -1,0 +1,246 @@
+// Package variant is the one registry of named variants: behaviours that
+// were later fixed upstream and stay selectable, so that the harness can
+// show each historical hazard and that its fix holds. It covers the
+// coordinator (core/coord) and the scheduler (core/sched), the scheduler
+// design included.
+//
+// A Set holds one typed value per key; its zero value is the fixed design
+// everywhere. Keys and values are spelled as simrun's --variant key=value
+// and a scenario's variants map spell them; Parse and Check are the only
+// places they are read, Keys the only place they are listed. An unknown
+// key or value is an error naming the key and the values it allows.
+//
+// Adding a value to an existing key is one line in the registry below (a
+// scheduler design: one line in sched.Designs, which the registry reads).
+package variant
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/ckptsim/ckptsim/core/sched"
+)
+
+// Fence is expiry-fence and deferred-fence: whether deferred work of an
+// earlier generation is dropped (H1, H9).
+type Fence uint8
+
+// The fence values.
+const (
+	FenceGeneration Fence = iota // fail only the generation that armed the work
+	FenceNone                    // fail whatever generation is current when it runs
+)
+
+// SavepointWait is savepoint-wait (H5).
+type SavepointWait uint8
+
+// The savepoint-wait values.
+const (
+	WaitOutsideLock SavepointWait = iota // sleep-poll outside coord.lock
+	WaitUnderLock                        // sleep-poll holding coord.lock
+)
+
+// TriggerErrors is trigger-errors (H4).
+type TriggerErrors uint8
+
+// The trigger-errors values.
+const (
+	ErrorsReport TriggerErrors = iota // a failed trigger fails the generation
+	ErrorsSilent                      // it only fails the scheduler task
+)
+
+// Continuation is barrier-continuation (H6).
+type Continuation uint8
+
+// The barrier-continuation values.
+const (
+	ContinueAsync  Continuation = iota // thenAcceptAsync: hop to the executor
+	ContinueInline                     // thenAccept: run on the lock holder when complete
+)
+
+// ExpiryExec is expiry-exec.
+type ExpiryExec uint8
+
+// The expiry-exec values.
+const (
+	ExpireOnExecutor ExpiryExec = iota // the expiry hops to the coordinator executor
+	ExpireInline                       // the watchdog expires on its own thread
+)
+
+// ExpiryFallback is expiry-fallback (H11).
+type ExpiryFallback uint8
+
+// The expiry-fallback values.
+const (
+	FallbackInline ExpiryFallback = iota // a rejected expiry runs inline
+	FallbackDrop                         // a rejected expiry is dropped
+)
+
+// Recheck is watchdog-recheck (H2).
+type Recheck uint8
+
+// The watchdog-recheck values.
+const (
+	RecheckPending Recheck = iota // the watchdog re-checks "still pending"
+	RecheckNone                   // it expires whatever it finds
+)
+
+// Retention is retention (H10).
+type Retention uint8
+
+// The retention values.
+const (
+	RetainDurable Retention = iota // the deque is rebuilt from storage on restore
+	RetainMemory                   // the deque lives in memory only
+)
+
+// IdleRestore is idle-restore: what a restore does with the idle tasks
+// that closed (#12042).
+type IdleRestore uint8
+
+// The idle-restore values.
+const (
+	IdleRebuild IdleRestore = iota // closedIdleTask is rebuilt from the tasks closed for good
+	IdleForget                     // closedIdleTask stays empty: closed tasks get barriers again
+)
+
+// Set is one value per variant key. The zero value is the fixed design;
+// an empty Design or TaskFailure means the scheduler's default (or the
+// scenario's scheduler.design).
+type Set struct {
+	Design              sched.Design      // design
+	TaskFailure         sched.TaskFailure // task-failure              H3
+	ExpiryFence         Fence             // expiry-fence              H1
+	DeferredFence       Fence             // deferred-fence            H9
+	SavepointWait       SavepointWait     // savepoint-wait            H5
+	TriggerErrors       TriggerErrors     // trigger-errors            H4
+	BarrierContinuation Continuation      // barrier-continuation      H6
+	ExpiryExec          ExpiryExec        // expiry-exec
+	ExpiryFallback      ExpiryFallback    // expiry-fallback           H11
+	WatchdogRecheck     Recheck           // watchdog-recheck          H2
+	Retention           Retention         // retention                 H10
+	IdleRestore         IdleRestore       // idle-restore              #12042
+}
+
+// Key is one registry entry: its name, its values (default first) and how
+// it reads and writes a Set.
+type Key struct {
+	Name   string
+	Values []string
+	set    func(*Set, int)
+	index  func(*Set) int // -1 for an unset named value
+}
+
+// keys is the registry, in listing order.
+var keys = []Key{
+	named("design", func(s *Set) *sched.Design { return &s.Design }, sched.Designs),
+	named("task-failure", func(s *Set) *sched.TaskFailure { return &s.TaskFailure }, sched.TaskFailures),
+	enum("expiry-fence", func(s *Set) *Fence { return &s.ExpiryFence }, "generation", "none"),
+	enum("deferred-fence", func(s *Set) *Fence { return &s.DeferredFence }, "generation", "none"),
+	enum("savepoint-wait", func(s *Set) *SavepointWait { return &s.SavepointWait }, "outside-lock", "under-lock"),
+	enum("trigger-errors", func(s *Set) *TriggerErrors { return &s.TriggerErrors }, "report", "silent"),
+	enum("barrier-continuation", func(s *Set) *Continuation { return &s.BarrierContinuation }, "async", "inline"),
+	enum("expiry-exec", func(s *Set) *ExpiryExec { return &s.ExpiryExec }, "executor", "inline"),
+	enum("expiry-fallback", func(s *Set) *ExpiryFallback { return &s.ExpiryFallback }, "inline", "drop"),
+	enum("watchdog-recheck", func(s *Set) *Recheck { return &s.WatchdogRecheck }, "pending", "none"),
+	enum("retention", func(s *Set) *Retention { return &s.Retention }, "durable", "memory"),
+	enum("idle-restore", func(s *Set) *IdleRestore { return &s.IdleRestore }, "rebuild", "forget"),
+}
+
+// enum is a key whose values are the constants 0, 1, ... of T, spelled
+// names in that order.
+func enum[T ~uint8](name string, field func(*Set) *T, names ...string) Key {
+	return Key{Name: name, Values: names,
+		set:   func(s *Set, i int) { *field(s) = T(i) },
+		index: func(s *Set) int { return int(*field(s)) }}
+}
+
+// named is a key whose values are string constants spelled as themselves.
+func named[T ~string](name string, field func(*Set) *T, vals []T) Key {
+	names := make([]string, len(vals))
+	for i, v := range vals {
+		names[i] = string(v)
+	}
+	return Key{Name: name, Values: names,
+		set:   func(s *Set, i int) { *field(s) = vals[i] },
+		index: func(s *Set) int { return slices.Index(vals, *field(s)) }}
+}
+
+// Keys returns the registry in listing order.
+func Keys() []Key { return slices.Clone(keys) }
+
+// Lookup returns the key called name.
+func Lookup(name string) (Key, error) {
+	for _, k := range keys {
+		if k.Name == name {
+			return k, nil
+		}
+	}
+	return Key{}, fmt.Errorf("unknown variant key %q", name)
+}
+
+// Set applies key=value to s.
+func (s *Set) Set(key, value string) error {
+	k, err := Lookup(key)
+	if err != nil {
+		return err
+	}
+	i := slices.Index(k.Values, value)
+	if i < 0 {
+		return fmt.Errorf("unknown value %q for variant %s (want %s)", value, key, alternatives(k.Values))
+	}
+	k.set(s, i)
+	return nil
+}
+
+// Check validates one key=value.
+func Check(key, value string) error {
+	var s Set
+	return s.Set(key, value)
+}
+
+// Parse reads a key -> value map (a scenario's variants, --variant flags),
+// in key order so that the first error is always the same one.
+func Parse(m map[string]string) (Set, error) {
+	var s Set
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if err := s.Set(k, m[k]); err != nil {
+			return Set{}, err
+		}
+	}
+	return s, nil
+}
+
+// String lists the values that differ from the default as key=value in
+// registry order, "fixed" when none does.
+func (s Set) String() string {
+	var parts []string
+	for _, k := range keys {
+		if i := k.index(&s); i > 0 {
+			parts = append(parts, k.Name+"="+k.Values[i])
+		}
+	}
+	if len(parts) == 0 {
+		return "fixed"
+	}
+	return strings.Join(parts, ",")
+}
+
+// Listing returns "key=v1|v2|..." lines, default first, for simrun list.
+func Listing() []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.Name + "=" + strings.Join(k.Values, "|")
+	}
+	return out
+}
+
+// alternatives spells values as "a, b or c".
+func alternatives(vs []string) string {
+	if len(vs) < 2 {
+		return strings.Join(vs, "")
+	}
+	return strings.Join(vs[:len(vs)-1], ", ") + " or " + vs[len(vs)-1]
+}

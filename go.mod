@@ -3,6 +3,7 @@ module github.com/ckptsim/ckptsim
 go 1.26.0
 
 require (
+	github.com/Jeffail/checkpoint v1.0.1
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/cockroachdb/datadriven v1.0.3
 	github.com/goccy/go-yaml v1.19.2

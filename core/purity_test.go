@@ -12,6 +12,7 @@ package core_test
 import (
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/importer"
 	"go/parser"
 	"go/token"
@@ -213,6 +214,11 @@ func (l *loader) parseDir(dir string) ([]*ast.File, error) {
 	for _, e := range ents {
 		n := e.Name()
 		if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		// Type-check the files this platform builds (default_linux.go or
+		// default_other.go, not both).
+		if ok, err := build.Default.MatchFile(dir, n); err != nil || !ok {
 			continue
 		}
 		f, err := parser.ParseFile(l.fset, filepath.Join(dir, n), nil, parser.ParseComments)

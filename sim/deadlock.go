@@ -48,7 +48,7 @@ func (w *World) deadlock() {
 		if t.state != tBlocked {
 			continue
 		}
-		s := ThreadState{Name: t.name, WaitsOn: t.waitOn}
+		s := ThreadState{Name: t.name, WaitsOn: t.waitOn.String()}
 		for _, m := range t.held {
 			s.Holds = append(s.Holds, m.name)
 		}

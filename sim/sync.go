@@ -25,12 +25,12 @@ func (m *mutex) Lock() {
 		if m.owner == t {
 			t.wantMu = m
 			m.waiters = append(m.waiters, t)
-			w.block(t, "lock "+m.name+" (already held by this thread)")
+			w.block(t, waitReason{kind: waitRelock, name: m.name})
 			continue
 		}
 		t.wantMu = m
 		m.waiters = append(m.waiters, t)
-		w.block(t, "lock "+m.name)
+		w.block(t, waitReason{kind: waitLock, name: m.name})
 	}
 	t.wantMu = nil
 	m.acquire(t)
@@ -122,9 +122,9 @@ func (c *cond) wait(d time.Duration) bool {
 	} else {
 		c.waiters = append(c.waiters, t)
 		if d >= 0 {
-			w.addTimer(t, d, func(bool) { c.remove(t); t.timedOut = true })
+			w.addTimer(t, d, c)
 		}
-		w.block(t, "wait on cond of "+c.m.name)
+		w.block(t, waitReason{kind: waitCond, name: c.m.name})
 	}
 	timedOut := t.timedOut
 	c.m.Lock()

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"container/heap"
 	"fmt"
 	"iter"
 	"math/rand/v2"
@@ -94,9 +93,9 @@ type thread struct {
 	stop  func()
 	yield func(struct{}) bool
 
-	runIdx   int    // index in World.runq, -1 if absent
-	waitOn   string // what it blocks on, for reports
-	wantMu   *mutex // mutex it waits to acquire
+	runIdx   int        // index in World.runq, -1 if absent
+	waitOn   waitReason // what it blocks on, for reports
+	wantMu   *mutex     // mutex it waits to acquire
 	timerGen uint64 // invalidates stale timer entries
 	timedOut bool
 	held     []*mutex
@@ -336,7 +335,7 @@ func (w *World) makeRunnable(t *thread) {
 		return
 	}
 	t.state = tRunnable
-	t.waitOn = ""
+	t.waitOn = waitReason{}
 	t.runIdx = len(w.runq)
 	w.runq = append(w.runq, t)
 }
@@ -389,9 +388,40 @@ func (w *World) point() {
 	w.park(t)
 }
 
+// waitReason says what a blocked thread waits on; it is rendered only for
+// a deadlock report, so blocking builds no string.
+type waitReason struct {
+	kind waitKind
+	name string // the lock class
+}
+
+type waitKind uint8
+
+const (
+	waitNone waitKind = iota
+	waitSleep
+	waitLock
+	waitRelock // a lock the thread already holds
+	waitCond
+)
+
+func (r waitReason) String() string {
+	switch r.kind {
+	case waitSleep:
+		return "sleep"
+	case waitLock:
+		return "lock " + r.name
+	case waitRelock:
+		return "lock " + r.name + " (already held by this thread)"
+	case waitCond:
+		return "wait on cond of " + r.name
+	}
+	return ""
+}
+
 // block parks the caller until another thread or a timer makes it
 // runnable again.
-func (w *World) block(t *thread, what string) {
+func (w *World) block(t *thread, what waitReason) {
 	if w.killing {
 		panic(killed{})
 	}
@@ -434,33 +464,72 @@ type timerEntry struct {
 	seq uint64
 	t   *thread
 	gen uint64
-	fn  func(timedOut bool)
+	c   *cond // a WaitFor deadline: on firing, t leaves c's waiters and times out
 }
 
+// timerHeap is a min-heap by (at, seq). push and pop are container/heap's
+// algorithms on the concrete type (no boxing, so no allocation per timer),
+// which keeps the order, and so every trace hash, unchanged.
 type timerHeap []timerEntry
 
-func (h timerHeap) Len() int { return len(h) }
-func (h timerHeap) Less(i, j int) bool {
+func (h timerHeap) less(i, j int) bool {
 	if h[i].at != h[j].at {
 		return h[i].at < h[j].at
 	}
 	return h[i].seq < h[j].seq
 }
-func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *timerHeap) Push(x any)   { *h = append(*h, x.(timerEntry)) }
-func (h *timerHeap) Pop() any {
+
+func (h *timerHeap) push(e timerEntry) {
+	*h = append(*h, e)
+	h.up(len(*h) - 1)
+}
+
+func (h *timerHeap) pop() timerEntry {
 	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
+	n := len(old) - 1
+	old[0], old[n] = old[n], old[0]
+	old.down(0, n)
+	e := old[n]
+	*h = old[:n]
 	return e
 }
 
-// addTimer wakes t at now+d unless t is woken otherwise first; fn runs
-// when the timer fires while still current.
-func (w *World) addTimer(t *thread, d time.Duration, fn func(bool)) {
+func (h timerHeap) up(j int) {
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.less(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		j = i
+	}
+}
+
+func (h timerHeap) down(i0, n int) {
+	i := i0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 {
+			break
+		}
+		j := j1 // left child
+		if j2 := j1 + 1; j2 < n && h.less(j2, j1) {
+			j = j2
+		}
+		if !h.less(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+}
+
+// addTimer wakes t at now+d unless t is woken otherwise first; with c, the
+// wake-up is a WaitFor timing out on c.
+func (w *World) addTimer(t *thread, d time.Duration, c *cond) {
 	w.timerSeq++
 	t.timerGen++
-	heap.Push(&w.timers, timerEntry{at: w.now + int64(d), seq: w.timerSeq, t: t, gen: t.timerGen, fn: fn})
+	w.timers.push(timerEntry{at: w.now + int64(d), seq: w.timerSeq, t: t, gen: t.timerGen, c: c})
 }
 
 // advance moves the clock to the earliest live deadline and fires every
@@ -469,7 +538,7 @@ func (w *World) advance() bool {
 	for len(w.timers) > 0 {
 		e := w.timers[0]
 		if e.gen != e.t.timerGen || e.t.state == tDone {
-			heap.Pop(&w.timers)
+			w.timers.pop()
 			continue
 		}
 		if e.at > w.now {
@@ -484,13 +553,14 @@ func (w *World) advance() bool {
 
 func (w *World) fireDue() {
 	for len(w.timers) > 0 && w.timers[0].at <= w.now {
-		e := heap.Pop(&w.timers).(timerEntry)
+		e := w.timers.pop()
 		if e.gen != e.t.timerGen || e.t.state == tDone {
 			continue
 		}
 		e.t.timerGen++
-		if e.fn != nil {
-			e.fn(true)
+		if e.c != nil {
+			e.c.remove(e.t)
+			e.t.timedOut = true
 		}
 		w.makeRunnable(e.t)
 	}
@@ -529,7 +599,7 @@ func (w *World) Sleep(d time.Duration) {
 		return
 	}
 	w.addTimer(t, d, nil)
-	w.block(t, "sleep")
+	w.block(t, waitReason{kind: waitSleep})
 }
 
 // Yield is a scheduling point.

@@ -220,6 +220,8 @@ func (r *runner) monitor() {
 		switch r.c.Sched.Design() {
 		case sched.Shared, sched.SharedInline:
 			r.find.Assert(st.TimerThreads <= 2, oracle.TimerThreads, r.now(), "scheduler", "%d timer threads, want at most 2", st.TimerThreads)
+		case sched.LeaderFollower: // one pool of at most bound threads, the leader among them
+			r.find.Assert(st.TimerThreads == 0, oracle.TimerThreads, r.now(), "scheduler", "%d timer threads beside the leader-follower pool, want 0", st.TimerThreads)
 		}
 		r.find.Assert(st.DispatchThreads <= bound, oracle.DispatchBound, r.now(), "scheduler", "%d dispatch threads, bound %d", st.DispatchThreads, bound)
 		if !r.find.Assert(st.WorkerDeaths <= deaths, oracle.WorkerDied, r.now(), "dispatch pool",

@@ -3,13 +3,16 @@
 //
 //	benchgate [-max 10] base.txt head.txt
 //
-// Both files are in the Go benchmark format. Units are declared by
-// "Unit" metadata lines (better=higher|lower, assume=exact|nothing), which
-// bench/ prints. A unit with assume=exact (simulator scheduling points per
-// scenario, allocations per scheduling point) is deterministic: its median
-// may not move in the worse direction by more than -max percent. Every
-// other figure (wall-clock times on noisy machines) is printed with
-// benchmath's comparison but never fails the gate.
+// Both files are in the Go benchmark format. Benchmarks are matched by
+// name without the -N GOMAXPROCS suffix, so a baseline taken on another
+// core count still gates. Units are declared by "Unit" metadata lines
+// (better=higher|lower, assume=exact|nothing), which bench/ prints. A unit
+// with assume=exact (simulator scheduling points per scenario, allocations
+// per scheduling point, the simulated saturation latencies) is
+// deterministic: its median may not move in the worse direction by more
+// than -max percent, and a gated figure of the baseline that head lacks
+// is a failure. Every other figure (wall-clock times on noisy machines) is
+// printed with benchmath's comparison but never fails the gate.
 //
 // Exit status: 0 pass, 1 a deterministic figure regressed, 2 a usage
 // error or a missing, unreadable or empty input (benchstat would have
@@ -22,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
@@ -61,6 +65,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
+// procs is the -N GOMAXPROCS suffix of a benchmark name.
+var procs = regexp.MustCompile(`-[0-9]+$`)
+
 func load(path string, units benchfmt.UnitMetadataMap) (*file, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -77,7 +84,7 @@ func load(path string, units benchfmt.UnitMetadataMap) (*file, error) {
 			}
 		case *benchfmt.Result:
 			for _, v := range rec.Values {
-				k := key{"Benchmark" + string(rec.Name.Full()), v.Unit}
+				k := key{"Benchmark" + procs.ReplaceAllString(string(rec.Name.Full()), ""), v.Unit}
 				if _, seen := out.samples[k]; !seen {
 					out.order = append(out.order, k)
 				}
@@ -125,11 +132,12 @@ func compare(base, head *file, units benchfmt.UnitMetadataMap, maxPct float64, w
 	}
 	for _, k := range base.order {
 		if _, ok := head.samples[k]; !ok && units.GetAssumption(k.unit) == benchmath.AssumeExact {
-			fmt.Fprintf(w, "gone  %s %s\n", k.name, k.unit)
+			fmt.Fprintf(w, "GONE  %s %s: gated in the baseline, missing from head\n", k.name, k.unit)
+			failed++
 		}
 	}
 	if failed > 0 {
-		fmt.Fprintf(w, "benchgate: %d deterministic figure(s) regressed by more than %g%%\n", failed, maxPct)
+		fmt.Fprintf(w, "benchgate: %d deterministic figure(s) regressed by more than %g%% or missing from head\n", failed, maxPct)
 		return 1
 	}
 	return 0

@@ -13,11 +13,14 @@ func TestGate(t *testing.T) {
 		want int
 		out  string
 	}{
-		{"time is informational", []string{"testdata/base.txt", "testdata/head-ok.txt"}, 0, "info  BenchmarkTrigger/design=shared/pipelines=10-2 p50-sec"},
-		{"steps regressed", []string{"testdata/base.txt", "testdata/head-steps.txt"}, 1, "FAIL  BenchmarkSim/pipelines=10-2 steps/op"},
-		{"allocs regressed", []string{"testdata/base.txt", "testdata/head-allocs.txt"}, 1, "FAIL  BenchmarkSim/pipelines=10-2 allocs/step"},
+		{"time is informational", []string{"testdata/base.txt", "testdata/head-ok.txt"}, 0, "info  BenchmarkTrigger/design=shared/pipelines=10 p50-sec"},
+		{"steps regressed", []string{"testdata/base.txt", "testdata/head-steps.txt"}, 1, "FAIL  BenchmarkSim/pipelines=10 steps/op"},
+		{"allocs regressed", []string{"testdata/base.txt", "testdata/head-allocs.txt"}, 1, "FAIL  BenchmarkSim/pipelines=10 allocs/step"},
 		{"tighter max", []string{"-max", "2", "testdata/base.txt", "testdata/head-ok.txt"}, 1, "allocs/step"},
-		{"improvement passes", []string{"testdata/head-steps.txt", "testdata/base.txt"}, 0, "ok    BenchmarkSim/pipelines=10-2 steps/op"},
+		{"improvement passes", []string{"testdata/head-steps.txt", "testdata/base.txt"}, 0, "ok    BenchmarkSim/pipelines=10 steps/op"},
+		{"GOMAXPROCS suffix ignored", []string{"testdata/base.txt", "testdata/head-procs.txt"}, 1, "FAIL  BenchmarkSim/pipelines=10 steps/op"},
+		{"gated figure missing from head", []string{"testdata/base.txt", "testdata/head-gone.txt"}, 1, "GONE  BenchmarkSim/pipelines=100 steps/op"},
+		{"ungated figure missing is fine", []string{"testdata/head-ok.txt", "testdata/head-notrigger.txt"}, 0, "ok    BenchmarkSim/pipelines=10 steps/op"},
 		{"missing input", []string{"testdata/base.txt", "testdata/nope.txt"}, 2, ""},
 		{"empty input", []string{"testdata/empty.txt", "testdata/base.txt"}, 2, ""},
 		{"usage", []string{"testdata/base.txt"}, 2, ""},

@@ -14,10 +14,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -26,6 +24,7 @@ import (
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/cluster"
 	"github.com/ckptsim/ckptsim/workloads"
+	"github.com/ckptsim/ckptsim/workloads/campaign"
 )
 
 // hazard is one row of the catalog.
@@ -111,7 +110,7 @@ func main() {
 	flag.IntVar(&cfg.parallel, "parallel", runtime.NumCPU(), "seeds run at once")
 	flag.StringVar(&cfg.out, "out", "results", "output folder")
 	flag.StringVar(&only, "only", "", "comma-separated hazard ids (default: all)")
-	flag.BoolVar(&cfg.shrink, "shrink", true, "shrink the first detecting seed with simrun shrink")
+	flag.BoolVar(&cfg.shrink, "shrink", true, "shrink the first detecting seed (in-process, as simrun shrink)")
 	flag.Parse()
 	if only != "" {
 		cfg.only = map[string]bool{}
@@ -183,27 +182,9 @@ func mergePrevious(cfg config, fresh []result) []result {
 	return out
 }
 
-// pool runs fn over seeds with cfg.parallel workers.
-func pool[T any](n, parallel int, fn func(i int) T) []T {
-	out := make([]T, n)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(parallel, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i] = fn(i)
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return out
-}
+// pool runs fn over seeds with cfg.parallel workers (the campaign
+// library's pool).
+func pool[T any](n, parallel int, fn func(i int) T) []T { return campaign.Map(n, parallel, fn) }
 
 func measure(cfg config, h hazard, locks *sim.LockGraph) (result, error) {
 	start := time.Now()
@@ -278,37 +259,28 @@ func measure(cfg config, h hazard, locks *sim.LockGraph) (result, error) {
 	return r, nil
 }
 
-// shrink runs simrun shrink on the first detecting seed; it returns the
-// path of the shrunk scenario, or "" when shrinking failed.
+// shrink shrinks the first detecting seed in-process (the campaign
+// library's shrinker, as simrun shrink); it returns the path of the shrunk
+// scenario, or "" when shrinking failed.
 func shrink(cfg config, h hazard, seed uint64, strategy string) string {
 	path := filepath.Join(cfg.out, "hazards", strings.ToLower(h.ID)+".yaml")
-	args := []string{"run", "./cmd/simrun", "shrink", "--scenario", h.Scenario, "--seed", fmt.Sprint(seed),
-		"--max-runs", "40", "--out", path, "--strategy", strategy}
-	keys := mapsKeys(h.Bug)
-	slices.Sort(keys)
-	for _, k := range keys {
-		args = append(args, "--variant", k+"="+h.Bug[k])
+	s, err := workloads.Lookup(h.Scenario)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: shrink: %v\n", h.ID, err)
+		return ""
 	}
-	cmd := exec.Command("go", args...)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() >= 64 {
-			fmt.Fprintf(os.Stderr, "%s: shrink: %v\n", h.ID, err)
-			return ""
-		}
+	res, err := campaign.Shrink(s, campaign.ShrinkConfig{Seed: seed, Variants: h.Bug, MaxRuns: 40, Path: path, Log: os.Stderr,
+		Run: func(sc *workloads.Scenario, seed uint64) workloads.Outcome {
+			return workloads.Run(sc, workloads.Options{Seed: seed, Strategy: strategy})
+		}})
+	if err == nil && res.Found {
+		err = writeAtomic(path, res.Scenario.YAML())
 	}
-	if _, err := os.Stat(path); err != nil {
+	if err != nil || !res.Found {
+		fmt.Fprintf(os.Stderr, "%s: shrink: seed %d found nothing to shrink (%v)\n", h.ID, seed, err)
 		return ""
 	}
 	return path
-}
-
-func mapsKeys(m map[string]string) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 func firstLine(v []string) string {
@@ -322,16 +294,8 @@ func firstLine(v []string) string {
 	return l
 }
 
-func writeAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
+// writeAtomic writes durably and atomically (file and folder fsynced).
+func writeAtomic(path string, b []byte) error { return campaign.WriteFile(path, b) }
 
 // stats returns median and worst seeds to detection, and how many
 // campaigns found it.

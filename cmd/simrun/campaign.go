@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sync"
 
 	"github.com/ckptsim/ckptsim/workloads"
 )
@@ -18,57 +17,6 @@ type job struct {
 	opt    workloads.Options
 	group  int
 	replay string // flags appended to the replay command
-}
-
-// done is a finished job.
-type done struct {
-	index int
-	out   workloads.Outcome
-}
-
-// execute runs jobs on parallel workers in their order. complete sees each
-// outcome as it finishes; ordered sees them in job order. When ctx ends no
-// new job starts and running ones finish; execute returns how many jobs
-// started, always a prefix of jobs.
-func execute(ctx context.Context, jobs []job, parallel int, complete, ordered func(done)) int {
-	next := make(chan int)
-	results := make(chan done)
-	started := 0
-	go func() {
-		defer close(next)
-		for i := range jobs {
-			if ctx.Err() != nil {
-				return
-			}
-			select {
-			case next <- i:
-				started++
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for range max(parallel, 1) {
-		wg.Go(func() {
-			for i := range next {
-				results <- done{i, runJob(jobs[i])}
-			}
-		})
-	}
-	go func() { wg.Wait(); close(results) }()
-	pending := map[int]workloads.Outcome{}
-	flushed := 0
-	for d := range results {
-		complete(d)
-		pending[d.index] = d.out
-		for o, ok := pending[flushed]; ok; o, ok = pending[flushed] {
-			delete(pending, flushed)
-			ordered(done{flushed, o})
-			flushed++
-		}
-	}
-	return started
 }
 
 // runJob runs one seed; a panic outside workloads.Run is a crash outcome

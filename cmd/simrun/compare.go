@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/variant"
+	"github.com/ckptsim/ckptsim/workloads"
 )
 
 const compareAbout = `Runs the same seeds of one scenario on several designs or variants and
@@ -75,7 +76,13 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 			jobs = append(jobs, job{sc: sc, opt: opt, group: i, replay: f.replayFlags()})
 		}
 	}
-	rep, started := execCampaign(&f, jobs, "simrun compare "+strings.Join(args, " "), stdout, stderr)
+	rep := newReport("simrun compare "+strings.Join(args, " "), f.parallel, len(jobs))
+	journal, err := freshJournal(f.out)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun compare: %v\n", err)
+		return exitUsage
+	}
+	started := execCampaign(&f, jobs, rep, journal, nil, stdout, stderr)
 	rep.finish(rep.wall, started < len(jobs))
 	w := stdout
 	if f.json {
@@ -84,7 +91,11 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(w, "\n%s, seeds %d..%d, %d seeds per column\n", sc.Name, f.seed, f.seed+uint64(n)-1, n)
 	writeComparison(w, rep)
 	rep.writeFailures(w)
-	return writeOut(&f, rep, stderr)
+	column := map[string]int{}
+	for i, c := range cols {
+		column[workloads.VariantString(c)] = i
+	}
+	return closeOut(f.out, journal, rep, func(r record) int { return column[r.Variants] }, stderr)
 }
 
 // writeComparison prints one row per column of the comparison.

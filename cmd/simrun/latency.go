@@ -1,39 +1,11 @@
 package main
 
 import (
-	"math/rand/v2"
-	"slices"
 	"time"
+
+	"github.com/ckptsim/ckptsim/workloads"
+	"github.com/ckptsim/ckptsim/workloads/campaign"
 )
-
-// maxSamples bounds the samples a distribution keeps; beyond it a
-// reservoir (seeded, fed in job order, so deterministic) stands in.
-const maxSamples = 1 << 20
-
-// dist is a virtual-time latency distribution.
-type dist struct {
-	samples []time.Duration
-	count   int64
-	max     time.Duration
-	rng     *rand.Rand
-}
-
-func (d *dist) add(xs []time.Duration) {
-	for _, x := range xs {
-		d.count++
-		d.max = max(d.max, x)
-		if len(d.samples) < maxSamples {
-			d.samples = append(d.samples, x)
-			continue
-		}
-		if d.rng == nil {
-			d.rng = rand.New(rand.NewPCG(1, 2))
-		}
-		if j := d.rng.Int64N(d.count); j < maxSamples {
-			d.samples[j] = x
-		}
-	}
-}
 
 // distStats is a distribution's summary as written to summary.json.
 type distStats struct {
@@ -42,28 +14,12 @@ type distStats struct {
 	P90   int64 `json:"p90_ns"`
 	P99   int64 `json:"p99_ns"`
 	Max   int64 `json:"max_ns"`
-	Exact bool  `json:"exact"` // false when the percentiles come from a sample
+	Exact bool  `json:"exact"` // false when the percentiles are histogram midpoints (within 0.4%)
 }
 
-func (d *dist) stats() distStats {
-	s := slices.Clone(d.samples)
-	slices.Sort(s)
-	return distStats{Count: d.count, P50: int64(quantile(s, 0.50)), P90: int64(quantile(s, 0.90)),
-		P99: int64(quantile(s, 0.99)), Max: int64(d.max), Exact: d.count == int64(len(d.samples))}
-}
-
-// quantile is the nearest-rank quantile of sorted samples (0 when none).
-func quantile(sorted []time.Duration, q float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(q*float64(len(sorted))+0.999999) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
-}
-
-// latencies are the four distributions of a campaign or a scenario.
-type latencies struct {
-	triggerToComplete, schedDelay, expiryToTrigger, failoverToFirst dist
+func histStats(h *campaign.Hist) distStats {
+	return distStats{Count: h.Count(), P50: int64(h.Quantile(0.50)), P90: int64(h.Quantile(0.90)),
+		P99: int64(h.Quantile(0.99)), Max: int64(h.Max()), Exact: h.Exact()}
 }
 
 // latencyNames are the metrics in report order, with their JSON names.
@@ -74,14 +30,39 @@ var latencyNames = []struct{ key, label string }{
 	{"failover_to_first", "failover to first completed"},
 }
 
-func (l *latencies) dists() []*dist {
-	return []*dist{&l.triggerToComplete, &l.schedDelay, &l.expiryToTrigger, &l.failoverToFirst}
+// latencies are a seed's, a scenario's or a campaign's four virtual-time
+// distributions, keyed by latencyNames' keys.
+type latencies map[string]*campaign.Hist
+
+// seedLatencies makes the histograms of one seed's samples.
+func seedLatencies(l workloads.Latencies) latencies {
+	out := latencies{}
+	for i, xs := range [][]time.Duration{l.TriggerToComplete, l.SchedDelay, l.ExpiryToTrigger, l.FailoverToFirst} {
+		h := &campaign.Hist{}
+		h.AddAll(xs)
+		out[latencyNames[i].key] = h
+	}
+	return out
 }
 
-func (l *latencies) stats() map[string]distStats {
+// merge adds o's samples.
+func (l latencies) merge(o latencies) {
+	for _, n := range latencyNames {
+		if l[n.key] == nil {
+			l[n.key] = &campaign.Hist{}
+		}
+		l[n.key].Merge(o[n.key])
+	}
+}
+
+func (l latencies) stats() map[string]distStats {
 	out := map[string]distStats{}
-	for i, d := range l.dists() {
-		out[latencyNames[i].key] = d.stats()
+	for _, n := range latencyNames {
+		h := l[n.key]
+		if h == nil {
+			h = &campaign.Hist{}
+		}
+		out[n.key] = histStats(h)
 	}
 	return out
 }

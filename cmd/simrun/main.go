@@ -31,6 +31,7 @@ func commands() []command {
 		{"shrink", "reduce a failing seed to a smaller scenario", shrinkCmd},
 		{"list", "list the built-in scenarios and the variant keys", listCmd},
 		{"compare", "run one scenario on several variants side by side", compareCmd},
+		{"merge", "combine the results folders of a sharded campaign", mergeCmd},
 		{"help", "show usage of simrun or of one command", helpCmd},
 	}
 }

@@ -2,67 +2,117 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
-	"os"
+	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/ckptsim/ckptsim/workloads"
+	"github.com/ckptsim/ckptsim/workloads/campaign"
 )
 
-// writeAtomic writes a file through a temporary file in the same folder
-// and a rename, so that a reader never sees half of it.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // a no-op after the rename
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+// The files of a results folder.
+const (
+	resultsFile  = "results.jsonl" // one record per finished seed
+	manifestFile = "campaign.json" // what the campaign runs (resume and merge read it)
+)
+
+// record is one line of results.jsonl: the seed's outcome and its latency
+// histograms, from which every summary figure is recomputed (resume, merge).
+type record struct {
+	workloads.Outcome
+	Latency latencies `json:"latency_hist"`
 }
 
-// writeResults writes results.jsonl, summary.json and summary.txt to dir.
-func writeResults(dir string, r *report) error {
-	var jl bytes.Buffer
-	enc := json.NewEncoder(&jl)
-	for _, o := range r.sortedOutcomes() {
-		if err := enc.Encode(o); err != nil {
-			return err
-		}
-	}
+// newRecord makes the record of a finished seed.
+func newRecord(o workloads.Outcome) record {
+	rec := record{Outcome: o, Latency: seedLatencies(o.Latency)}
+	rec.Outcome.Latency = workloads.Latencies{}
+	return rec
+}
+
+func (r record) key() seedKey { return seedKey{r.Scenario, r.Seed, r.Variants} }
+
+// seedKey names a seed of a campaign.
+type seedKey struct {
+	scenario string
+	seed     uint64
+	variants string
+}
+
+// writeAtomic writes a file durably and atomically (the library's
+// WriteFile: file and folder fsynced).
+func writeAtomic(path string, data []byte) error { return campaign.WriteFile(path, data) }
+
+// writeSummary writes summary.json and summary.txt to dir.
+func writeSummary(dir string, r *report) error {
 	sum, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
 	var txt bytes.Buffer
 	r.writeText(&txt)
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{"results.jsonl", jl.Bytes()}, {"summary.json", append(sum, '\n')}, {"summary.txt", txt.Bytes()}} {
-		if err := writeAtomic(filepath.Join(dir, f.name), f.data); err != nil {
+	if err := writeAtomic(filepath.Join(dir, "summary.json"), append(sum, '\n')); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, "summary.txt"), txt.Bytes())
+}
+
+// readRecords reads the records of a results.jsonl, refusing a seed that
+// appears twice.
+func readRecords(path string) ([]record, error) {
+	var out []record
+	seen := map[seedKey]bool{}
+	err := campaign.ReadJournal(path, func(_ int, b []byte) error {
+		var rec record
+		if err := json.Unmarshal(b, &rec); err != nil {
 			return err
 		}
+		if seen[rec.key()] {
+			return fmt.Errorf("seed %d of %s (%s) recorded twice", rec.Seed, rec.Scenario, rec.Variants)
+		}
+		seen[rec.key()] = true
+		out = append(out, rec)
+		return nil
+	})
+	return out, err
+}
+
+// sortResults rewrites a results.jsonl atomically in campaign order: by
+// group (the place of the record's scenario or column), seed, variants.
+func sortResults(path string, group func(record) int) error {
+	type line struct {
+		g   int
+		key seedKey
+		b   []byte
 	}
-	return nil
+	var lines []line
+	err := campaign.ReadJournal(path, func(_ int, b []byte) error {
+		var rec struct {
+			Scenario string `json:"scenario"`
+			Seed     uint64 `json:"seed"`
+			Variants string `json:"variants"`
+		}
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return err
+		}
+		r := record{Outcome: workloads.Outcome{Scenario: rec.Scenario, Seed: rec.Seed, Variants: rec.Variants}}
+		lines = append(lines, line{group(r), r.key(), slices.Clone(b)})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	slices.SortStableFunc(lines, func(a, b line) int {
+		return cmp.Or(cmp.Compare(a.g, b.g), cmp.Compare(a.key.seed, b.key.seed), cmp.Compare(a.key.variants, b.key.variants))
+	})
+	var buf bytes.Buffer
+	for _, l := range lines {
+		buf.Write(l.b)
+		buf.WriteByte('\n')
+	}
+	return writeAtomic(path, buf.Bytes())
 }
 
 // seedLine is the --json line of one seed: the fields that do not depend

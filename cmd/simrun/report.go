@@ -24,6 +24,8 @@ type seedRef struct {
 	Violation string            `json:"violation,omitempty"`
 	Checks    []string          `json:"checks,omitempty"` // ids of the checks that fired
 	Replay    string            `json:"replay"`
+	group     int
+	variants  string
 }
 
 // group is the report of one scenario (run) or one variant set (compare).
@@ -38,6 +40,7 @@ type group struct {
 	Latency    map[string]distStats `json:"latency"`
 	Slowest    []seedRef            `json:"slowest"`
 	lat        latencies
+	index      int // the group's place in the campaign (scenario or column)
 }
 
 // report is a campaign's summary, written as summary.json and summary.txt.
@@ -58,12 +61,14 @@ type report struct {
 	Resume      []string             `json:"resume,omitempty"`
 	Buggify     *buggifyReport       `json:"buggify,omitempty"`
 	lat         latencies
-	outcomes    []workloads.Outcome
+	groups      []*group // by index, nil until used
 	wall        time.Duration
+	priorWall   time.Duration // the wall time of earlier sessions of a resumed campaign
 }
 
 func newReport(command string, parallel, planned int) *report {
-	return &report{Command: command, Parallel: parallel, Planned: planned, Verdicts: countsZero(), Failures: []seedRef{}}
+	return &report{Command: command, Parallel: parallel, Planned: planned, Verdicts: countsZero(), Failures: []seedRef{},
+		lat: latencies{}}
 }
 
 func countsZero() map[string]int {
@@ -76,18 +81,23 @@ func countsZero() map[string]int {
 
 // group returns the report of group i, made on first use.
 func (r *report) group(i int, scenario, variants string) *group {
-	for len(r.Groups) <= i {
-		r.Groups = append(r.Groups, nil)
+	for len(r.groups) <= i {
+		r.groups = append(r.groups, nil)
 	}
-	if r.Groups[i] == nil {
-		r.Groups[i] = &group{Scenario: scenario, Variants: variants, Verdicts: countsZero(), Slowest: []seedRef{}}
+	if r.groups[i] == nil {
+		r.groups[i] = &group{Scenario: scenario, Variants: variants, Verdicts: countsZero(), Slowest: []seedRef{},
+			lat: latencies{}, index: i}
 	}
-	return r.Groups[i]
+	return r.groups[i]
 }
 
-// add counts one outcome, in job order.
-func (r *report) add(g *group, o workloads.Outcome) {
-	ref := seedRef{Scenario: o.Scenario, Seed: o.Seed, Verdict: o.Verdict, WallNs: o.WallNs, Checks: o.Checks, Replay: o.Replay}
+// add counts one seed's record. Every figure it feeds is order-free (sums,
+// histogram merges, sorted lists), so the summary does not depend on the
+// order seeds finish, on sharding or on resuming.
+func (r *report) add(g *group, rec record) {
+	o := rec.Outcome
+	ref := seedRef{Scenario: o.Scenario, Seed: o.Seed, Verdict: o.Verdict, WallNs: o.WallNs, Checks: o.Checks, Replay: o.Replay, group: g.index,
+		variants: o.Variants}
 	if len(o.Violations) > 0 {
 		ref.Violation, _, _ = strings.Cut(o.Violations[0], "\n")
 	}
@@ -96,40 +106,38 @@ func (r *report) add(g *group, o workloads.Outcome) {
 	g.SimNs += o.SimNs
 	g.SeedWallNs += o.WallNs
 	g.Slowest = slowest(g.Slowest, ref)
-	addLatency(&g.lat, o.Latency)
+	g.lat.merge(rec.Latency)
 	r.Seeds++
 	r.Verdicts[string(o.Verdict)]++
 	r.SimNs += o.SimNs
-	addLatency(&r.lat, o.Latency)
+	r.lat.merge(rec.Latency)
 	if o.Verdict != workloads.Pass {
 		r.Failures = append(r.Failures, ref)
 	}
 	r.addBuggify(o)
-	o.Latency = workloads.Latencies{}
-	r.outcomes = append(r.outcomes, o)
 }
 
-func addLatency(l *latencies, o workloads.Latencies) {
-	l.triggerToComplete.add(o.TriggerToComplete)
-	l.schedDelay.add(o.SchedDelay)
-	l.expiryToTrigger.add(o.ExpiryToTrigger)
-	l.failoverToFirst.add(o.FailoverToFirst)
+// seedOrder orders seeds by campaign place: group, seed, variants.
+func seedOrder(a, b seedRef) int {
+	return cmp.Or(cmp.Compare(a.group, b.group), cmp.Compare(a.Seed, b.Seed), cmp.Compare(a.variants, b.variants))
 }
 
-// slowest keeps the five slowest seeds by wall time.
+// slowest keeps the five slowest seeds by wall time (ties in seed order).
 func slowest(s []seedRef, ref seedRef) []seedRef {
 	s = append(s, ref)
-	slices.SortStableFunc(s, func(a, b seedRef) int { return cmp.Compare(b.WallNs, a.WallNs) })
+	slices.SortStableFunc(s, func(a, b seedRef) int { return cmp.Or(cmp.Compare(b.WallNs, a.WallNs), seedOrder(a, b)) })
 	return s[:min(len(s), 5)]
 }
 
-// finish computes the derived figures and the exit code.
+// finish computes the derived figures and the exit code; wall is this
+// session's elapsed time. It may run again after more seeds are added.
 func (r *report) finish(wall time.Duration, interrupted bool) {
-	r.WallNs, r.Interrupted = wall.Nanoseconds(), interrupted
+	r.WallNs, r.Interrupted = (r.priorWall + wall).Nanoseconds(), interrupted
 	r.SimPerWall = ratio(r.SimNs, r.WallNs)
 	r.Latency = r.lat.stats()
 	r.Buggify.finish()
-	r.Groups = slices.DeleteFunc(r.Groups, func(g *group) bool { return g == nil })
+	r.Groups = slices.DeleteFunc(slices.Clone(r.groups), func(g *group) bool { return g == nil })
+	slices.SortFunc(r.Failures, seedOrder)
 	for _, g := range r.Groups {
 		g.SimPerWall = ratio(g.SimNs, g.SeedWallNs)
 		g.Latency = g.lat.stats()
@@ -150,15 +158,6 @@ func ratio(sim, wall int64) float64 {
 		return 0
 	}
 	return float64(sim) / float64(wall)
-}
-
-// sortedOutcomes returns the outcomes by scenario, then seed, then variants.
-func (r *report) sortedOutcomes() []workloads.Outcome {
-	out := slices.Clone(r.outcomes)
-	slices.SortStableFunc(out, func(a, b workloads.Outcome) int {
-		return cmp.Or(cmp.Compare(a.Scenario, b.Scenario), cmp.Compare(a.Seed, b.Seed), cmp.Compare(a.Variants, b.Variants))
-	})
-	return out
 }
 
 // writeText writes the human summary: per scenario, latency, slowest

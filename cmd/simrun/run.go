@@ -1,14 +1,19 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ckptsim/ckptsim/workloads"
+	"github.com/ckptsim/ckptsim/workloads/campaign"
 )
 
 const runAbout = `Runs seeds of scenarios on parallel workers and judges each: pass, or a
@@ -16,9 +21,15 @@ safety violation, a liveness violation, a harness crash or an exhausted
 step budget. With no --scenario it runs the default campaign (simrun list
 shows it). Progress goes to stderr; a summary table with latency
 distributions, the slowest seeds and every failure with its replay command
-follows at the end (on stderr with --json, else on stdout). Ctrl-C stops
-starting seeds, lets running ones finish, writes what finished and prints
-the command that runs the rest.
+follows at the end (on stderr with --json, else on stdout).
+
+With --out DIR every finished seed is appended to DIR/results.jsonl at
+once (fsynced at least every 2 s) and DIR/summary.json is rewritten from
+the records as the campaign goes, so a killed campaign loses only the
+seeds that were running. --resume DIR continues a campaign from its
+results, skipping the seeds it finished, and ends with the summary an
+uninterrupted run gives. Ctrl-C stops starting seeds, lets running ones
+finish, writes what finished and prints the command that runs the rest.
 
 exit: 0 pass, 1 safety, 2 liveness, 3 crash, 4 budget (the worst seed, in
 that order of precedence), 64 usage or scenario error, 130 interrupted.`
@@ -32,20 +43,46 @@ type span struct {
 	n     int
 }
 
-func runCmd(args []string, stdout, stderr io.Writer) int {
-	var f runFlags
-	var sh shard
-	fs := newFlagSet("run", "[NAME|FILE ...] [flags]", runAbout, stdout, stderr)
+// runFlagSet declares run's flags.
+func runFlagSet(f *runFlags, sh *shard, resumeDir *string, stdout, stderr io.Writer) *flag.FlagSet {
+	fs := newFlagSet("run", "[NAME|FILE ...] [flags] | --resume DIR [--parallel N] [--json]", runAbout, stdout, stderr)
 	f.addScenario(fs, "scenario `name|file` to run (repeatable; default: the default campaign)")
 	f.addSeeds(fs, "seeds per scenario (default: each scenario's share of the default campaign, else 10)")
 	f.addSeed(fs, "first seed")
 	f.addParallel(fs)
-	f.addOut(fs, "write results.jsonl, summary.json and summary.txt to `dir`")
+	f.addOut(fs, "write results.jsonl (as seeds finish), campaign.json, summary.json and summary.txt to `dir`")
 	f.addJSON(fs, "print one JSON object per seed on stdout, in campaign order (scenario, then seed) whatever --parallel")
 	f.addRunOptions(fs)
-	fs.Var(&sh, "shard", "run slice `i/n` of the seed range only: the seeds s with (s - first) % n == i")
+	fs.Var(sh, "shard", "run slice `i/n` of the seed range only: the seeds s with (s - first) % n == i")
+	fs.StringVar(resumeDir, "resume", "", "continue the campaign whose results are in `dir` (its flags are read from dir/campaign.json)")
+	return fs
+}
+
+func runCmd(args []string, stdout, stderr io.Writer) int {
+	var f runFlags
+	var sh shard
+	var resumeDir string
+	fs := runFlagSet(&f, &sh, &resumeDir, stdout, stderr)
 	if c := parse(fs, args, stderr); c >= 0 {
 		return c
+	}
+	var prior []record
+	if resumeDir != "" {
+		var code int
+		if args, prior, code = resumeArgs(fs, resumeDir, stderr); code >= 0 {
+			return code
+		}
+		parallel, json := f.parallel, f.json
+		f, sh = runFlags{}, shard{}
+		var ignored string
+		if c := parse(runFlagSet(&f, &sh, &ignored, stdout, stderr), args, stderr); c >= 0 {
+			return usagef(stderr, "run", "--resume %s: the recorded arguments do not parse", resumeDir)
+		}
+		if set := flagsSet(fs); set["parallel"] {
+			f.parallel = parallel
+		}
+		f.json = f.json || json
+		f.out = resumeDir
 	}
 	if f.parallel < 1 || f.seeds < 0 {
 		return usagef(stderr, "run", "--parallel must be at least 1 and --seeds not negative")
@@ -58,7 +95,35 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	for i, sc := range scs {
 		spans[i] = span{sc: sc, first: f.seed, n: cmpOr(f.seeds, seedsFor(sc.Name))}
 	}
-	return campaign(&f, sh, spans, "simrun run "+strings.Join(args, " "), stdout, stderr)
+	c := &runCampaign{f: &f, sh: sh, spans: spans, args: args, prior: prior, resumed: resumeDir != ""}
+	return c.run(stdout, stderr)
+}
+
+// flagsSet returns the names of the flags given on the command line.
+func flagsSet(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	return set
+}
+
+// resumeArgs checks a --resume command line and returns the campaign's
+// recorded arguments and finished records; code is -1 to go on.
+func resumeArgs(fs *flag.FlagSet, dir string, stderr io.Writer) (args []string, prior []record, code int) {
+	for name := range flagsSet(fs) {
+		if name != "resume" && name != "parallel" && name != "json" {
+			return nil, nil, usagef(stderr, "run", "--resume takes only --parallel and --json (the campaign's flags are in %s), got --%s",
+				filepath.Join(dir, manifestFile), name)
+		}
+	}
+	m, err := readManifest(dir)
+	if err != nil {
+		return nil, nil, usagef(stderr, "run", "--resume: %v", err)
+	}
+	prior, err = readRecords(filepath.Join(dir, resultsFile))
+	if err != nil {
+		return nil, nil, usagef(stderr, "run", "--resume: %v", err)
+	}
+	return m.Args, prior, -1
 }
 
 func cmpOr(a, b int) int {
@@ -83,56 +148,187 @@ func plan(f *runFlags, sh shard, spans []span) []job {
 	return jobs
 }
 
-// campaign runs the jobs of a run, reports and writes the results.
-func campaign(f *runFlags, sh shard, spans []span, command string, stdout, stderr io.Writer) int {
-	jobs := plan(f, sh, spans)
-	rep, started := execCampaign(f, jobs, command, stdout, stderr)
-	rep.Resume = resume(f, sh, spans, jobs[started:])
+// runCampaign is one session of a run: a fresh campaign or a resumed one.
+type runCampaign struct {
+	f       *runFlags
+	sh      shard
+	spans   []span
+	args    []string // the run command's arguments (recorded for --resume)
+	prior   []record // seeds finished by earlier sessions
+	resumed bool
+}
+
+// run runs the jobs not yet finished, reports and writes the results.
+func (c *runCampaign) run(stdout, stderr io.Writer) int {
+	f := c.f
+	all := plan(f, c.sh, c.spans)
+	rep := newReport("simrun run "+strings.Join(c.args, " "), f.parallel, len(all))
+	finished := map[seedKey]bool{}
+	for _, rec := range c.prior {
+		g := c.groupOf(rec)
+		if g < 0 {
+			return usagef(stderr, "run", "--resume: %s holds scenario %s, which the campaign does not run", f.out, rec.Scenario)
+		}
+		finished[rec.key()] = true
+		rep.add(rep.group(g, rec.Scenario, rec.Variants), rec)
+	}
+	var jobs []job
+	for _, j := range all {
+		if !finished[seedKey{j.sc.Name, j.opt.Seed, workloads.VariantString(j.opt.Variants)}] {
+			jobs = append(jobs, j)
+		}
+	}
+	var journal *campaign.Journal
+	if f.out != "" {
+		var err error
+		if journal, rep.priorWall, err = c.openOut(len(all)); err != nil {
+			fmt.Fprintf(stderr, "simrun: %v\n", err)
+			return exitUsage
+		}
+		if c.resumed {
+			fmt.Fprintf(stderr, "simrun: resuming %s: %d of %d seeds already finished\n", f.out, len(all)-len(jobs), len(all))
+		}
+	}
+	// a summary written while the campaign runs names the command that
+	// continues it, should the campaign be killed
+	started := execCampaign(f, jobs, rep, journal, c.resumeCommands(jobs), stdout, stderr)
+	rep.Resume = c.resumeCommands(jobs[started:])
 	rep.finish(rep.wall, started < len(jobs))
 	summary := stdout
 	if f.json {
 		summary = stderr
 	}
 	rep.writeText(summary)
-	return writeOut(f, rep, stderr)
+	return closeOut(f.out, journal, rep, c.groupOf, stderr)
+}
+
+// freshJournal starts an empty results.jsonl in dir ("": none).
+func freshJournal(dir string) (*campaign.Journal, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	path := filepath.Join(dir, resultsFile)
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return campaign.OpenJournal(path)
+}
+
+// closeOut closes the journal, sorts results.jsonl into campaign order and
+// writes the summary; it returns the campaign's exit code.
+func closeOut(dir string, journal *campaign.Journal, rep *report, group func(record) int, stderr io.Writer) int {
+	if journal == nil {
+		return rep.ExitCode
+	}
+	err := journal.Close()
+	if err == nil {
+		err = sortResults(filepath.Join(dir, resultsFile), group)
+	}
+	if err == nil {
+		err = writeSummary(dir, rep)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun: writing results: %v\n", err)
+		return worse(rep.ExitCode, exitCrash)
+	}
+	fmt.Fprintf(stderr, "simrun: results in %s\n", dir)
+	return rep.ExitCode
+}
+
+// groupOf is the place of a record's scenario in the campaign (-1: none).
+func (c *runCampaign) groupOf(rec record) int {
+	for i, s := range c.spans {
+		if s.sc.Name == rec.Scenario {
+			return i
+		}
+	}
+	return -1
+}
+
+// openOut prepares the results folder: a fresh campaign writes its
+// manifest and starts an empty results.jsonl; a resumed one appends. It
+// returns the wall time of earlier sessions.
+func (c *runCampaign) openOut(planned int) (*campaign.Journal, time.Duration, error) {
+	dir := c.f.out
+	path := filepath.Join(dir, resultsFile)
+	var prior time.Duration
+	if c.resumed {
+		if b, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil {
+			var s struct {
+				WallNs int64 `json:"wall_ns"`
+			}
+			if json.Unmarshal(b, &s) == nil {
+				prior = time.Duration(s.WallNs)
+			}
+		}
+		j, err := campaign.OpenJournal(path)
+		return j, prior, err
+	}
+	if err := writeManifest(dir, c.manifest(planned)); err != nil {
+		return nil, 0, err
+	}
+	j, err := freshJournal(dir)
+	return j, prior, err
 }
 
 // execCampaign runs jobs with progress on stderr and --json lines on
-// stdout, and counts them into a report; it returns how many started.
-func execCampaign(f *runFlags, jobs []job, command string, stdout, stderr io.Writer) (*report, int) {
-	rep := newReport(command, f.parallel, len(jobs))
+// stdout, counts them into rep, appends each to the journal (when there is
+// one) as it finishes and rewrites the summary from time to time; it
+// returns how many started.
+func execCampaign(f *runFlags, jobs []job, rep *report, journal *campaign.Journal, resume []string,
+	stdout, stderr io.Writer) int {
 	prog := newProgress(stderr, len(jobs))
 	ctx, stop := interrupts(func() {
 		prog.note("simrun: interrupted: no new seeds start; waiting for the running ones (Ctrl-C again to quit at once)")
 	})
 	defer stop()
 	start := time.Now()
+	lastSummary := start
 	prog.note("simrun: starting %d seeds on %d workers", len(jobs), f.parallel)
 	stopTick := prog.tick()
-	started := execute(ctx, jobs, f.parallel, func(d done) { prog.seed(d.out) }, func(d done) {
-		j := jobs[d.index]
-		rep.add(rep.group(j.group, j.sc.Name, workloads.VariantString(j.opt.Variants)), d.out)
-		if f.json {
-			stdout.Write(jsonLine(d.out))
-		}
-	})
+	started := campaign.Execute(ctx, len(jobs), f.parallel, func(i int) record { return newRecord(runJob(jobs[i])) },
+		func(i int, rec record) {
+			prog.seed(rec.Outcome)
+			j := jobs[i]
+			rep.add(rep.group(j.group, j.sc.Name, workloads.VariantString(j.opt.Variants)), rec)
+			if journal == nil {
+				return
+			}
+			if err := journal.Append(rec); err != nil {
+				prog.note("simrun: %v", err)
+			}
+			if time.Since(lastSummary) >= campaign.SyncEvery {
+				lastSummary = time.Now()
+				rep.wall = time.Since(start)
+				rep.Resume = resume
+				rep.finish(rep.wall, false)
+				if err := writeSummary(f.out, rep); err != nil {
+					prog.note("simrun: writing the summary: %v", err)
+				}
+			}
+		},
+		func(_ int, rec record) {
+			if f.json {
+				stdout.Write(jsonLine(rec.Outcome))
+			}
+		})
 	stopTick()
 	prog.end()
 	rep.wall = time.Since(start)
-	return rep, started
+	return started
 }
 
-// writeOut writes the results to --out, if given.
-func writeOut(f *runFlags, rep *report, stderr io.Writer) int {
-	if f.out == "" {
-		return rep.ExitCode
+// resumeCommands returns the commands that run the jobs that did not
+// start: with --out, the --resume of the folder; without, one command for
+// the scenario cut short and one for the scenarios not begun.
+func (c *runCampaign) resumeCommands(rest []job) []string {
+	if len(rest) == 0 {
+		return nil
 	}
-	if err := writeResults(f.out, rep); err != nil {
-		fmt.Fprintf(stderr, "simrun: writing results: %v\n", err)
-		return worse(rep.ExitCode, exitCrash)
+	if c.f.out != "" {
+		return []string{binary + " run --resume " + c.f.out}
 	}
-	fmt.Fprintf(stderr, "simrun: results in %s\n", f.out)
-	return rep.ExitCode
+	return resume(c.f, c.sh, c.spans, rest)
 }
 
 // resume returns the commands that run the jobs that did not start: one

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ckptsim/ckptsim/workloads"
+	"github.com/ckptsim/ckptsim/workloads/campaign"
 )
 
 func TestRunSmoke(t *testing.T) {
@@ -209,7 +210,7 @@ func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
 
 // size orders scenarios for shrinking: the member, the fault kinds, the run.
 func size(s *workloads.Scenario) float64 {
-	return float64(s.Cluster.Jobs*s.Cluster.Pipelines*s.Cluster.Tasks)*1e6 + float64(len(faultKindsOn(s)))*1e4 +
+	return float64(s.Cluster.Jobs*s.Cluster.Pipelines*s.Cluster.Tasks)*1e6 + float64(len(campaign.FaultKindsOn(s)))*1e4 +
 		s.Run.Duration.D.Seconds()
 }
 
@@ -249,12 +250,12 @@ func TestInterrupt(t *testing.T) {
 	if !strings.Contains(stdout.String(), sum.Resume[0]) {
 		t.Errorf("resume command not printed:\n%s", stdout.String())
 	}
-	rest := simrunExec(t, append(replayArgs(t, sum.Resume[0]), "--json")...)
-	rest.want(t, exitPass)
 	seeds := map[uint64]bool{}
 	for _, o := range sum.outcomesFrom(t, out) {
 		seeds[o] = true
 	}
+	rest := simrunExec(t, append(replayArgs(t, sum.Resume[0]), "--json")...)
+	rest.want(t, exitPass)
 	for _, l := range lines(t, rest.stdout) {
 		if seeds[l.Seed] {
 			t.Errorf("seed %d run twice", l.Seed)
@@ -263,6 +264,9 @@ func TestInterrupt(t *testing.T) {
 	}
 	if len(seeds) != 60 {
 		t.Errorf("interrupted run and resume together ran %d seeds, want 60", len(seeds))
+	}
+	if got := sum.outcomesFrom(t, out); len(got) != 60 || !slices.IsSorted(got) {
+		t.Errorf("after the resume results.jsonl holds %d seeds (sorted: %v), want 0..59", len(got), slices.IsSorted(got))
 	}
 }
 
@@ -297,7 +301,7 @@ func TestHelpListCompare(t *testing.T) {
 	}
 	l := simrunExec(t, "list")
 	l.want(t, exitPass)
-	for _, s := range []string{"smoke", "h4-trigger-silent", "trigger-errors=report|silent", "design=shared|per-pipeline|shared-inline"} {
+	for _, s := range []string{"smoke", "h4-trigger-silent", "trigger-errors=report|silent", "design=shared|per-pipeline|shared-inline|leader-follower"} {
 		if !strings.Contains(l.stdout, s) {
 			t.Errorf("list lacks %q", s)
 		}

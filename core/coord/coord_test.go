@@ -329,3 +329,41 @@ func TestNilLeaseRefused(t *testing.T) {
 	New(Deps{Env: env.Wall{}}, 7, 3, Config{}, nil)
 	t.Fatal("New accepted a nil lease")
 }
+
+// TestSchemaChangeDuringRestore: a schema change requested while a restore
+// is between its clean and its resume (here: a slow status-store read) has
+// both triggers dropped by guard 5 (shut down). The schema change must end
+// with them, or guard 6 stops every periodic trigger of the restored
+// generation for good (found by swarm seed 101259).
+func TestSchemaChangeDuringRestore(t *testing.T) {
+	inSim(t, 100, func(t testing.TB, e env.Env) {
+		r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: 5 * time.Second})
+		defer r.close()
+		r.c.Start()
+		if !r.waitFor(30*time.Second, func() bool { return r.completed() > 0 }) {
+			t.Fatal("no checkpoint before the restore")
+		}
+		r.getLat = 3 * time.Second
+		restored := false
+		e.Go("restorer", func() {
+			defer func() { restored = true }()
+			if err := r.c.Restore(true); err != nil {
+				t.Error(err)
+			}
+		})
+		e.Sleep(time.Second) // the restore is reading the status store
+		if r.c.SchemaChangeBefore() {
+			e.Sleep(500 * time.Millisecond)
+			r.c.SchemaChangeAfter()
+		}
+		if !r.waitFor(time.Minute, func() bool { return restored }) {
+			t.Fatal("restore did not return")
+		}
+		r.getLat = 0
+		before := r.completed()
+		if !r.waitFor(time.Minute, func() bool { return r.completed() >= before+3 }) {
+			t.Fatalf("no checkpoint after the restore: %d completed; stopped: %v", r.completed()-before,
+				r.count(EvTriggerStopped, func(ev Event) bool { return ev.Reason == "schema changing" }))
+		}
+	})
+}

@@ -48,6 +48,11 @@
 //     cannot checkpoint (found by the smoke and swarm scenarios).
 //   - A restore's re-commit of a SCHEMA_CHANGE_AFTER checkpoint does not end
 //     a schema change (upstream's IllegalState there stops the restore).
+//   - A schema-change trigger that guard 5 drops (shut down) ends the schema
+//     change. A request that arrives during a restore, after its clean and
+//     before its resume, otherwise leaves schemaChanging set with no
+//     schema-change checkpoint to clear it, and guard 6 stops every periodic
+//     trigger of the restored generation (found by swarm seed 101259).
 //   - finish ends only its own generation's future (found by swarm: a slow
 //     status update let a savepoint's finish end the restored generation).
 //   - savepoint-wait=outside-lock (the default, H5's fix) sleep-polls

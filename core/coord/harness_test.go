@@ -27,6 +27,7 @@ type rig struct {
 	withhold bool // tasks never acknowledge
 	dispatch time.Duration
 	storeLat time.Duration
+	getLat   time.Duration // each status-store read takes this long
 	restores int
 	failures []Reason
 	ids      int64
@@ -185,9 +186,14 @@ func (s *rigStorage) IDs(int64, int) ([]int64, error) { return nil, nil }
 
 type rigStatus rig
 
-func (s *rigStatus) Get(k string) (string, error) { return s.status[k], nil }
-func (s *rigStatus) Set(k, v string) error        { s.status[k] = v; return nil }
-func (s *rigStatus) Delete(k string) error        { delete(s.status, k); return nil }
+func (s *rigStatus) Get(k string) (string, error) {
+	if s.getLat > 0 {
+		s.e.Sleep(s.getLat)
+	}
+	return s.status[k], nil
+}
+func (s *rigStatus) Set(k, v string) error { s.status[k] = v; return nil }
+func (s *rigStatus) Delete(k string) error { delete(s.status, k); return nil }
 
 type rigIDs rig
 

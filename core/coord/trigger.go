@@ -88,6 +88,15 @@ func (c *Coordinator) periodicGuards(now time.Time) (rearmed, stop bool) {
 func (c *Coordinator) triggerLocked(now time.Time, typ Type) error {
 	if c.isCompleted() || c.shutdown.Load() { // guard 5
 		c.stopped("completed or shut down")
+		if typ.SchemaChange() {
+			// The clean that shut the generation down already ended any
+			// schema change it saw; this one began after it (a request
+			// during a restore, before the resume). Its checkpoint will
+			// never be taken, so it ends here, or guard 6 would stop
+			// every periodic trigger of the restored generation for good
+			// (swarm seed 101259).
+			c.schemaChanging.Store(false)
+		}
 		return nil
 	}
 	if c.schemaChanging.Load() && typ == Checkpoint { // guard 6

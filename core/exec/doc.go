@@ -25,8 +25,15 @@
 // # Timer
 //
 // A Timer runs functions after a delay on N timer threads over one
-// deadline heap. Equal deadlines fire in scheduling order. Cancel removes
-// an entry from the heap (remove-on-cancel) and reports whether it won.
+// deadline heap, under the leader/followers discipline: one thread, the
+// leader, waits (timed) for the earliest deadline and the others wait
+// untimed; at the deadline the leader takes the entry, promotes a follower
+// and then runs the function, so the next deadline is already watched
+// while it runs. When every thread runs a function, due entries wait in
+// the heap (Overdue counts them). Equal deadlines fire in scheduling
+// order. Cancel removes an entry from the heap (remove-on-cancel) and
+// reports whether it won. A panicking function is recovered and reported
+// to OnPanic; with DieOnPanic its thread ends and a fresh one replaces it.
 //
 // # Locks
 //

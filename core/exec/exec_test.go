@@ -233,3 +233,91 @@ func TestTimerCancel(t *testing.T) {
 		}
 	})
 }
+
+// waitStats polls the timer's stats until ok holds (virtual time in sim).
+func waitStats(e env.Env, tm *exec.Timer, ok func(exec.TimerStats) bool) exec.TimerStats {
+	for {
+		if st := tm.Stats(); ok(st) {
+			return st
+		}
+		e.Sleep(time.Millisecond)
+	}
+}
+
+func TestTimerOneLeaderOthersFollow(t *testing.T) {
+	simtest.Both(t, 300, func(t testing.TB, e env.Env) {
+		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 3})
+		defer tm.ShutdownNow()
+		ran := simtest.NewCounter(e)
+		for range 3 {
+			tm.Schedule(0, ran.Add)
+		}
+		ran.Await(3)
+		tm.Schedule(time.Hour, ran.Add) // the leader waits for this one
+		// Every thread idle: exactly one leads, the others wait untimed.
+		st := waitStats(e, tm, func(st exec.TimerStats) bool { return st.Followers == 2 })
+		if st.Threads != 3 || st.Pending != 1 {
+			t.Fatalf("%+v", st)
+		}
+	})
+}
+
+func TestTimerPromotesFollowerWhileLeaderRuns(t *testing.T) {
+	simtest.Both(t, 300, func(t testing.TB, e env.Env) {
+		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2})
+		defer tm.ShutdownNow()
+		block := simtest.NewLatch(e)
+		ran := simtest.NewCounter(e)
+		tm.Schedule(0, block.Wait)
+		block.AwaitArrivals(1) // one thread runs a blocked function
+		tm.Schedule(10*time.Millisecond, ran.Add)
+		if !ran.AwaitFor(e, 1, time.Minute) {
+			t.Fatal("the promoted follower did not fire the next entry")
+		}
+		block.Release()
+	})
+}
+
+func TestTimerDueEntriesWaitWhenEveryThreadIsBusy(t *testing.T) {
+	simtest.Both(t, 300, func(t testing.TB, e env.Env) {
+		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2})
+		defer tm.ShutdownNow()
+		block := simtest.NewLatch(e)
+		ran := simtest.NewCounter(e)
+		tm.Schedule(0, block.Wait)
+		tm.Schedule(0, block.Wait)
+		block.AwaitArrivals(2)
+		tm.Schedule(time.Millisecond, ran.Add)
+		e.Sleep(50 * time.Millisecond)
+		if st := tm.Stats(); ran.N() != 0 || st.Pending != 1 || st.Threads != 2 {
+			t.Fatalf("with every thread busy: ran=%d %+v", ran.N(), st)
+		}
+		block.Release()
+		if !ran.AwaitFor(e, 1, time.Minute) {
+			t.Fatal("due entry did not run once a thread came free")
+		}
+	})
+}
+
+func TestTimerDieOnPanicReplacesThread(t *testing.T) {
+	for _, die := range []bool{false, true} {
+		simtest.Both(t, 300, func(t testing.TB, e env.Env) {
+			tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 1, DieOnPanic: die, OnPanic: func(string, any) {}})
+			defer tm.ShutdownNow()
+			ran := simtest.NewCounter(e)
+			tm.Schedule(0, func() { panic("boom") })
+			tm.Schedule(time.Millisecond, ran.Add)
+			if !ran.AwaitFor(e, 1, time.Minute) {
+				t.Fatal("the entry after a panic did not run")
+			}
+			st := tm.Stats()
+			wantDied := int64(0)
+			if die {
+				wantDied = 1
+			}
+			if st.Panicked != 1 || st.Died != wantDied || st.Threads != 1 {
+				t.Fatalf("die=%v: %+v", die, st)
+			}
+		})
+	}
+}

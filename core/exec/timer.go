@@ -13,23 +13,38 @@ type TimerConfig struct {
 	Name    string // thread name prefix ("checkpoint-timer")
 	Threads int    // timer threads, started on demand (default 1)
 	OnPanic func(thread string, v any)
+	// DieOnPanic makes a panicking function end its thread, which a fresh
+	// thread replaces (Stats.Died counts it), as a Java worker dies on an
+	// uncaught throwable. By default the thread recovers and keeps serving.
+	DieOnPanic bool
 }
 
 // TimerStats are a Timer's counters.
 type TimerStats struct {
 	Threads, Pending, Peak     int
 	Scheduled, Fired, Canceled int64
-	Panicked                   int64
+	Panicked, Died             int64
+	// Followers is how many threads wait untimed to be promoted to leader.
+	Followers int
 }
 
-// Timer runs functions after a delay on a fixed set of timer threads.
+// Timer runs functions after a delay on a fixed set of timer threads,
+// under the leader/followers discipline: one thread, the leader, waits
+// (timed) for the earliest deadline; the others wait untimed. When the
+// deadline comes, the leader takes the entry, promotes a follower to
+// leader and only then runs the function, so the next deadline is already
+// being waited for while it runs, and at most one thread is ever in a
+// timed wait.
 type Timer struct {
 	e      env.Env
 	cfg    TimerConfig
 	mu     env.Mutex // guards everything below
-	cv     env.Cond  // timer threads wait here for the next deadline
+	lead   env.Cond  // the leader waits here for the earliest deadline
+	follow env.Cond  // followers wait here to be promoted
+	leader bool      // a thread is leading
 	h      entryHeap
 	seq    uint64
+	next   int // thread number
 	closed bool
 	s      TimerStats
 }
@@ -50,7 +65,8 @@ func NewTimer(e env.Env, cfg TimerConfig) *Timer {
 		cfg.Threads = 1
 	}
 	t := &Timer{e: e, cfg: cfg, mu: e.NewMutex("exec.timer")}
-	t.cv = e.NewCond(t.mu)
+	t.lead = e.NewCond(t.mu)
+	t.follow = e.NewCond(t.mu)
 	return t
 }
 
@@ -62,30 +78,36 @@ func (t *Timer) Schedule(d time.Duration, fn func()) (*Handle, error) {
 
 // ScheduleOn is Schedule for a function that wants the timer thread's name.
 func (t *Timer) ScheduleOn(d time.Duration, fn func(thread string)) (*Handle, error) {
-	now := t.e.Now()
+	return t.ScheduleAt(t.e.Now().Add(max(d, 0)), fn)
+}
+
+// ScheduleAt runs fn on a timer thread once the clock reaches at; an at in
+// the past is due at once (and keeps its place: earlier deadlines first).
+func (t *Timer) ScheduleAt(at time.Time, fn func(thread string)) (*Handle, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return nil, ErrClosed
 	}
 	t.seq++
-	h := &Handle{t: t, at: now.Add(max(d, 0)), seq: t.seq, fn: fn}
+	h := &Handle{t: t, at: at, seq: t.seq, fn: fn}
 	heap.Push(&t.h, h)
 	t.s.Scheduled++
 	t.s.Pending = len(t.h)
 	if t.s.Threads < t.cfg.Threads {
 		t.startLocked()
 	}
-	if t.h[0] == h {
-		t.cv.Signal()
+	if t.h[0] == h && t.leader {
+		t.lead.Signal() // a new earliest deadline: the leader re-arms its wait
 	}
 	return h, nil
 }
 
 func (t *Timer) startLocked() {
+	t.next++
 	t.s.Threads++
 	t.s.Peak = max(t.s.Peak, t.s.Threads)
-	name := fmt.Sprintf("%s-%d", t.cfg.Name, t.s.Threads)
+	name := fmt.Sprintf("%s-%d", t.cfg.Name, t.next)
 	t.e.Go(name, func() { t.loop(name) })
 }
 
@@ -95,42 +117,71 @@ func (t *Timer) loop(name string) {
 		if h == nil {
 			return
 		}
-		t.fire(name, h)
+		if !t.fire(name, h) && t.cfg.DieOnPanic {
+			t.died()
+			return
+		}
 	}
 }
 
-// nextDue waits for the earliest entry to come due and removes it; nil
-// once the timer is closed.
+// nextDue waits, as a follower and then as the leader, for the earliest
+// entry to come due and removes it; nil once the timer is closed.
+//
+// Every thread that is neither the leader nor an idle follower (it runs a
+// function, is starting, or was just promoted) comes back through this
+// loop, so whenever there is no leader one of them takes the lead; when
+// every thread runs a function, due entries wait in the heap.
 func (t *Timer) nextDue() *Handle {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	leading := false
 	for {
 		if t.closed {
 			t.s.Threads--
+			if leading {
+				t.leader = false
+			}
 			return nil
 		}
-		if len(t.h) == 0 {
-			t.cv.Wait()
+		if !leading && t.leader {
+			t.s.Followers++
+			t.follow.Wait()
+			t.s.Followers--
 			continue
 		}
-		wait := t.h[0].at.Sub(t.e.Now())
-		if wait <= 0 {
-			h := heap.Pop(&t.h).(*Handle)
-			h.fired = true
-			t.s.Fired++
-			t.s.Pending = len(t.h)
-			if len(t.h) > 0 {
-				t.cv.Signal() // let another thread wait for the new head
-			}
-			return h
+		leading, t.leader = true, true
+		if len(t.h) == 0 {
+			t.lead.Wait()
+			continue
 		}
-		t.cv.WaitFor(wait)
+		if wait := t.h[0].at.Sub(t.e.Now()); wait > 0 {
+			t.lead.WaitFor(wait)
+			continue
+		}
+		return t.takeLocked()
 	}
 }
 
-func (t *Timer) fire(name string, h *Handle) {
+// takeLocked pops the due head and promotes a follower before the caller
+// runs it: the promoted thread's wake-up happens while the function runs,
+// off its critical path.
+func (t *Timer) takeLocked() *Handle {
+	h := heap.Pop(&t.h).(*Handle)
+	h.fired = true
+	t.s.Fired++
+	t.s.Pending = len(t.h)
+	t.leader = false
+	if t.s.Followers > 0 {
+		t.follow.Signal()
+	}
+	return h
+}
+
+// fire runs h's function and reports false if it panicked.
+func (t *Timer) fire(name string, h *Handle) (ok bool) {
 	defer func() {
 		if v := recover(); v != nil {
+			ok = false
 			t.mu.Lock()
 			t.s.Panicked++
 			t.mu.Unlock()
@@ -140,6 +191,18 @@ func (t *Timer) fire(name string, h *Handle) {
 		}
 	}()
 	h.fn(name)
+	return true
+}
+
+// died replaces a thread that a panic ended (DieOnPanic).
+func (t *Timer) died() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.s.Threads--
+	t.s.Died++
+	if !t.closed {
+		t.startLocked()
+	}
 }
 
 // Cancel removes the entry if it has not fired and reports whether it did.
@@ -174,8 +237,18 @@ func (t *Timer) ShutdownNow() int {
 	}
 	t.h = nil
 	t.s.Pending = 0
-	t.cv.Broadcast()
+	t.lead.Broadcast()
+	t.follow.Broadcast()
 	return n
+}
+
+// Overdue returns how many entries are due and not yet taken by a thread:
+// with every thread busy, the queue of work waiting for one.
+func (t *Timer) Overdue() int {
+	now := t.e.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.h.countDue(0, now)
 }
 
 // Closed reports whether ShutdownNow was called.
@@ -195,6 +268,16 @@ func (t *Timer) Stats() TimerStats {
 type entryHeap []*Handle
 
 func (h entryHeap) Len() int { return len(h) }
+
+// countDue counts the entries at or below i that are due at now; a heap
+// node is never earlier than its parent, so the walk stops at the first
+// later one on each branch.
+func (h entryHeap) countDue(i int, now time.Time) int {
+	if i >= len(h) || h[i].at.After(now) {
+		return 0
+	}
+	return 1 + h.countDue(2*i+1, now) + h.countDue(2*i+2, now)
+}
 func (h entryHeap) Less(i, j int) bool {
 	if !h[i].at.Equal(h[j].at) {
 		return h[i].at.Before(h[j].at)

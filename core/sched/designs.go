@@ -151,3 +151,53 @@ func (p *perPipeline) Stats() Stats {
 	p.timers = live
 	return st
 }
+
+// leaderFollower is one pool of at most Bound() threads under the
+// leader/followers discipline (exec.Timer's): the leader waits for the
+// earliest deadline, takes the entry, promotes a follower and runs the
+// body itself, so no hand-off sits between the deadline and the body.
+// When every thread runs a body, due tasks wait in the deadline heap, as
+// the shared design's dispatch queue holds them.
+type leaderFollower struct {
+	base
+	pool *exec.Timer
+}
+
+func newLeaderFollower(e env.Env, cfg Config) *leaderFollower {
+	s := &leaderFollower{base: base{e: e, cfg: cfg}}
+	s.pool = exec.NewTimer(e, exec.TimerConfig{
+		Name: "checkpoint-scheduler", Threads: cfg.Bound(), OnPanic: s.onPanic,
+		DieOnPanic: cfg.TaskFailure == "kill-worker", // the PR-B re-throw (H3); the thread is replaced
+	})
+	return s
+}
+
+func (s *leaderFollower) Lease(job int64, pipeline int) *Lease {
+	l := newLease(&s.base, job, pipeline)
+	l.timer = func() *exec.Timer { return s.pool }
+	l.fire = func(t *Task, thread string) {
+		t.fired = s.e.Now()
+		s.c.fired.Add(1)
+		t.run(thread)
+	}
+	return l
+}
+
+func (s *leaderFollower) Close() {
+	if s.closed.Swap(true) {
+		return
+	}
+	s.pool.ShutdownNow()
+}
+
+// Stats reports the pool's threads as dispatch threads (they run bodies)
+// and no timer threads: the leader is one of them.
+func (s *leaderFollower) Stats() Stats {
+	var st Stats
+	s.c.into(&st)
+	ts := s.pool.Stats()
+	st.DispatchThreads, st.PeakDispatchThreads = ts.Threads, ts.Peak
+	st.WorkerDeaths = ts.Died
+	st.Queued = s.pool.Overdue()
+	return st
+}

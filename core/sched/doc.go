@@ -1,6 +1,6 @@
 // Package sched is the member-wide checkpoint scheduler of seed 000
-// (SeaTunnel PR #12165, STIP-40) and the two designs it is measured
-// against, behind one interface chosen by name:
+// (SeaTunnel PR #12165, STIP-40) and the designs it is measured against,
+// behind one interface chosen by name:
 //
 //   - "shared" (the default): one Scheduler per member with two timer
 //     threads (checkpoint-timer-N) that only fire and hand the task to a
@@ -13,6 +13,22 @@
 //     reset) shuts that timer down and builds a new one.
 //   - "shared-inline": the shared timer threads run bodies themselves, with
 //     no hand-off.
+//   - "leader-follower": one pool (checkpoint-scheduler-N) of at most
+//     max(8, 2 x cores) threads and no separate timer threads. One thread,
+//     the leader, waits (timed) for the earliest deadline; the others wait
+//     untimed. At the deadline the leader takes the task, promotes a
+//     follower to leader (that wake-up happens while the body runs, off its
+//     critical path) and runs the body itself: no hand-off and no idle
+//     timed waits beyond one. When every thread runs a body, due tasks wait
+//     in the deadline heap (Stats.Queued) as the shared design's dispatch
+//     queue holds them, and the first thread to come free takes them in
+//     deadline order. With "kill-worker" a failing body ends its thread,
+//     which is replaced (Stats.WorkerDeaths); with "recover" the thread
+//     keeps serving. The wall-mode benchmarks measure this design ahead of
+//     shared at every pipeline count (results/README.md).
+//
+// Every exec.Timer, the shared designs' timer threads included, uses the
+// same leader discipline: only the leader is ever in a timed wait.
 //
 // # Leases and tasks
 //

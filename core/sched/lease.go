@@ -37,7 +37,15 @@ func (l *Lease) Pipeline() int { return l.pipeline }
 // Schedule runs body after delay. It never returns nil; after the
 // scheduler is closed the task is already cancelled and never runs.
 func (l *Lease) Schedule(delay time.Duration, body func() error) *Task {
-	t := &Task{lease: l, body: body}
+	return l.ScheduleAt(l.s.e.Now().Add(max(delay, 0)), body)
+}
+
+// ScheduleAt runs body once the clock reaches due. A due in the past runs
+// at once but keeps due as the task's due time, so a fixed-rate caller
+// (due = t0 + k x interval) sees its firings' delays measured from the
+// intended schedule, not from a late re-arm. Otherwise as Schedule.
+func (l *Lease) ScheduleAt(due time.Time, body func() error) *Task {
+	t := &Task{lease: l, body: body, due: due}
 	if l.s.Closed() {
 		t.cancelled.Store(true)
 		t.done, t.err = true, ErrCanceled
@@ -48,8 +56,8 @@ func (l *Lease) Schedule(delay time.Duration, body func() error) *Task {
 	t.id = l.nextID
 	l.tasks[t.id] = t
 	l.mu.Unlock()
-	t.due = l.s.e.Now().Add(max(delay, 0))
-	h, err := l.timer().ScheduleOn(delay, func(thread string) { l.fire(t, thread) })
+	t.armed = l.s.e.Now()
+	h, err := l.timer().ScheduleAt(due, func(thread string) { l.fire(t, thread) })
 	if err != nil {
 		l.s.cfg.Logger.Debug("checkpoint timer rejected a task", "job", l.job, "pipeline", l.pipeline, "err", err)
 		t.Cancel()

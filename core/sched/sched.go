@@ -16,13 +16,14 @@ type Design string
 
 // The designs.
 const (
-	PerPipeline  Design = "per-pipeline"
-	Shared       Design = "shared"
-	SharedInline Design = "shared-inline"
+	PerPipeline    Design = "per-pipeline"
+	Shared         Design = "shared"
+	SharedInline   Design = "shared-inline"
+	LeaderFollower Design = "leader-follower"
 )
 
 // Designs lists every design, default first.
-var Designs = []Design{Shared, PerPipeline, SharedInline}
+var Designs = []Design{Shared, PerPipeline, SharedInline, LeaderFollower}
 
 // ParseDesign validates a design name.
 func ParseDesign(s string) (Design, error) {
@@ -31,7 +32,7 @@ func ParseDesign(s string) (Design, error) {
 			return d, nil
 		}
 	}
-	return "", fmt.Errorf("unknown scheduler design %q (want per-pipeline, shared or shared-inline)", s)
+	return "", fmt.Errorf("unknown scheduler design %q (want per-pipeline, shared, shared-inline or leader-follower)", s)
 }
 
 // TaskFailure is what a dispatch thread does when a body fails.
@@ -56,7 +57,7 @@ type Config struct {
 	Cores int
 	// DispatchThreads overrides the dispatch bound when > 0.
 	DispatchThreads int
-	TimerThreads    int           // default 2
+	TimerThreads    int           // default 2 (unused by leader-follower)
 	KeepAlive       time.Duration // dispatch idle reaping, default 60 s
 	TaskFailure     TaskFailure   // default Recover
 	Logger          *slog.Logger
@@ -111,7 +112,8 @@ type Stats struct {
 type Firing struct {
 	Job      int64
 	Pipeline int
-	Due      time.Time // when the timer was due
+	Due      time.Time // when the task was due (ScheduleAt's due, even if past)
+	Armed    time.Time // when it was scheduled
 	Fired    time.Time // timer thread fired
 	Started  time.Time // body started (zero if skipped)
 	Ended    time.Time
@@ -121,9 +123,19 @@ type Firing struct {
 }
 
 // Delay is due to body start; TimerLate due to fired; Hop fired to start.
-func (f Firing) Delay() time.Duration     { return f.Started.Sub(f.Due) }
-func (f Firing) TimerLate() time.Duration { return f.Fired.Sub(f.Due) }
-func (f Firing) Hop() time.Duration       { return f.Started.Sub(f.Fired) }
+// RearmDelay is body start from the later of due and armed: the figure
+// that hides a late re-arm (coordinated omission), kept for comparison.
+func (f Firing) Delay() time.Duration      { return f.Started.Sub(f.Due) }
+func (f Firing) RearmDelay() time.Duration { return f.Started.Sub(later(f.Due, f.Armed)) }
+func (f Firing) TimerLate() time.Duration  { return f.Fired.Sub(f.Due) }
+func (f Firing) Hop() time.Duration        { return f.Started.Sub(f.Fired) }
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
 
 // ErrCanceled is the failure of a cancelled task.
 var ErrCanceled = errors.New("sched: task cancelled")
@@ -175,6 +187,8 @@ func New(e env.Env, cfg Config) (Scheduler, error) {
 		return newShared(e, cfg), nil
 	case PerPipeline:
 		return newPerPipeline(e, cfg), nil
+	case LeaderFollower:
+		return newLeaderFollower(e, cfg), nil
 	}
 	_, err := ParseDesign(string(cfg.Design))
 	return nil, err

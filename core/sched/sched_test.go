@@ -39,9 +39,30 @@ func newSched(t testing.TB, e env.Env, cfg sched.Config) (sched.Scheduler, *firi
 
 const seeds = 1000
 
-func TestBodyRunsOnDispatchThread(t *testing.T) {
-	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
-		s, f := newSched(t, e, sched.Config{})
+// eachDesign runs p for every design in ds (all designs when ds is empty),
+// over seeds in sim and once in wall mode.
+func eachDesign(t *testing.T, p func(t testing.TB, e env.Env, d sched.Design), ds ...sched.Design) {
+	if len(ds) == 0 {
+		ds = sched.Designs
+	}
+	for _, d := range ds {
+		t.Run(string(d), func(t *testing.T) {
+			simtest.Both(t, seeds, func(t testing.TB, e env.Env) { p(t, e, d) })
+		})
+	}
+}
+
+// bodyThread is the thread-name prefix each design runs bodies on.
+var bodyThread = map[sched.Design]string{
+	sched.Shared:         "checkpoint-dispatcher-",
+	sched.SharedInline:   "checkpoint-timer-",
+	sched.PerPipeline:    "checkpoint-pipeline-1-1-timer-",
+	sched.LeaderFollower: "checkpoint-scheduler-",
+}
+
+func TestBodyRunsOnDesignThread(t *testing.T) {
+	eachDesign(t, func(t testing.TB, e env.Env, d sched.Design) {
+		s, f := newSched(t, e, sched.Config{Design: d})
 		defer s.Close()
 		ran := simtest.NewCounter(e)
 		l := s.Lease(1, 1)
@@ -50,8 +71,8 @@ func TestBodyRunsOnDispatchThread(t *testing.T) {
 		}
 		ran.Await(3)
 		for _, x := range waitFirings(e, f, 3) {
-			if !strings.HasPrefix(x.Thread, "checkpoint-dispatcher-") {
-				t.Fatalf("body ran on %q", x.Thread)
+			if !strings.HasPrefix(x.Thread, bodyThread[d]) {
+				t.Fatalf("%s: body ran on %q", d, x.Thread)
 			}
 		}
 	})
@@ -66,8 +87,8 @@ func waitFirings(e env.Env, f *firings, n int) []sched.Firing {
 }
 
 func TestCancelAllLeavesSiblingLeaseRunning(t *testing.T) {
-	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
-		s, _ := newSched(t, e, sched.Config{})
+	eachDesign(t, func(t testing.TB, e env.Env, d sched.Design) {
+		s, _ := newSched(t, e, sched.Config{Design: d})
 		defer s.Close()
 		a, b := s.Lease(1, 1), s.Lease(1, 2)
 		ranA, ranB := simtest.NewCounter(e), simtest.NewCounter(e)
@@ -85,8 +106,8 @@ func TestCancelAllLeavesSiblingLeaseRunning(t *testing.T) {
 }
 
 func TestCancelBeforeFireNeverRuns(t *testing.T) {
-	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
-		s, _ := newSched(t, e, sched.Config{})
+	eachDesign(t, func(t testing.TB, e env.Env, d sched.Design) {
+		s, _ := newSched(t, e, sched.Config{Design: d})
 		defer s.Close()
 		l := s.Lease(1, 1)
 		ran := simtest.NewCounter(e)
@@ -149,8 +170,8 @@ func TestLeaseUsableAfterCancelAllTwice(t *testing.T) {
 }
 
 func TestZeroDelayTasksAllSettle(t *testing.T) {
-	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
-		s, _ := newSched(t, e, sched.Config{})
+	eachDesign(t, func(t testing.TB, e env.Env, d sched.Design) {
+		s, _ := newSched(t, e, sched.Config{Design: d})
 		defer s.Close()
 		l := s.Lease(1, 1)
 		ran := simtest.NewCounter(e)
@@ -207,8 +228,8 @@ func TestFiveHundredLeasesTwoTimerThreads(t *testing.T) {
 }
 
 func TestDispatchBoundHolds(t *testing.T) {
-	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
-		s, _ := newSched(t, e, sched.Config{DispatchThreads: 4})
+	eachDesign(t, func(t testing.TB, e env.Env, d sched.Design) {
+		s, _ := newSched(t, e, sched.Config{Design: d, DispatchThreads: 4})
 		defer s.Close()
 		block := simtest.NewLatch(e)
 		for p := range 8 {
@@ -220,9 +241,9 @@ func TestDispatchBoundHolds(t *testing.T) {
 			t.Fatalf("2 x bound blocked bodies: %+v", st)
 		}
 		block.Release()
-	})
-	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
-		s, _ := newSched(t, e, sched.Config{DispatchThreads: 4})
+	}, sched.Shared, sched.LeaderFollower)
+	eachDesign(t, func(t testing.TB, e env.Env, d sched.Design) {
+		s, _ := newSched(t, e, sched.Config{Design: d, DispatchThreads: 4})
 		defer s.Close()
 		block := simtest.NewLatch(e)
 		for p := range 3 {
@@ -234,12 +255,12 @@ func TestDispatchBoundHolds(t *testing.T) {
 			t.Fatal("with bound-1 bodies blocked a fresh pipeline's task did not run")
 		}
 		block.Release()
-	})
+	}, sched.Shared, sched.LeaderFollower)
 }
 
 func TestFailingBodyKeepsWorker(t *testing.T) {
-	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
-		s, _ := newSched(t, e, sched.Config{DispatchThreads: 1})
+	eachDesign(t, func(t testing.TB, e env.Env, d sched.Design) {
+		s, _ := newSched(t, e, sched.Config{Design: d, DispatchThreads: 1})
 		defer s.Close()
 		l := s.Lease(1, 1)
 		bad := l.Schedule(0, func() error { return errors.New("trigger failed") })
@@ -258,8 +279,8 @@ func TestFailingBodyKeepsWorker(t *testing.T) {
 }
 
 func TestKillWorkerVariantKillsWorker(t *testing.T) {
-	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
-		s, _ := newSched(t, e, sched.Config{DispatchThreads: 1, TaskFailure: sched.KillWorker})
+	eachDesign(t, func(t testing.TB, e env.Env, d sched.Design) {
+		s, _ := newSched(t, e, sched.Config{Design: d, DispatchThreads: 1, TaskFailure: sched.KillWorker})
 		defer s.Close()
 		l := s.Lease(1, 1)
 		bad := l.Schedule(0, func() error { return errors.New("trigger failed") })
@@ -272,7 +293,10 @@ func TestKillWorkerVariantKillsWorker(t *testing.T) {
 		if bad.Err() == nil || ok.Err() != nil {
 			t.Fatalf("errs %v %v", bad.Err(), ok.Err())
 		}
-	})
+		if st := s.Stats(); st.DispatchThreads != 1 {
+			t.Fatalf("the dead worker was not replaced: %+v", st)
+		}
+	}, sched.Shared, sched.LeaderFollower)
 }
 
 func TestThreadCountsByDesign(t *testing.T) {
@@ -290,6 +314,10 @@ func TestThreadCountsByDesign(t *testing.T) {
 			ran.Await(500)
 			st := s.Stats()
 			switch d {
+			case sched.LeaderFollower:
+				if st.TimerThreads != 0 || st.PeakDispatchThreads > 8 { // one pool of at most bound
+					t.Errorf("%s: %+v", d, st)
+				}
 			case sched.PerPipeline:
 				if st.TimerThreads != 1000 {
 					t.Errorf("per-pipeline: %d timer threads at 500 pipelines, want 1000", st.TimerThreads)
@@ -319,4 +347,80 @@ func TestCoresComeFromConfiguration(t *testing.T) {
 			t.Errorf("%+v: bound %d, want %d", tc.cfg, got, tc.want)
 		}
 	}
+}
+
+// In the leader-follower design a task that came due while every thread
+// runs a body waits for a thread; a cancel then wins before it fires.
+func TestLeaderFollowerSaturatedTaskWaitsAndCancels(t *testing.T) {
+	eachDesign(t, func(t testing.TB, e env.Env, d sched.Design) {
+		s, _ := newSched(t, e, sched.Config{Design: d, DispatchThreads: 2})
+		defer s.Close()
+		block := simtest.NewLatch(e)
+		s.Lease(1, 1).Schedule(0, block.WaitErr)
+		s.Lease(1, 2).Schedule(0, block.WaitErr)
+		block.AwaitArrivals(2) // both threads run bodies
+		ran := simtest.NewCounter(e)
+		l := s.Lease(2, 1)
+		waiting := l.Schedule(time.Millisecond, ran.AddErr)
+		kept := l.Schedule(2*time.Millisecond, ran.AddErr)
+		e.Sleep(10 * time.Millisecond)
+		if st := s.Stats(); st.Queued != 2 || st.DispatchThreads != 2 || ran.N() != 0 {
+			t.Fatalf("saturated: ran=%d %+v", ran.N(), st)
+		}
+		if !waiting.Cancel() {
+			t.Fatal("cancel of a waiting task lost")
+		}
+		block.Release()
+		if !kept.Await(10*time.Second) || kept.Err() != nil || ran.N() != 1 {
+			t.Fatalf("after release: ran=%d err=%v", ran.N(), kept.Err())
+		}
+		if st := s.Stats(); st.CanceledBeforeFire != 1 || st.PeakDispatchThreads != 2 {
+			t.Fatalf("%+v", st)
+		}
+	}, sched.LeaderFollower)
+}
+
+// The leader-follower pool never grows past bound, whatever the pipeline
+// count, and an idle pool has one leader and followers only.
+func TestLeaderFollowerThreadsStayWithinBound(t *testing.T) {
+	eachDesign(t, func(t testing.TB, e env.Env, d sched.Design) {
+		s, _ := newSched(t, e, sched.Config{Design: d})
+		defer s.Close()
+		ran := simtest.NewCounter(e)
+		block := simtest.NewLatch(e)
+		for p := range 500 {
+			l := s.Lease(1, p)
+			l.Schedule(time.Duration(p%5)*time.Millisecond, block.WaitErr)
+			l.Schedule(time.Duration(p%7)*time.Millisecond, ran.AddErr)
+		}
+		block.AwaitArrivals(8)
+		e.Sleep(20 * time.Millisecond)
+		if st := s.Stats(); st.DispatchThreads != 8 || st.PeakDispatchThreads != 8 || st.Queued == 0 {
+			t.Fatalf("8 blocked bodies: ran=%d %+v", ran.N(), st)
+		}
+		block.Release()
+		ran.Await(500)
+		if st := s.Stats(); st.PeakDispatchThreads != 8 || st.WorkerDeaths != 0 {
+			t.Fatalf("%+v", st)
+		}
+	}, sched.LeaderFollower)
+}
+
+// A task scheduled at a due time already past runs at once and keeps that
+// due time, so its delay counts from the intended schedule; RearmDelay is
+// the figure that hides the late re-arm.
+func TestScheduleAtPastKeepsIntendedDue(t *testing.T) {
+	eachDesign(t, func(t testing.TB, e env.Env, d sched.Design) {
+		s, f := newSched(t, e, sched.Config{Design: d})
+		defer s.Close()
+		due := e.Now().Add(-time.Second)
+		task := s.Lease(1, 1).ScheduleAt(due, func() error { return nil })
+		if !task.Await(10*time.Second) || task.Err() != nil || !task.Due().Equal(due) {
+			t.Fatalf("err=%v due=%v want %v", task.Err(), task.Due(), due)
+		}
+		x := waitFirings(e, f, 1)[0]
+		if !x.Due.Equal(due) || x.Delay() < time.Second || x.RearmDelay() >= time.Second || x.Armed.Before(due) {
+			t.Fatalf("%+v: delay %v rearm delay %v", x, x.Delay(), x.RearmDelay())
+		}
+	})
 }

@@ -14,7 +14,8 @@ type Task struct {
 	lease     *Lease
 	body      func() error
 	cancelled atomic.Bool
-	due       time.Time
+	due       time.Time // when it was due to fire
+	armed     time.Time // when it was scheduled
 	fired     time.Time
 
 	// guarded by lease.mu
@@ -112,7 +113,7 @@ func (t *Task) Delay() time.Duration {
 // run is the dispatch-side body: check the cancel flag, run, settle.
 func (t *Task) run(thread string) {
 	s := t.lease.s
-	f := Firing{Job: t.lease.job, Pipeline: t.lease.pipeline, Due: t.due, Fired: t.fired, Thread: thread}
+	f := Firing{Job: t.lease.job, Pipeline: t.lease.pipeline, Due: t.due, Armed: t.armed, Fired: t.fired, Thread: thread}
 	if s.Closed() || t.cancelled.Load() {
 		t.Cancel()
 		s.c.skipped.Add(1)

@@ -96,14 +96,14 @@ const (
 	RetainMemory                   // the deque lives in memory only
 )
 
-// IdleRestore is idle-restore: what a restore does with the idle tasks
-// that closed (#12042).
+// IdleRestore is idle-restore (#12042): whether a restore keeps the
+// closed-idle state of a pipeline's tasks.
 type IdleRestore uint8
 
 // The idle-restore values.
 const (
-	IdleRebuild IdleRestore = iota // closedIdleTask is rebuilt from the tasks closed for good
-	IdleForget                     // closedIdleTask stays empty: closed tasks get barriers again
+	IdleRebuild IdleRestore = iota // rebuilt from the restored state
+	IdleForget                     // forgotten: closed tasks get barriers again
 )
 
 // Set is one value per variant key. The zero value is the fixed design;

@@ -1,6 +1,7 @@
 package watermark
 
 import (
+	"runtime"
 	"slices"
 	"sort"
 	"testing"
@@ -74,7 +75,10 @@ var benchOrders = []struct {
 }
 
 // BenchmarkTracker registers 8192 batches, resolves them in the given order
-// and advances every 256 resolutions; ns/batch is per batch round trip.
+// and advances every 256 resolutions; ns/batch is per batch round trip and
+// allocs/batch the heap allocations per batch. Implementations: our ring
+// tracker, a naive sorted slice, and the peer github.com/Jeffail/checkpoint
+// v1.0.1 (Uncapped and Capped).
 func BenchmarkTracker(b *testing.B) {
 	impls := []struct {
 		name string
@@ -82,6 +86,8 @@ func BenchmarkTracker(b *testing.B) {
 	}{
 		{"ring", func() benchTracker { return &ringBench{} }},
 		{"sorted", func() benchTracker { return &sortedBench{} }},
+		{"jeffail-uncapped", func() benchTracker { return newJeffailUncapped() }},
+		{"jeffail-capped", func() benchTracker { return newJeffailCapped() }},
 	}
 	for _, o := range benchOrders {
 		for _, impl := range impls {
@@ -95,13 +101,20 @@ func BenchmarkTracker(b *testing.B) {
 func benchRounds(b *testing.B, t benchTracker, order func(int) int) {
 	b.ReportAllocs()
 	var base uint64
+	benchRound(t, base, order) // warm: rings and slices reach their size before measuring
+	base += benchBatches
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	mallocs := ms.Mallocs
 	for b.Loop() {
 		if final := benchRound(t, base, order); final != int64(base)+benchBatches {
 			b.Fatalf("round ended at %d, want %d", final, int64(base)+benchBatches)
 		}
 		base += benchBatches
 	}
+	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBatches), "ns/batch")
+	b.ReportMetric(float64(ms.Mallocs-mallocs)/float64(b.N*benchBatches), "allocs/batch")
 }
 
 // benchRound runs one round of batches base.. and returns the last watermark.

@@ -13,7 +13,10 @@
 //
 // Each pipeline's periodic trigger re-arms itself from its body at a
 // fixed rate, due times staggered evenly over the interval
-// max(10, pipelines) x spacing. One op is one observed firing.
+// max(10, pipelines) x spacing. One op is one observed firing. Delay is
+// measured from the intended schedule (first + k x interval), and every
+// firing due in the first full interval is warm-up, exactly as
+// bench/trigger_test.go does.
 //
 // Usage: java TriggerPeer.java [-n samples] [-spacing ms] [-pipelines 10,100,500]
 //        [-designs per-pipeline,shared,shared-inline] [-count k]
@@ -61,14 +64,18 @@ public class TriggerPeer {
         }
     }
 
+    // Run collects samples. Warm-up, as bench/trigger_test.go: every firing
+    // due in the first full interval (each pipeline's first) is discarded.
     static final class Run {
         final long[] delay, late, hop;
         final AtomicInteger seen = new AtomicInteger();
-        final int warmup, want;
+        final long warmEnd;
+        final int want;
+        final CountDownLatch warmed = new CountDownLatch(1);
         final CountDownLatch done = new CountDownLatch(1);
 
-        Run(int warmup, int want) {
-            this.warmup = warmup;
+        Run(long warmEnd, int want) {
+            this.warmEnd = warmEnd;
             this.want = want;
             delay = new long[want];
             late = new long[want];
@@ -76,8 +83,14 @@ public class TriggerPeer {
         }
 
         void record(long due, long fired, long started) {
-            int i = seen.getAndIncrement() - warmup;
-            if (i < 0 || i >= want) {
+            if (due - warmEnd <= 0) {
+                return;
+            }
+            int i = seen.getAndIncrement();
+            if (i == 0) {
+                warmed.countDown();
+            }
+            if (i >= want) {
                 return;
             }
             delay[i] = started - due;
@@ -95,8 +108,9 @@ public class TriggerPeer {
 
     static void run(String design, int p) throws Exception {
         int cores = Runtime.getRuntime().availableProcessors();
-        Run r = new Run(Math.min(100, samples / 5), samples);
         long iv = interval(p);
+        long start = System.nanoTime();
+        Run r = new Run(start + iv, samples);
         List<ScheduledThreadPoolExecutor> timers = new ArrayList<>();
         ExecutorService dispatch = null;
         int bound = Math.max(8, 2 * cores);
@@ -107,7 +121,6 @@ public class TriggerPeer {
             dispatch = new ThreadPoolExecutor(bound, bound, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
             ((ThreadPoolExecutor) dispatch).allowCoreThreadTimeOut(true);
         }
-        long start = System.nanoTime();
         for (int i = 0; i < p; i++) {
             ScheduledThreadPoolExecutor t;
             if (design.equals("per-pipeline")) {
@@ -119,12 +132,11 @@ public class TriggerPeer {
             new Periodic(t, dispatch, r, start + (i + 1) * iv / p, iv).arm();
         }
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-        long cpu0 = -1;
         // CPU is measured from the end of warm-up on.
-        while (r.seen.get() < r.warmup) {
-            Thread.sleep(1);
+        if (!r.warmed.await(2 * iv + 10_000_000_000L, TimeUnit.NANOSECONDS)) {
+            throw new IllegalStateException("no firing after warm-up: " + design + " " + p);
         }
-        cpu0 = os.getProcessCpuTime();
+        long cpu0 = os.getProcessCpuTime();
         if (!r.done.await(3L * samples * spacingNs + 2 * iv + 10_000_000_000L, TimeUnit.NANOSECONDS)) {
             throw new IllegalStateException("timed out: " + design + " " + p);
         }

@@ -13,21 +13,26 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"image/color"
+
 	"golang.org/x/perf/benchfmt"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // row is one benchmark result: its base name, peer, sub-name keys and
 // the median of each unit over repeated runs.
 type row struct {
 	base, peer string
+	full       string // name without the Benchmark prefix
 	keys       map[string]string
 	vals       map[string][]float64
 }
@@ -59,11 +64,13 @@ func main() {
 	if err := plotSaturation(rows, filepath.Join(*dir, "saturation.svg")); err != nil {
 		log.Fatal(err)
 	}
+	goals(os.Stdout, rows)
 	tables(os.Stdout, rows)
 }
 
 func load(dir string) ([]*row, error) {
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
+	paths = slices.DeleteFunc(paths, func(p string) bool { return filepath.Base(p) == "baseline-ci.txt" }) // CI's gate, not results
 	index := map[string]*row{}
 	var rows []*row
 	for _, p := range paths {
@@ -107,22 +114,13 @@ func load(dir string) ([]*row, error) {
 
 func parse(res *benchfmt.Result, peer string) *row {
 	base, parts := res.Name.Parts()
-	x := &row{base: string(base), peer: peer, keys: map[string]string{}, vals: map[string][]float64{}}
+	x := &row{base: string(base), peer: peer, full: string(res.Name.Full()), keys: map[string]string{}, vals: map[string][]float64{}}
 	for _, p := range parts {
 		if k, v, ok := strings.Cut(strings.TrimPrefix(string(p), "/"), "="); ok {
 			x.keys[k] = v
 		}
 	}
 	return x
-}
-
-// series is the label of a trigger row: benchmark, peer and design.
-func series(r *row) string {
-	name := r.base
-	if r.peer == "jdk" {
-		name = "JDK"
-	}
-	return name + " " + r.keys["design"]
 }
 
 func pick(rows []*row, keep func(*row) bool) []*row {
@@ -139,59 +137,224 @@ func isTrigger(r *row) bool {
 	return (r.base == "Trigger" || r.base == "TriggerPrecise") && r.keys["pipelines"] != ""
 }
 
-func plotTrigger(rows []*row, out string) error {
-	p := plot.New()
-	p.Title.Text = "Trigger delay p50 (due to body start), 1 trigger / 20 ms"
-	p.X.Label.Text = "pipelines"
-	p.Y.Label.Text = "p50 delay (µs, log)"
-	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
-	by := map[string]plotter.XYs{}
-	var names []string
-	for _, r := range pick(rows, isTrigger) {
-		s := series(r)
-		if _, ok := by[s]; !ok {
-			names = append(names, s)
-		}
-		by[s] = append(by[s], plotter.XY{X: r.num("pipelines"), Y: r.get("p50-ns") / 1e3})
+// env is a trigger row's environment: wall, precise or JDK.
+func env(r *row) string {
+	switch {
+	case r.peer == "jdk":
+		return "JDK peer"
+	case r.base == "TriggerPrecise":
+		return "Go, env.PreciseWall"
 	}
-	slices.Sort(names)
-	var args []any
-	for _, n := range names {
-		xy := by[n]
-		slices.SortFunc(xy, func(a, b plotter.XY) int { return int(a.X - b.X) })
-		args = append(args, n, xy)
-	}
-	if err := plotutil.AddLinePoints(p, args...); err != nil {
-		return err
-	}
-	return p.Save(7*vg.Inch, 5*vg.Inch, out)
+	return "Go, env.Wall"
 }
 
-func plotSaturation(rows []*row, out string) error {
-	p := plot.New()
-	p.Title.Text = "Dispatch pool saturation: delay p50 against utilisation"
-	p.X.Label.Text = "nominal utilisation (%)"
-	p.Y.Label.Text = "p50 delay (ms, log)"
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
-	var args []any
-	for _, b := range []string{"Saturation", "SaturationSim"} {
-		var xy plotter.XYs
-		for _, r := range pick(rows, func(r *row) bool { return r.base == b }) {
-			xy = append(xy, plotter.XY{X: r.num("util"), Y: max(r.get("p50-ns"), 1e3) / 1e6})
-		}
-		if len(xy) > 0 {
-			label := map[string]string{"Saturation": "measured (wall)", "SaturationSim": "predicted (sim CPU model)"}[b]
-			args = append(args, label, xy)
-		}
+var (
+	envs       = []string{"Go, env.Wall", "Go, env.PreciseWall", "JDK peer"}
+	designList = []string{"per-pipeline", "shared", "shared-inline", "leader-follower"}
+	// palette: Okabe-Ito, distinct for colour-blind readers.
+	palette = []color.Color{
+		color.RGBA{0, 114, 178, 255}, color.RGBA{213, 94, 0, 255}, color.RGBA{0, 158, 115, 255},
+		color.RGBA{204, 121, 167, 255}, color.RGBA{86, 180, 233, 255}, color.RGBA{230, 159, 0, 255},
 	}
-	if err := plotutil.AddLinePoints(p, args...); err != nil {
+	glyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}}
+	dashed = []vg.Length{vg.Points(5), vg.Points(3)}
+	dotted = []vg.Length{vg.Points(1.5), vg.Points(2.5)}
+)
+
+// line is one series: a style index (colour and marker) and a dash.
+type line struct {
+	style  int
+	dashes []vg.Length
+	xy     plotter.XYs
+}
+
+func addLine(p *plot.Plot, l line) error {
+	if len(l.xy) == 0 {
+		return nil
+	}
+	slices.SortFunc(l.xy, func(a, b plotter.XY) int { return int(a.X - b.X) })
+	ln, pts, err := plotter.NewLinePoints(l.xy)
+	if err != nil {
 		return err
 	}
-	return p.Save(7*vg.Inch, 5*vg.Inch, out)
+	c := palette[l.style%len(palette)]
+	ln.Color, ln.Width, ln.Dashes = c, vg.Points(1.5), l.dashes
+	pts.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: glyphs[l.style%len(glyphs)]}
+	p.Add(ln, pts)
+	return nil
+}
+
+// legendEntry is a legend line: a name and the style it stands for.
+type legendEntry struct {
+	name   string
+	style  int // -1: grey, no marker; -2: text only
+	dashes []vg.Length
+}
+
+// panels draws one plot per panel side by side, with a shared legend in
+// a column of its own to the right, outside every data area.
+func panels(out string, ps []*plot.Plot, legend []legendEntry, w, h vg.Length) error {
+	c := vgsvg.New(w, h)
+	dc := draw.New(c)
+	legendW := vg.Points(175)
+	plotsArea := draw.Crop(dc, 0, -legendW, 0, 0)
+	tiles := draw.Tiles{Rows: 1, Cols: len(ps), PadX: vg.Points(8), PadTop: vg.Points(4), PadBottom: vg.Points(4)}
+	canvases := plot.Align([][]*plot.Plot{ps}, tiles, plotsArea)
+	for i, p := range ps {
+		p.Draw(canvases[0][i])
+	}
+	l := plot.NewLegend()
+	l.Top, l.Left = true, true
+	l.ThumbnailWidth = vg.Points(30)
+	l.Padding = vg.Points(3)
+	for _, e := range legend {
+		if e.style == -2 { // text only
+			l.Add(e.name)
+			continue
+		}
+		ls := draw.LineStyle{Color: color.Gray{Y: 100}, Width: vg.Points(1.5), Dashes: e.dashes}
+		ln, pts, _ := plotter.NewLinePoints(plotter.XYs{{X: 0, Y: 0}})
+		thumbs := []plot.Thumbnailer{ln}
+		if e.style >= 0 {
+			ls.Color = palette[e.style%len(palette)]
+			pts.GlyphStyle = draw.GlyphStyle{Color: ls.Color, Radius: vg.Points(3.5), Shape: glyphs[e.style%len(glyphs)]}
+			thumbs = append(thumbs, pts)
+		}
+		ln.LineStyle = ls
+		l.Add(e.name, thumbs...)
+	}
+	l.Draw(draw.Crop(dc, w-legendW+vg.Points(6), 0, 0, -vg.Points(30)))
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// logAxes gives p log axes over a shared y range (µs or ms).
+func logAxes(p *plot.Plot, ymin, ymax float64) {
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Min, p.Y.Max = ymin, ymax
+	p.Add(plotter.NewGrid())
+}
+
+// plotTrigger draws one panel per environment (wall, precise, JDK): p50
+// (solid) and p99 (dashed) of the trigger delay against pipelines, one
+// colour and marker per design.
+func plotTrigger(rows []*row, out string) error {
+	trig := pick(rows, isTrigger)
+	ymin, ymax := math.Inf(1), math.Inf(-1)
+	for _, r := range trig {
+		for _, u := range []string{"p50-ns", "p99-ns"} {
+			if v := r.get(u) / 1e3; v > 0 {
+				ymin, ymax = min(ymin, v), max(ymax, v)
+			}
+		}
+	}
+	if len(trig) == 0 {
+		ymin, ymax = 1, 1e4
+	}
+	var ps []*plot.Plot
+	for _, e := range envs {
+		p := plot.New()
+		p.Title.Text = e
+		p.X.Label.Text = "pipelines"
+		p.Y.Label.Text = "delay due -> body start (µs, log)"
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.X.Min, p.X.Max = 8, 600
+		logAxes(p, ymin/1.5, ymax*1.5)
+		for i, d := range designList {
+			var p50, p99 plotter.XYs
+			for _, r := range trig {
+				if env(r) == e && r.keys["design"] == d {
+					p50 = append(p50, plotter.XY{X: r.num("pipelines"), Y: max(r.get("p50-ns")/1e3, ymin)})
+					p99 = append(p99, plotter.XY{X: r.num("pipelines"), Y: max(r.get("p99-ns")/1e3, ymin)})
+				}
+			}
+			if err := addLine(p, line{style: i, xy: p50}); err != nil {
+				return err
+			}
+			if err := addLine(p, line{style: i, dashes: dashed, xy: p99}); err != nil {
+				return err
+			}
+		}
+		ps = append(ps, p)
+	}
+	var legend []legendEntry
+	for i, d := range designList {
+		legend = append(legend, legendEntry{name: d, style: i})
+	}
+	legend = append(legend, legendEntry{name: "p50 (solid)", style: -1}, legendEntry{name: "p99 (dashed)", style: -1, dashes: dashed},
+		legendEntry{name: "", style: -2}, legendEntry{name: "1 trigger due / 20 ms", style: -2},
+		legendEntry{name: "delay from the", style: -2}, legendEntry{name: "intended schedule", style: -2})
+	return panels(out, ps, legend, 15*vg.Inch, 5*vg.Inch)
+}
+
+// plotSaturation draws one panel per design: delay from the intended
+// schedule (p50 solid, p99 dashed) against utilisation, measured in wall
+// mode and (shared) predicted by the simulator; the re-arm figure that
+// hides coordinated omission is dotted, for comparison.
+func plotSaturation(rows []*row, out string) error {
+	type src struct {
+		base, label string
+		style       int
+	}
+	byDesign := []struct {
+		title string
+		srcs  []src
+	}{
+		{"shared (hand-off to 8 dispatch threads)", []src{{"Saturation", "measured (wall)", 0}, {"SaturationSim", "predicted (sim CPU model)", 1}}},
+		{"leader-follower (8 threads)", []src{{"SaturationLeaderFollower", "measured (wall)", 0}}},
+	}
+	sat := pick(rows, func(r *row) bool { return strings.HasPrefix(r.base, "Saturation") && r.keys["util"] != "" })
+	ymin, ymax := 0.001, 1.0
+	for _, r := range sat {
+		for _, u := range []string{"p50-ns", "p99-ns", "rearm-p50-ns"} {
+			if v := r.get(u) / 1e6; v > 0 {
+				ymax = max(ymax, v)
+			}
+		}
+	}
+	var ps []*plot.Plot
+	for _, d := range byDesign {
+		p := plot.New()
+		p.Title.Text = d.title
+		p.X.Label.Text = "nominal utilisation (%)"
+		p.Y.Label.Text = "delay from the intended schedule (ms, log)"
+		p.X.Min, p.X.Max = 0, 160
+		logAxes(p, ymin, ymax*1.5)
+		for _, sr := range d.srcs {
+			var p50, p99, rearm plotter.XYs
+			for _, r := range sat {
+				if r.base != sr.base {
+					continue
+				}
+				x := r.num("util")
+				p50 = append(p50, plotter.XY{X: x, Y: max(r.get("p50-ns")/1e6, ymin)})
+				p99 = append(p99, plotter.XY{X: x, Y: max(r.get("p99-ns")/1e6, ymin)})
+				if v := r.get("rearm-p50-ns"); !math.IsNaN(v) {
+					rearm = append(rearm, plotter.XY{X: x, Y: max(v/1e6, ymin)})
+				}
+			}
+			for _, l := range []line{{sr.style, nil, p50}, {sr.style, dashed, p99}, {sr.style, dotted, rearm}} {
+				if err := addLine(p, l); err != nil {
+					return err
+				}
+			}
+		}
+		ps = append(ps, p)
+	}
+	legend := []legendEntry{
+		{name: "measured (wall)", style: 0}, {name: "predicted (sim)", style: 1},
+		{name: "p50 (solid)", style: -1}, {name: "p99 (dashed)", style: -1, dashes: dashed},
+		{name: "re-arm p50 (dotted;", style: -1, dashes: dotted}, {name: " hides late firings)", style: -1, dashes: dotted},
+	}
+	return panels(out, ps, legend, 12*vg.Inch, 5*vg.Inch)
 }
 
 func us(ns float64) string {
@@ -228,14 +391,16 @@ func tables(w io.Writer, rows []*row) {
 			us(r.get("hop-p50-ns")), r.get("goroutines"), us(r.get("cpu-ns/op")))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "### Saturation: measured (wall) and predicted (sim)")
+	fmt.Fprintln(w, "### Saturation: measured (wall) and predicted (sim), delay from the intended schedule")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| util (nominal) | wall p50 | wall p99 | wall util | wall queue p50 | sim p50 | sim p99 | sim queue p50 |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "Re-arm p50 is the old figure (delay from the later of the due time and a late re-arm): it hides coordinated omission and is shown only for comparison.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| util (nominal) | shared p50 | shared p99 | shared re-arm p50 (old) | shared util | shared queue p50 | leader-follower p50 | leader-follower p99 | leader-follower queue p50 | sim p50 | sim p99 | sim queue p50 |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	sat := map[string]*row{}
 	var us_ []string
 	for _, r := range rows {
-		if r.base == "Saturation" || r.base == "SaturationSim" {
+		if strings.HasPrefix(r.base, "Saturation") && r.keys["util"] != "" {
 			sat[r.base+r.keys["util"]] = r
 			if !slices.Contains(us_, r.keys["util"]) {
 				us_ = append(us_, r.keys["util"])
@@ -243,18 +408,21 @@ func tables(w io.Writer, rows []*row) {
 		}
 	}
 	slices.SortFunc(us_, func(a, b string) int { x, _ := strconv.Atoi(a); y, _ := strconv.Atoi(b); return x - y })
-	for _, u := range us_ {
-		m, s := sat["Saturation"+u], sat["SaturationSim"+u]
-		get := func(r *row, unit string) float64 {
-			if r == nil {
-				return math.NaN()
-			}
-			return r.get(unit)
+	get := func(r *row, unit string) float64 {
+		if r == nil {
+			return math.NaN()
 		}
-		fmt.Fprintf(w, "| %s%% | %s | %s | %.0f%% | %.0f | %s | %s | %.0f |\n", u, us(get(m, "p50-ns")), us(get(m, "p99-ns")),
-			get(m, "util-%"), get(m, "queue-p50"), us(get(s, "p50-ns")), us(get(s, "p99-ns")), get(s, "queue-p50"))
+		return r.get(unit)
+	}
+	for _, u := range us_ {
+		m, lf, s := sat["Saturation"+u], sat["SaturationLeaderFollower"+u], sat["SaturationSim"+u]
+		fmt.Fprintf(w, "| %s%% | %s | %s | %s | %.0f%% | %.0f | %s | %s | %.0f | %s | %s | %.0f |\n", u,
+			us(get(m, "p50-ns")), us(get(m, "p99-ns")), us(get(m, "rearm-p50-ns")), get(m, "util-%"), get(m, "queue-p50"),
+			us(get(lf, "p50-ns")), us(get(lf, "p99-ns")), get(lf, "queue-p50"),
+			us(get(s, "p50-ns")), us(get(s, "p99-ns")), get(s, "queue-p50"))
 	}
 	fmt.Fprintln(w)
+	watermarkTable(w, rows)
 	fmt.Fprintln(w, "### Simulator speed (failover + savepoint scenario, 2 virtual minutes)")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| pipelines | sim-s/s (x real time) | steps/s | steps/op | allocs/step |")
@@ -278,4 +446,164 @@ func tables(w io.Writer, rows []*row) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %.4g | %s |\n", name, us(r.get("late-p50-ns")), us(r.get("late-p99-ns")), r.get("ns/op"), us(r.get("cpu-ns/op")))
 	}
+}
+
+// watermarkTable sets our ring tracker beside github.com/Jeffail/checkpoint
+// v1.0.1 on the same batch orders.
+func watermarkTable(w io.Writer, rows []*row) {
+	tr := pick(rows, func(r *row) bool { return r.base == "Tracker" })
+	if len(tr) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "### Watermark tracker against github.com/Jeffail/checkpoint v1.0.1 (watermark.txt)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| batch order | tracker | ns/batch | allocs/batch | vs faster Jeffail |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, r := range tr {
+		order, impl := trackerKey(r)
+		fast := fasterJeffail(tr, order)
+		ratio := "–"
+		if fast > 0 {
+			ratio = fmt.Sprintf("%.1fx faster", fast/r.get("ns/batch"))
+		}
+		fmt.Fprintf(w, "| %s | %s | %.1f | %.3g | %s |\n", order, impl, r.get("ns/batch"), r.get("allocs/batch"), ratio)
+	}
+	fmt.Fprintln(w)
+}
+
+// trackerKey splits BenchmarkTracker/ORDER/IMPL.
+func trackerKey(r *row) (order, impl string) {
+	name := strings.TrimPrefix(r.full, "Tracker/")
+	name = procsSuffix.ReplaceAllString(name, "")
+	order, impl, _ = strings.Cut(name, "/")
+	return order, impl
+}
+
+var procsSuffix = regexp.MustCompile(`-[0-9]+$`)
+
+// fasterJeffail is the lower ns/batch of the two Jeffail trackers on order.
+func fasterJeffail(tr []*row, order string) float64 {
+	best := 0.0
+	for _, r := range tr {
+		if o, impl := trackerKey(r); o == order && strings.HasPrefix(impl, "jeffail-") {
+			if v := r.get("ns/batch"); best == 0 || v < best {
+				best = v
+			}
+		}
+	}
+	return best
+}
+
+// defaultBench is the trigger benchmark of the default env: env.Default()
+// is env.PreciseWall on Linux (core/env), measured by BenchmarkTriggerPrecise.
+const defaultBench = "TriggerPrecise"
+
+// trig finds a trigger row by benchmark (or "jdk"), design and pipelines.
+func trig(rows []*row, base, design string, p int) *row {
+	for _, r := range rows {
+		if !isTrigger(r) || r.keys["design"] != design || r.num("pipelines") != float64(p) {
+			continue
+		}
+		if jdk := r.peer == "jdk"; jdk == (base == "jdk") && (jdk || r.base == base) {
+			return r
+		}
+	}
+	return nil
+}
+
+func val(r *row, unit string) float64 {
+	if r == nil {
+		return math.NaN()
+	}
+	return r.get(unit)
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "**met**"
+	}
+	return "**not met**"
+}
+
+// goals prints issue 14's goals with their figures and status, computed
+// from the files (so a fresh make bench restates them).
+func goals(w io.Writer, rows []*row) {
+	fmt.Fprintln(w, "### Goals, computed from these files (default env: env.PreciseWall, "+defaultBench+")")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| goal | figures | status |")
+	fmt.Fprintln(w, "|---|---|---|")
+	ps := []int{10, 100, 500}
+	// 1. leader-follower fired-to-body-start p50 <= 1 µs.
+	ok, figs := true, []string{}
+	for _, p := range ps {
+		v := val(trig(rows, defaultBench, "leader-follower", p), "hop-p50-ns")
+		ok = ok && v <= 1000
+		figs = append(figs, fmt.Sprintf("%d: %s", p, us(v)))
+	}
+	fmt.Fprintf(w, "| leader-follower hop p50 (fired to body start) <= 1 µs at 10/100/500 | %s | %s |\n", strings.Join(figs, ", "), verdict(ok))
+	// 2. LF / shared-inline p50 at 500 <= 1.05.
+	lf, in := val(trig(rows, defaultBench, "leader-follower", 500), "p50-ns"), val(trig(rows, defaultBench, "shared-inline", 500), "p50-ns")
+	sh := val(trig(rows, defaultBench, "shared", 500), "p50-ns")
+	fmt.Fprintf(w, "| leader-follower p50 / shared-inline p50 <= 1.05 at 500 | %s / %s = %.2f (shared / inline: %.2f) | %s |\n", us(lf), us(in), lf/in, sh/in, verdict(lf/in <= 1.05))
+	// 3. default env ahead of the JDK peer at p50 and p99 in every cell.
+	cells, ahead, misses := 0, 0, []string{}
+	for _, d := range designList {
+		for _, p := range ps {
+			g := trig(rows, defaultBench, d, p)
+			j := trig(rows, "jdk", d, p)
+			if d == "leader-follower" { // no JDK leader-follower: the JDK's best design at this count
+				j = bestJDK(rows, p)
+			}
+			if g == nil || j == nil {
+				continue
+			}
+			cells++
+			if val(g, "p50-ns") < val(j, "p50-ns") && val(g, "p99-ns") < val(j, "p99-ns") {
+				ahead++
+			} else {
+				misses = append(misses, fmt.Sprintf("%s/%d (p50 %s vs %s, p99 %s vs %s)", d, p,
+					us(val(g, "p50-ns")), us(val(j, "p50-ns")), us(val(g, "p99-ns")), us(val(j, "p99-ns"))))
+			}
+		}
+	}
+	miss := ""
+	if len(misses) > 0 {
+		miss = "; behind: " + strings.Join(misses, ", ")
+	}
+	fmt.Fprintf(w, "| default env ahead of the JDK peer at p50 and p99 in every design x pipelines cell | %d of %d cells%s | %s |\n", ahead, cells, miss, verdict(cells > 0 && ahead == cells))
+	// 4. LF p50 at 500 <= 1.1 x at 10.
+	lf10 := val(trig(rows, defaultBench, "leader-follower", 10), "p50-ns")
+	fmt.Fprintf(w, "| leader-follower p50 at 500 <= 1.1 x p50 at 10 | %s / %s = %.2f | %s |\n", us(lf), us(lf10), lf/lf10, verdict(lf/lf10 <= 1.1))
+	// 5. watermark tracker.
+	tr := pick(rows, func(r *row) bool { return r.base == "Tracker" })
+	ok, figs = len(tr) > 0, nil
+	for _, r := range tr {
+		order, impl := trackerKey(r)
+		if impl != "ring" {
+			continue
+		}
+		x := fasterJeffail(tr, order) / r.get("ns/batch")
+		a := r.get("allocs/batch")
+		ok = ok && x >= 3 && a == 0
+		figs = append(figs, fmt.Sprintf("%s %.1fx, %.3g allocs/batch", order, x, a))
+	}
+	fmt.Fprintf(w, "| watermark tracker >= 3x faster per batch than the faster Jeffail tracker, 0 allocs/batch | %s | %s |\n", strings.Join(figs, "; "), verdict(ok))
+	// CPU per firing of the default env beside the wall env.
+	var cpu []string
+	for _, d := range designList {
+		cpu = append(cpu, fmt.Sprintf("%s %s (wall %s)", d, us(val(trig(rows, defaultBench, d, 100), "cpu-ns/op")), us(val(trig(rows, "Trigger", d, 100), "cpu-ns/op"))))
+	}
+	fmt.Fprintf(w, "| (cost) process CPU per firing at 100 pipelines, default env | %s | – |\n", strings.Join(cpu, ", "))
+	fmt.Fprintln(w)
+}
+
+// bestJDK is the JDK peer's design with the lowest p50 at p pipelines.
+func bestJDK(rows []*row, p int) *row {
+	var best *row
+	for _, d := range designList {
+		if j := trig(rows, "jdk", d, p); j != nil && (best == nil || j.get("p50-ns") < best.get("p50-ns")) {
+			best = j
+		}
+	}
+	return best
 }

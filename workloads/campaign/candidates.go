@@ -1,4 +1,4 @@
-package main
+package campaign
 
 import (
 	"fmt"
@@ -55,8 +55,8 @@ var rateKinds = []struct {
 
 func scheduleOn(s workloads.Schedule) bool { return len(s.At) > 0 || s.Every.D > 0 || s.PerHour > 0 }
 
-// faultKindsOn lists the fault kinds a scenario enables.
-func faultKindsOn(s *workloads.Scenario) []string {
+// FaultKindsOn lists the fault kinds a scenario enables.
+func FaultKindsOn(s *workloads.Scenario) []string {
 	var out []string
 	f := s.Faults
 	for _, k := range scheduleKinds {

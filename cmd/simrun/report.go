@@ -114,7 +114,7 @@ func (r *report) add(g *group, rec record) {
 	if o.Verdict != workloads.Pass {
 		r.Failures = append(r.Failures, ref)
 	}
-	r.addBuggify(o)
+	r.addBuggify(g.index, o)
 }
 
 // seedOrder orders seeds by campaign place: group, seed, variants.

@@ -25,11 +25,13 @@ func (m *mutex) Lock() {
 		if m.owner == t {
 			t.wantMu = m
 			m.waiters = append(m.waiters, t)
+			t.untimed = true
 			w.block(t, waitReason{kind: waitRelock, name: m.name})
 			continue
 		}
 		t.wantMu = m
 		m.waiters = append(m.waiters, t)
+		t.untimed = true
 		w.block(t, waitReason{kind: waitLock, name: m.name})
 	}
 	t.wantMu = nil
@@ -124,6 +126,7 @@ func (c *cond) wait(d time.Duration) bool {
 		if d >= 0 {
 			w.addTimer(t, d, c)
 		}
+		t.untimed = d < 0
 		w.block(t, waitReason{kind: waitCond, name: c.m.name})
 	}
 	timedOut := t.timedOut

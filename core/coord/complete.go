@@ -38,6 +38,7 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 	if c.deferredFence() {
 		if cur, _ := c.Generation(); cur != p.Gen {
 			c.stale(p.Gen, ReasonCompleteFailed, 0) // a restore replaced the generation
+			p.stored.Fail(&Aborted{Reason: ReasonReset})
 			return nil
 		}
 	}
@@ -45,6 +46,7 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 		return err
 	}
 	c.idleStored(cp)
+	p.stored.Complete(cp)
 	c.latestCompleted.Store(cp)
 	c.emit(Event{Kind: EvCompleted, Gen: p.Gen, ID: cp.ID, Type: cp.Type})
 	if err := c.notifyCompleted(cp); err != nil {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
-	"github.com/ckptsim/ckptsim/core/sched"
 	"github.com/ckptsim/ckptsim/core/variant"
 )
 
@@ -66,7 +65,7 @@ func (c Config) withDefaults() Config {
 // Deps are a coordinator's boundaries.
 type Deps struct {
 	Env       env.Env
-	Lease     *sched.Lease
+	Lease     Lease           // per pipeline; SchedLease(*sched.Lease) in production
 	Executor  func() Executor // the current coordinator executor (replaced on master reactivation)
 	Transport Transport
 	Storage   Storage
@@ -175,7 +174,7 @@ func (c *Coordinator) PendingCount() int { return int(c.pendingCounter.Load()) }
 func (c *Coordinator) LatestCompleted() *Completed { return c.latestCompleted.Load() }
 
 // Lease returns the coordinator's scheduler lease.
-func (c *Coordinator) Lease() *sched.Lease { return c.d.Lease }
+func (c *Coordinator) Lease() Lease { return c.d.Lease }
 
 func (c *Coordinator) emit(ev Event) {
 	if c.cfg.Observer == nil {

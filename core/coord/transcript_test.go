@@ -60,7 +60,8 @@ func TestTranscripts(t *testing.T) {
 // what it was asked into the transcript.
 type script struct {
 	w     *sim.World
-	mu    env.Mutex // guards lines, fail, barriers, stored, status, ids
+	lease *sched.Lease // the coordinator's lease, for its outstanding count
+	mu    env.Mutex    // guards lines, fail, barriers, stored, status, ids
 	start time.Time
 	lines []string
 
@@ -208,7 +209,8 @@ func (s *script) new(d *datadriven.TestData) error {
 	s.s, s.barriers, s.status = sc, map[TaskID]int64{}, map[string]string{}
 	s.sync = boolArg(d, "sync-executor", false)
 	s.pool = exec.NewPool(s.w, exec.PoolConfig{Name: "coordinator-executor", Core: 4, Max: 1 << 20, KeepAlive: time.Minute, Queue: exec.Direct})
-	s.c = New(Deps{Env: s.w, Lease: sc.Lease(1, 0), Executor: func() Executor { return (*scriptExec)(s) },
+	s.lease = sc.Lease(1, 0)
+	s.c = New(Deps{Env: s.w, Lease: SchedLease(s.lease), Executor: func() Executor { return (*scriptExec)(s) },
 		Transport: (*scriptTransport)(s), Storage: (*scriptStorage)(s), Status: (*scriptStatus)(s),
 		IDs: (*scriptIDs)(s), Master: (*scriptMaster)(s)}, 1, 0, cfg, nil)
 	return nil
@@ -279,7 +281,7 @@ func (s *script) state() {
 	stored := slices.Clone(s.stored)
 	s.mu.Unlock()
 	s.log("state gen=%d %s pending=%d latest=%d stored=%v outstanding=%d", gen, st, s.c.PendingCount(), latest,
-		stored, s.c.Lease().Outstanding())
+		stored, s.lease.Outstanding())
 }
 
 func (s *script) close() {

@@ -255,15 +255,18 @@ func (c *Coordinator) onPendingDone(p *Pending, cp *Completed, err error) {
 	handle := func() {
 		switch {
 		case err != nil:
+			p.stored.Fail(err)
 			c.handleError(p.Gen, ReasonTriggerFailed, err, fenceDeferred)
 		case cp != nil:
 			if env.Buggify(c.e, env.SiteCompletionAfterClean) {
 				c.e.Sleep(c.cfg.Timeout) // BUGGIFY: the completion arrives late, maybe after a clean
 			}
 			if err := c.complete(p, cp); err != nil {
+				p.stored.Fail(err)
 				c.handleError(p.Gen, ReasonCompleteFailed, err, fenceDeferred)
 			}
 		default:
+			p.stored.Complete(nil)
 			c.log().Debug("pending checkpoint aborted without failure", "id", p.ID)
 		}
 	}

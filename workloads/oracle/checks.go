@@ -15,9 +15,16 @@ const (
 	DispatchBound = "dispatch-bound"
 	WorkerDied    = "worker-died"
 
+	// The scheduler's contract, from outside the lease (sim/cluster/leasecheck.go).
+	LeaseCancelEffect    = "lease-cancel-effect"
+	LeaseCancelBeforeDue = "lease-cancel-before-due"
+	LeaseOutstanding     = "lease-outstanding"
+	LeaseTriggerChains   = "lease-trigger-chains"
+
 	// Stores.
 	Retention          = "retention"
 	SavepointRetention = "savepoint-retention"
+	SavepointCrash     = "savepoint-crash"
 
 	// Porcupine models over boundary histories.
 	ModelGeneration = "model-generation"
@@ -34,6 +41,7 @@ const (
 	WatermarkLeakedAck        = "watermark-leaked-ack"
 	WatermarkCeiling          = "watermark-ceiling"
 	WatermarkMisuse           = "watermark-misuse"
+	WatermarkUnderCommit      = "watermark-under-commit"
 
 	// Idle-task closing (sim/cluster/idle.go): what the simulated tasks see
 	// at the transport and what storage holds.
@@ -50,6 +58,8 @@ const (
 	WatermarkProgress  = "watermark-progress"
 	LatencyBound       = "latency-bound"
 	BoundedFinish      = "bounded-finish"
+	BlockedForever     = "blocked-forever"
+	SavepointOutcome   = "savepoint-outcome"
 )
 
 // checks is the registry: one entry per check, the single list CHECKS.md
@@ -78,12 +88,34 @@ var checks = []Check{
 	{WorkerDied, Safety, SelfReport,
 		"the dispatch pool's worker-death counter, sampled each virtual second", "no worker thread dies",
 		"a failing body that kills its worker", "H3 (`task-failure=kill-worker`)"},
+	{LeaseCancelEffect, Safety, Boundary,
+		"the lease decorator: Cancel/CancelAll results, body start per simulated thread; every boundary call (transport, storage, status, ids, job master, executor hand-off, lease) made from inside a body",
+		"a body that starts after its cancel won (best-effort after the hand-off) makes no boundary call",
+		"cancelled deferred work acting: a late watchdog expiring, a late trigger arming", "H2 (`watchdog-recheck=none` alone)"},
+	{LeaseCancelBeforeDue, Safety, Boundary,
+		"the lease decorator: schedule time and delay, Cancel/CancelAll returns, body starts, virtual time",
+		"a task cancelled strictly before it was due never starts its body",
+		"a cancel that does not reach the timer or the dispatch check", "mutants (lease cancel ignored)"},
+	{LeaseOutstanding, Safety, Boundary,
+		"the lease decorator's tasks; after the run (scheduler closed, 5 s grace) each task's Done and the lease's Outstanding",
+		"every task settled (ran, cancelled, or rejected after close) and Outstanding is 0",
+		"lost tasks: a close or CancelAll that drops tasks without settling them",
+		"found the Close bug (TestCloseSettlesWaitingTasks); mutants"},
+	{LeaseTriggerChains, Safety, Boundary,
+		"the lease decorator: which body (by simulated thread) scheduled each task; chains by causality; roots scheduled by the harness's schema-change thread are not periodic",
+		"at most one live periodic trigger chain per pipeline (live: a task scheduled, not settled, not cancelled)",
+		"double trigger chains after a reset or restore", "mutants (restore re-arms without CancelAll)"},
 	{Retention, Safety, Boundary,
 		"Storage: checkpoints held per pipeline, each virtual second", "at most 2N-1 with max-retained N",
 		"retention desync", "H10 (`retention=memory`)"},
 	{SavepointRetention, Safety, Boundary,
 		"the savepoint store's listing after the run, against the commits it acknowledged",
 		"only explicit deletes remove a committed savepoint", "savepoints lost to rotation or cleanup", "-"},
+	{SavepointCrash, Safety, Boundary,
+		"the master_crash fault: the savepoint file system crashes at a random step of a commit and restarts, the store is re-opened; the payloads the harness wrote and the commits it saw succeed",
+		"only whole bundles are listed (each committed, or hit by the crash, and holding the checkpoint the harness wrote for every pipeline), no committed one is lost, and the newest listed is the newest whole one",
+		"torn or partial bundles made visible, commit points before the data is durable, lost commits",
+		"TestMasterCrashChecks (planted: the marker written before the payloads are synced)"},
 	{ModelGeneration, Safety, Boundary,
 		"restores the harness drove and failure notifications (porcupine, per pipeline)",
 		"the history linearizes against the generation model", "generation fencing", "H1, H9"},
@@ -103,6 +135,10 @@ var checks = []Check{
 		"commit past watermark", "`PlantCommitPastWatermark`"},
 	{WatermarkExtend, Safety, Boundary, "ExtendEpoch results", "a fresh re-admission is accepted", "refused re-admissions", "-"},
 	{WatermarkLeakedAck, Safety, Boundary, "StalledPartitions heads, each virtual second", "no head unresolved for 30 s", "leaked acks", "-"},
+	{WatermarkUnderCommit, Safety, Boundary,
+		"after the liveness phase the harness stops its sources and lets commits catch up; then each source's read position and the simulated broker's committed offset",
+		"every assigned partition's committed offset is one past the last batch its source read (all resolved): no under-commit, nothing lost",
+		"a checkpointer or runtime that commits less than it could", "`PlantCommitBehindWatermark` (TestWatermarkUnderCommit)"},
 	{WatermarkCeiling, Safety, SelfReport, "the checkpointer's MaxPending", "within PendingCeiling", "unbounded pending", "-"},
 	{WatermarkMisuse, Safety, SelfReport, "the checkpointer's misuse counters", "all zero", "double resolve, unknown acks", "-"},
 	{IdleCloseUncommitted, Safety, Boundary,
@@ -125,9 +161,19 @@ var checks = []Check{
 		"H4 (`trigger-errors=silent`), H11 (`expiry-fallback=drop`)"},
 	{WatermarkProgress, Liveness, Boundary, "broker commits after faults stop",
 		"every assigned partition commits after faults stop", "stalled watermarks", "-"},
-	{LatencyBound, Liveness, SelfReport, "scheduling delay of each firing (sched.Config.Observe)",
-		"the worst delay stays within checks.max_delay", "saturation, long lock holds",
-		"H5 (`savepoint-wait=under-lock`), H8 (`design=shared`)"},
+	{LatencyBound, Liveness, Boundary,
+		"due time (schedule + delay) and body start of every lease task (the lease decorator); trigger to complete and restore to first completed per pipeline",
+		"each p99 within the bound its scenario's configuration implies (REFERENCE.md: 3x the derived latency + 250 ms), and the worst scheduling delay within checks.max_delay when set",
+		"saturation, long lock holds, an order-of-magnitude slowdown anywhere on the checkpoint path",
+		"H5 (`savepoint-wait=under-lock`), H8 (`design=shared`); TestBoundsCatchSlowdown"},
+	{BlockedForever, Liveness, World,
+		"the simulator's thread states at the end of a run",
+		"no thread is blocked without a deadline (lock wait, untimed condition wait) from before faults stopped to the end, except idle pool, timer and pipeline-runtime waits",
+		"lost wake-ups, savepoint waiters never answered, lock holders that never return", "TestBlockedForeverFires"},
+	{SavepointOutcome, Liveness, Boundary,
+		"each savepoint the harness requested (Manager.TriggerSavepoint) and the outcome its future returned",
+		"every requested savepoint completes or fails with an error by the end of the run",
+		"savepoint requests dropped on a reset or restore", "mutants"},
 	{BoundedFinish, Liveness, SelfReport,
 		"pipelines finished (EvFinished) by the end of a run whose sources finish (workload.finish_after)",
 		"every bounded pipeline finishes with its COMPLETED_POINT", "a final checkpoint lost to a clean or a restore", "-"},

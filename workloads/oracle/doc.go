@@ -26,5 +26,4 @@
 // (what it observes, asserts and catches, and the planted bug that proves
 // it), report through Findings, and regenerate CHECKS.md with
 // `go test ./workloads/oracle -run TestChecksDoc -update`.
-//
 package oracle

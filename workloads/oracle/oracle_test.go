@@ -51,12 +51,13 @@ func TestRegistry(t *testing.T) {
 // reports (violate("id", ...)) is registered.
 func TestClusterChecksRegistered(t *testing.T) {
 	re := regexp.MustCompile(`violate\("([a-z-]+)"`)
-	for _, f := range []string{"../../sim/cluster/pipeline.go", "../../sim/cluster/recorder.go"} {
+	consts := regexp.MustCompile(`\n\s+Check[A-Za-z]+ += "([a-z-]+)"`) // sim/cluster/leasecheck.go
+	for _, f := range []string{"../../sim/cluster/pipeline.go", "../../sim/cluster/recorder.go", "../../sim/cluster/leasecheck.go"} {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+		for _, m := range append(re.FindAllStringSubmatch(string(b), -1), consts.FindAllStringSubmatch(string(b), -1)...) {
 			if _, ok := Lookup(m[1]); !ok {
 				t.Errorf("%s reports unregistered check %q", f, m[1])
 			}

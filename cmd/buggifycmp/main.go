@@ -36,10 +36,6 @@ type bugCase struct {
 var cases = []bugCase{
 	{Name: "H11 expiry dropped on rejection", Scenario: "smoke", Variants: map[string]string{"expiry-fallback": "drop"},
 		Why: "smoke has no master step-down, so the executor never rejects an expiry; site executor-rejects does"},
-	{Name: "H11 expiry dropped on rejection", Scenario: "expiries", Variants: map[string]string{"expiry-fallback": "drop"},
-		Why: "expiries has many expiries but no step-down"},
-	{Name: "H9 deferred error callers unfenced", Scenario: "smoke", Variants: map[string]string{"deferred-fence": "none"},
-		Why: "one failover at 2 min: a deferred error must straddle it; late completions and rejected hops widen the window"},
 	{Name: "H9 deferred error callers unfenced", Scenario: "h9-deferred-fence", Variants: map[string]string{"deferred-fence": "none"},
 		Why: "the hazard's own scenario, built to reach it with boundary faults"},
 }

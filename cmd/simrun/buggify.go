@@ -11,13 +11,14 @@ import (
 
 // siteStats is one BUGGIFY site over a campaign.
 type siteStats struct {
-	Site       string `json:"site"`
-	SeedsOn    int    `json:"seeds_on"`     // seeds in which the site was on
-	SeedsFired int    `json:"seeds_fired"`  // seeds in which it fired at least once
-	Evaluated  int    `json:"evaluated"`    // calls while on, all seeds
-	Fired      int    `json:"fired"`        // firings, all seeds
-	FailedOn   int    `json:"seeds_failed"` // seeds with the site on that did not pass
-	FirstFail  string `json:"first_failure,omitempty"`
+	Site       string    `json:"site"`
+	SeedsOn    int       `json:"seeds_on"`                // seeds in which the site was on
+	SeedsFired int       `json:"seeds_fired"`             // seeds in which it fired at least once
+	Evaluated  int       `json:"evaluated"`               // calls while on, all seeds
+	Fired      int       `json:"fired"`                   // firings, all seeds
+	FailedOn   int       `json:"seeds_failed"`            // seeds with the site on that did not pass
+	FirstFail  string    `json:"first_failure,omitempty"` // replay of the first failing seed in campaign order
+	first      [2]uint64 // group and seed of FirstFail
 }
 
 // buggifyReport is the campaign's site coverage: every site, how often it
@@ -30,7 +31,7 @@ type buggifyReport struct {
 }
 
 // addBuggify counts one outcome's sites (nothing when BUGGIFY was off).
-func (r *report) addBuggify(o workloads.Outcome) {
+func (r *report) addBuggify(group int, o workloads.Outcome) {
 	if o.Buggify == nil {
 		return
 	}
@@ -54,8 +55,8 @@ func (r *report) addBuggify(o workloads.Outcome) {
 		}
 		if o.Verdict != workloads.Pass {
 			st.FailedOn++
-			if st.FirstFail == "" {
-				st.FirstFail = o.Replay
+			if k := [2]uint64{uint64(group), o.Seed}; st.FirstFail == "" || k[0] < st.first[0] || (k[0] == st.first[0] && k[1] < st.first[1]) {
+				st.FirstFail, st.first = o.Replay, k
 			}
 		}
 	}

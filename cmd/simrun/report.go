@@ -122,7 +122,7 @@ func (r *report) add(g *group, rec record) {
 		}
 		r.Failures = append(r.Failures, ref)
 	}
-	r.addBuggify(o)
+	r.addBuggify(g.index, o)
 }
 
 // seedOrder orders seeds by campaign place: group, seed, variants.

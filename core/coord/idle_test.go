@@ -82,3 +82,19 @@ func TestIdleTaskCloses(t *testing.T) {
 		})
 	}
 }
+
+// TestRejectedReportHandledInline: READY_START reports that the executor
+// rejects still start checkpointing (the first trigger is armed). Dropping
+// them left the pipeline without a trigger for good (found by BUGGIFY,
+// site executor-rejects, expiries seeds 1 and 2).
+func TestRejectedReportHandledInline(t *testing.T) {
+	inSim(t, 5, func(t testing.TB, e env.Env) {
+		r := newRig(t, e, Config{})
+		defer r.close()
+		r.pool.ShutdownNow() // every hand-off is rejected
+		r.c.Start()
+		if n := r.count(EvTriggerArmed, nil); n == 0 {
+			t.Errorf("no trigger armed after every task reported READY_START to a rejecting executor")
+		}
+	})
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/ckptsim/ckptsim/linearizability"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
 // streamSwarm draws the swarm's choice of fault kinds, apart from the
@@ -88,7 +89,8 @@ type runner struct {
 	h      *histories
 	wm     *watermarks
 	delays []time.Duration
-	inv    linearizability.Invariants // cheap invariants, reported through the verdict type
+	find   oracle.Findings // every check reports here (workloads/oracle)
+	events *oracle.Events
 	healAt time.Duration
 }
 
@@ -130,7 +132,7 @@ func (r *runner) run(out Outcome) Outcome {
 	out.Verdict = Pass
 	switch res.Outcome {
 	case sim.OutcomeDeadlock:
-		r.fail(&out, Safety, "deadlock: "+res.Reason)
+		r.find.Add(oracle.Deadlock, res.Elapsed, "world", "%s", res.Reason)
 	case sim.OutcomePanic:
 		r.fail(&out, Crash, fmt.Sprintf("panic in %s: %v\n%s", res.Panic.Thread, res.Panic.Value, res.Panic.Stack))
 	case sim.OutcomeBudget:
@@ -141,7 +143,22 @@ func (r *runner) run(out Outcome) Outcome {
 	if r.c != nil {
 		r.judge(&out, res)
 	}
+	r.report(&out)
 	return out
+}
+
+// report turns the run's findings into the verdict: each finding is a
+// violation line and its check's class; Checks lists the ids that fired.
+func (r *runner) report(out *Outcome) {
+	out.Findings = r.find.List()
+	out.Checks = oracle.IDs(out.Findings)
+	for _, f := range out.Findings {
+		v := Safety
+		if f.Class == oracle.Liveness {
+			v = Liveness
+		}
+		r.fail(out, v, f.String())
+	}
 }
 
 func (r *runner) fail(out *Outcome, v Verdict, msg string) {
@@ -168,6 +185,11 @@ func (r *runner) main() {
 	}
 	r.h = newHistories(r.w, r.s.Cluster.Jobs, r.s.Cluster.Pipelines)
 	r.h.attach(r.c)
+	r.events = oracle.NewEvents(&r.find, r.w.Elapsed)
+	r.c.Recorder.OnEvent = func(rec cluster.Record) {
+		r.h.event(rec)
+		r.events.Observe(rec)
+	}
 	r.wm = newWatermarks(r.w, r.s.Cluster.Pipelines)
 	r.wm.attach(r.c)
 	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines)
@@ -181,6 +203,7 @@ func (r *runner) main() {
 	r.healAt = r.w.Elapsed()
 	r.c.Heal()
 	r.w.Sleep(r.s.heal())
+	r.c.Quiesce() // close the scheduler: every lease task must settle (lease checks)
 }
 
 // monitor samples the scheduler's thread counts once a second.
@@ -192,10 +215,10 @@ func (r *runner) monitor() {
 		st := r.c.Sched.Stats()
 		switch r.c.Sched.Design() {
 		case sched.Shared, sched.SharedInline:
-			r.inv.Assert(st.TimerThreads <= 2, "timer-threads", "scheduler", r.now(), "%d timer threads, want at most 2", st.TimerThreads)
+			r.find.Assert(st.TimerThreads <= 2, oracle.TimerThreads, r.now(), "scheduler", "%d timer threads, want at most 2", st.TimerThreads)
 		}
-		r.inv.Assert(st.DispatchThreads <= bound, "dispatch-bound", "scheduler", r.now(), "%d dispatch threads, bound %d", st.DispatchThreads, bound)
-		if !r.inv.Assert(st.WorkerDeaths <= deaths, "worker-died", "dispatch pool", r.now(),
+		r.find.Assert(st.DispatchThreads <= bound, oracle.DispatchBound, r.now(), "scheduler", "%d dispatch threads, bound %d", st.DispatchThreads, bound)
+		if !r.find.Assert(st.WorkerDeaths <= deaths, oracle.WorkerDied, r.now(), "dispatch pool",
 			"%d dispatch worker threads died (a failing body must leave its worker alive)", st.WorkerDeaths-deaths) {
 			deaths = st.WorkerDeaths
 		}
@@ -204,7 +227,7 @@ func (r *runner) monitor() {
 	}
 }
 
-func (r *runner) now() int64 { return int64(r.w.Elapsed()) }
+func (r *runner) now() time.Duration { return r.w.Elapsed() }
 
 // retention checks that no pipeline keeps more checkpoints than the
 // batch-deletion scheme allows (max-retained N keeps N..2N-1; H10).
@@ -217,7 +240,7 @@ func (r *runner) retention(over map[[2]int64]bool) {
 		k := [2]int64{co.Job(), int64(co.Pipeline())}
 		if got := r.c.Storage.Count(co.Job(), co.Pipeline()); got > 2*n && !over[k] {
 			over[k] = true
-			r.inv.Assert(false, "retention", fmt.Sprintf("job %d pipeline %d", co.Job(), co.Pipeline()), r.now(),
+			r.find.Add(oracle.Retention, r.now(), oracle.Subject(co.Job(), co.Pipeline()),
 				"holds %d checkpoints, max-retained %d allows at most %d", got, n, 2*n-1)
 		}
 	}
@@ -226,19 +249,17 @@ func (r *runner) retention(over map[[2]int64]bool) {
 // judge applies the safety and liveness checks after the run.
 func (r *runner) judge(out *Outcome, res sim.Result) {
 	rec := r.c.Recorder
-	for _, v := range rec.Violations {
-		r.inv.Assert(false, v.Check, fmt.Sprintf("job %d pipeline %d", v.Job, v.Pipeline), int64(v.At), "%s", v.Message)
+	if res.Outcome == sim.OutcomeDone {
+		r.c.QuiesceCheck()
+	}
+	for _, v := range rec.Violations { // the simulated broker's and runtimes' checks, and the lease checks
+		r.find.Add(v.Check, v.At, oracle.Subject(v.Job, v.Pipeline), "%s", v.Message)
 	}
 	for _, v := range r.sp.check() {
-		r.inv.Assert(false, "savepoint-retention", "savepoint store", r.now(), "%s", v)
-	}
-	if verdict := r.inv.Verdict(); !verdict.Pass() {
-		for _, v := range r.inv.Violations() {
-			r.fail(out, Safety, fmt.Sprintf("%v %s: %s: %s", time.Duration(v.AtNs), v.Subject, v.Name, v.Message))
-		}
+		r.find.Add(oracle.SavepointRetention, r.now(), "savepoint store", "%s", v)
 	}
 	for _, cyc := range r.w.LockGraph().Cycles() {
-		r.fail(out, Safety, cyc.String())
+		r.find.Add(oracle.LockOrder, r.now(), "lock-order graph", "%s", cyc.String())
 	}
 	r.models(out)
 	if res.Outcome == sim.OutcomeDone {
@@ -248,7 +269,7 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 		ExpiryToTrigger: rec.ExpiryToTrigger, FailoverToFirst: rec.FailoverToFirst}
 	if md := r.s.Checks.MaxDelay.D; md > 0 {
 		if worst := maxDur(r.delays); worst > md {
-			r.fail(out, Liveness, fmt.Sprintf("latency-bound: scheduling delay reached %v, bound %v", worst, md))
+			r.find.Add(oracle.LatencyBound, r.now(), "scheduler", "scheduling delay reached %v, bound %v", worst, md)
 		}
 	}
 	out.Counts = map[string]int{}
@@ -273,7 +294,7 @@ func (r *runner) models(out *Outcome) {
 		case v.Result == linearizability.Unknown:
 			r.fail(out, Budget, fmt.Sprintf("model %s: check timed out after %v (unknown is not a pass)", v.Model, CheckTimeout))
 		default:
-			r.fail(out, Safety, fmt.Sprintf("model %s: %s: %s", v.Model, v.Partition, v.Message))
+			r.find.Add(modelCheck(v.Model), r.now(), v.Partition, "%s", v.Message)
 			r.visualize(out, v)
 		}
 	}
@@ -312,8 +333,8 @@ func (r *runner) liveness(out *Outcome) {
 		if len(shown) > 10 {
 			shown = append(shown[:10:10], fmt.Sprintf("... %d more", len(wm)-10))
 		}
-		r.fail(out, Liveness, fmt.Sprintf("liveness: %d assigned partitions committed no watermark after faults stopped: %s",
-			len(wm), strings.Join(shown, ", ")))
+		r.find.Add(oracle.WatermarkProgress, r.now(), "pipelines", "%d assigned partitions committed no watermark after faults stopped: %s",
+			len(wm), strings.Join(shown, ", "))
 	}
 	if len(stuck) == 0 {
 		return
@@ -323,8 +344,8 @@ func (r *runner) liveness(out *Outcome) {
 	if len(shown) > 10 {
 		shown = append(shown[:10:10], fmt.Sprintf("... %d more", len(stuck)-10))
 	}
-	r.fail(out, Liveness, fmt.Sprintf("liveness: %d pipelines completed no checkpoint in the %v after faults stopped: %s",
-		len(stuck), within, strings.Join(shown, ", ")))
+	r.find.Add(oracle.CheckpointProgress, r.now(), "pipelines", "%d pipelines completed no checkpoint in the %v after faults stopped: %s",
+		len(stuck), within, strings.Join(shown, ", "))
 }
 
 // progressWithin returns the pipelines that completed a checkpoint in
@@ -338,6 +359,9 @@ func (r *runner) progressWithin(within time.Duration) map[[2]int64]bool {
 	}
 	return out
 }
+
+// modelCheck is the check id of a porcupine model.
+func modelCheck(model string) string { return "model-" + model }
 
 func maxDur(ds []time.Duration) time.Duration {
 	var m time.Duration

@@ -41,7 +41,6 @@ func newHistories(w *sim.World, jobs, pipelines int) *histories {
 }
 
 func (h *histories) attach(c *cluster.Cluster) {
-	c.Recorder.OnEvent = h.event
 	c.Storage.OnStore = h.store
 	c.Storage.OnLatest = h.latest
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ckptsim/ckptsim/core/sched"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
 // Verdict classifies a run; simrun maps it to an exit code.
@@ -59,6 +60,10 @@ type Outcome struct {
 	Decisions  []int32        `json:"-"`
 	LockGraph  *sim.LockGraph `json:"-"`
 	Artifacts  []string       `json:"artifacts,omitempty"`
+	// Checks are the ids of the checks that fired (workloads/oracle),
+	// sorted; Findings what each saw.
+	Checks   []string         `json:"checks,omitempty"`
+	Findings []oracle.Finding `json:"findings,omitempty"`
 }
 
 // Latencies are virtual-time distributions gathered during the run.

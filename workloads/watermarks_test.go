@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
 // runWatermarks runs one seed of the watermarks scenario with its cluster
@@ -55,9 +56,9 @@ func TestWatermarksPlantedCommitBugIsCaught(t *testing.T) {
 			t.Fatalf("seed %d: planted bug not caught: %s %v", seed, out.Verdict, out.Violations)
 		}
 		var found string
-		for _, v := range out.Violations {
-			if strings.HasPrefix(v, "model watermark: ") && strings.Contains(v, "commit past a batch not resolved OK") {
-				found = v
+		for _, f := range out.Findings {
+			if f.Check == oracle.ModelWatermark && strings.Contains(f.Message, "commit past a batch not resolved OK") {
+				found = f.String()
 			}
 		}
 		if found == "" {

@@ -75,12 +75,13 @@ type seedLine struct {
 	SimNs      int64             `json:"sim_ns"`
 	Steps      int64             `json:"steps"`
 	Violations []string          `json:"violations"`
+	Checks     []string          `json:"checks,omitempty"` // ids of the checks that fired
 	Replay     string            `json:"replay"`
 }
 
 func jsonLine(o workloads.Outcome) []byte {
 	l := seedLine{Scenario: o.Scenario, Seed: o.Seed, Verdict: o.Verdict, TraceHash: o.TraceHash, SimNs: o.SimNs,
-		Steps: o.Steps, Violations: o.Violations, Replay: o.Replay}
+		Steps: o.Steps, Violations: o.Violations, Checks: o.Checks, Replay: o.Replay}
 	if l.Violations == nil {
 		l.Violations = []string{}
 	}

@@ -47,7 +47,7 @@ func (p *progress) seed(o workloads.Outcome) {
 		if len(o.Violations) > 0 {
 			first, _, _ = strings.Cut(o.Violations[0], "\n")
 		}
-		fmt.Fprintf(p.w, "FAIL %s seed %d: %s: %s\n  replay: %s\n", o.Scenario, o.Seed, o.Verdict, first, o.Replay)
+		fmt.Fprintf(p.w, "FAIL %s seed %d: %s%s: %s\n  replay: %s\n", o.Scenario, o.Seed, o.Verdict, checkList(o.Checks), first, o.Replay)
 	}
 	switch {
 	case p.tty && (time.Since(p.drawn) > 100*time.Millisecond || p.done == p.total || o.Verdict != workloads.Pass):

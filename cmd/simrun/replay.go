@@ -72,6 +72,9 @@ func printOutcome(w io.Writer, o workloads.Outcome) {
 	fmt.Fprintf(w, "scenario: %s\nseed: %d\nvariants: %s\nverdict: %s\ntrace_hash: %s\nsteps: %d\nsim: %v\nwall: %v\n",
 		o.Scenario, o.Seed, o.Variants, o.Verdict, o.TraceHash, o.Steps, time.Duration(o.SimNs),
 		time.Duration(o.WallNs).Round(time.Millisecond))
+	if len(o.Checks) > 0 {
+		fmt.Fprintf(w, "checks: %s\n", strings.Join(o.Checks, ", "))
+	}
 	for _, v := range o.Violations {
 		fmt.Fprintf(w, "violation: %s\n", strings.ReplaceAll(v, "\n", "\n    "))
 	}

@@ -22,6 +22,7 @@ type seedRef struct {
 	Verdict   workloads.Verdict `json:"verdict"`
 	WallNs    int64             `json:"wall_ns"`
 	Violation string            `json:"violation,omitempty"`
+	Checks    []string          `json:"checks,omitempty"` // ids of the checks that fired
 	Replay    string            `json:"replay"`
 }
 
@@ -85,7 +86,7 @@ func (r *report) group(i int, scenario, variants string) *group {
 
 // add counts one outcome, in job order.
 func (r *report) add(g *group, o workloads.Outcome) {
-	ref := seedRef{Scenario: o.Scenario, Seed: o.Seed, Verdict: o.Verdict, WallNs: o.WallNs, Replay: o.Replay}
+	ref := seedRef{Scenario: o.Scenario, Seed: o.Seed, Verdict: o.Verdict, WallNs: o.WallNs, Checks: o.Checks, Replay: o.Replay}
 	if len(o.Violations) > 0 {
 		ref.Violation, _, _ = strings.Cut(o.Violations[0], "\n")
 	}
@@ -223,7 +224,7 @@ func (r *report) writeFailures(w io.Writer) {
 		fmt.Fprintf(w, "\nfailures (%d)\n", len(r.Failures))
 	}
 	for _, f := range r.Failures {
-		fmt.Fprintf(w, "  %s seed %d: %s: %s\n    replay: %s\n", f.Scenario, f.Seed, f.Verdict, f.Violation, f.Replay)
+		fmt.Fprintf(w, "  %s seed %d: %s%s: %s\n    replay: %s\n", f.Scenario, f.Seed, f.Verdict, checkList(f.Checks), f.Violation, f.Replay)
 	}
 	if len(r.Resume) > 0 {
 		fmt.Fprintf(w, "\ninterrupted after %d of %d seeds; to run the rest:\n", r.Seeds, r.Planned)
@@ -231,4 +232,12 @@ func (r *report) writeFailures(w io.Writer) {
 			fmt.Fprintf(w, "  %s\n", c)
 		}
 	}
+}
+
+// checkList renders the ids of the checks that fired as " [a, b]" ("" for none).
+func checkList(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(ids, ", ") + "]"
 }

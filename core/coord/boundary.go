@@ -1,6 +1,10 @@
 package coord
 
-import "time"
+import (
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/sched"
+)
 
 // Transport reaches the pipeline's tasks. In a cluster these are RPCs; in
 // the simulator they are simulated tasks. A method returns once the
@@ -47,6 +51,39 @@ type IDCounter interface {
 // fail over (restore) the pipeline.
 type JobMaster interface {
 	HandleCheckpointError(job int64, pipeline int, gen uint64, reason Reason)
+}
+
+// Lease is the part of a scheduler lease a coordinator uses: the
+// production one is a *sched.Lease (adapt it with SchedLease); the
+// simulator decorates it to check the scheduler's contract from outside.
+//
+// The contract the coordinator relies on: Schedule runs body once after
+// delay unless cancelled; a Cancel that returns true before the task is
+// due keeps the body from starting, and one that lands after the hand-off
+// is best-effort (the body may start once, and must re-validate);
+// CancelAll cancels every task scheduled before it returned; Closed
+// reports a shut-down scheduler. Safe for concurrent use.
+type Lease interface {
+	Schedule(delay time.Duration, body func() error) Cancelable
+	CancelAll()
+	Closed() bool
+}
+
+// Cancelable is a scheduled task as the coordinator sees it.
+type Cancelable interface{ Cancel() bool }
+
+// SchedLease adapts a *sched.Lease to Lease (nil stays nil).
+func SchedLease(l *sched.Lease) Lease {
+	if l == nil {
+		return nil
+	}
+	return schedLease{l}
+}
+
+type schedLease struct{ *sched.Lease }
+
+func (l schedLease) Schedule(delay time.Duration, body func() error) Cancelable {
+	return l.Lease.Schedule(delay, body)
 }
 
 // Executor is the master's coordinator executor (SPEC 1.13): core 10, no

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
-	"github.com/ckptsim/ckptsim/core/sched"
 )
 
 // Config is one pipeline's checkpoint configuration (SPEC section C).
@@ -64,7 +63,7 @@ func (c Config) withDefaults() Config {
 // Deps are a coordinator's boundaries.
 type Deps struct {
 	Env       env.Env
-	Lease     *sched.Lease
+	Lease     Lease           // per pipeline; SchedLease(*sched.Lease) in production
 	Executor  func() Executor // the current coordinator executor (replaced on master reactivation)
 	Transport Transport
 	Storage   Storage
@@ -171,7 +170,7 @@ func (c *Coordinator) PendingCount() int { return int(c.pendingCounter.Load()) }
 func (c *Coordinator) LatestCompleted() *Completed { return c.latestCompleted.Load() }
 
 // Lease returns the coordinator's scheduler lease.
-func (c *Coordinator) Lease() *sched.Lease { return c.d.Lease }
+func (c *Coordinator) Lease() Lease { return c.d.Lease }
 
 func (c *Coordinator) emit(ev Event) {
 	if c.cfg.Observer == nil {

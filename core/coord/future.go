@@ -110,10 +110,8 @@ type Pending struct {
 	notAcked    map[TaskID]bool
 	states      map[TaskID][]byte
 	fut         *Future[*Completed] // nil value: aborted by RESET or PIPELINE_END
-	watchdog    watchdogHandle
+	watchdog    Cancelable
 }
-
-type watchdogHandle interface{ Cancel() bool }
 
 func newPending(e env.Env, job int64, pipeline int, id int64, typ Type, ts time.Time, gen uint64, tasks []TaskID) *Pending {
 	p := &Pending{ID: id, Type: typ, TriggeredAt: ts, Gen: gen, job: job, pipeline: pipeline,

@@ -86,7 +86,7 @@ func newRig(t testing.TB, e env.Env, cfg Config) *rig {
 		cfg.Tasks = 2
 	}
 	cfg.StatusBackoff = 10 * time.Millisecond
-	r.c = New(Deps{Env: e, Lease: s.Lease(1, 0), Executor: func() Executor { return r.gate },
+	r.c = New(Deps{Env: e, Lease: SchedLease(s.Lease(1, 0)), Executor: func() Executor { return r.gate },
 		Transport: (*rigTransport)(r), Storage: (*rigStorage)(r), Status: (*rigStatus)(r), IDs: (*rigIDs)(r),
 		Master: (*rigMaster)(r)}, 1, 0, cfg, nil)
 	return r

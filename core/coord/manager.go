@@ -21,6 +21,9 @@ type SavepointSession interface {
 type ManagerDeps struct {
 	Deps
 	Scheduler sched.Scheduler
+	// WrapLease, when set, decorates each pipeline's lease (the simulator
+	// checks the scheduler's contract through it).
+	WrapLease func(job int64, pipeline int, l Lease) Lease
 }
 
 // Manager is the CheckpointManager of one job: one coordinator per
@@ -39,7 +42,10 @@ func NewManager(d ManagerDeps, job int64, pipelines int, cfg Config) *Manager {
 	m := &Manager{e: d.Env, job: job, mu: d.Env.NewMutex("coord.manager")}
 	for p := range pipelines {
 		cd := d.Deps
-		cd.Lease = d.Scheduler.Lease(job, p)
+		cd.Lease = SchedLease(d.Scheduler.Lease(job, p))
+		if d.WrapLease != nil {
+			cd.Lease = d.WrapLease(job, p, cd.Lease)
+		}
 		m.coords = append(m.coords, New(cd, job, p, cfg, nil))
 	}
 	return m

@@ -16,7 +16,7 @@ type shared struct {
 }
 
 func newShared(e env.Env, cfg Config) *shared {
-	s := &shared{base: base{e: e, cfg: cfg}, inline: cfg.Design == SharedInline}
+	s := &shared{base: newBase(e, cfg), inline: cfg.Design == SharedInline}
 	s.timer = exec.NewTimer(e, exec.TimerConfig{Name: "checkpoint-timer", Threads: cfg.TimerThreads, OnPanic: s.onPanic})
 	if !s.inline {
 		n := cfg.Bound()
@@ -62,6 +62,7 @@ func (s *shared) Close() {
 			fn("closed") // run sees the scheduler closed and cancels the task
 		}
 	}
+	s.settleAll()
 }
 
 func (s *shared) Stats() Stats {
@@ -85,7 +86,7 @@ type perPipeline struct {
 }
 
 func newPerPipeline(e env.Env, cfg Config) *perPipeline {
-	return &perPipeline{base: base{e: e, cfg: cfg}, mu: e.NewMutex("sched.registry")}
+	return &perPipeline{base: newBase(e, cfg), mu: e.NewMutex("sched.registry")}
 }
 
 func (p *perPipeline) newTimer(job int64, pipeline int) *exec.Timer {
@@ -133,6 +134,7 @@ func (p *perPipeline) Close() {
 	for _, tm := range timers {
 		tm.ShutdownNow()
 	}
+	p.settleAll()
 }
 
 func (p *perPipeline) Stats() Stats {

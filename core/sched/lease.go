@@ -27,6 +27,7 @@ func newLease(s *base, job int64, pipeline int) *Lease {
 	l := &Lease{s: s, job: job, pipeline: pipeline, tasks: map[uint64]*Task{}}
 	l.mu = s.e.NewMutex("sched.lease")
 	l.settled = s.e.NewCond(l.mu)
+	s.register(l)
 	return l
 }
 
@@ -74,6 +75,17 @@ func (l *Lease) CancelAll() {
 	l.mu.Unlock()
 	if l.reset != nil {
 		l.reset()
+	}
+}
+
+// cancelOutstanding cancels the outstanding tasks (each settles and
+// leaves the set); unlike CancelAll it never resets the timer.
+func (l *Lease) cancelOutstanding() {
+	l.mu.Lock()
+	snapshot := sorted(l.tasks)
+	l.mu.Unlock()
+	for _, t := range snapshot {
+		t.Cancel()
 	}
 }
 

@@ -169,6 +169,33 @@ type base struct {
 	cfg    Config
 	c      counters
 	closed atomic.Bool
+
+	leasesMu env.Mutex // "sched.leases": leases; a leaf lock
+	leases   []*Lease
+}
+
+func newBase(e env.Env, cfg Config) base {
+	return base{e: e, cfg: cfg, leasesMu: e.NewMutex("sched.leases")}
+}
+
+func (b *base) register(l *Lease) {
+	b.leasesMu.Lock()
+	b.leases = append(b.leases, l)
+	b.leasesMu.Unlock()
+}
+
+// settleAll cancels every lease's outstanding tasks once the scheduler is
+// closed: a task whose timer entry the close dropped would otherwise never
+// settle, and an Await on it would wait forever (found by the lease
+// checks' quiesce: every task settles, ran, cancelled or rejected after
+// close).
+func (b *base) settleAll() {
+	b.leasesMu.Lock()
+	leases := slices.Clone(b.leases)
+	b.leasesMu.Unlock()
+	for _, l := range leases {
+		l.cancelOutstanding()
+	}
 }
 
 func (b *base) Closed() bool   { return b.closed.Load() }

@@ -190,6 +190,27 @@ func TestScheduleAfterCloseIsCancelled(t *testing.T) {
 	}
 }
 
+// TestCloseSettlesWaitingTasks is the reproduction of a bug the lease
+// checks' quiesce found: Close dropped the timer's entries without settling
+// their tasks, so Outstanding stayed above 0 and an Await waited forever.
+func TestCloseSettlesWaitingTasks(t *testing.T) {
+	for _, d := range sched.Designs {
+		t.Run(string(d), func(t *testing.T) {
+			simtest.Both(t, 200, func(t testing.TB, e env.Env) {
+				s, _ := newSched(t, e, sched.Config{Design: d})
+				l := s.Lease(1, 1)
+				ran := simtest.NewCounter(e)
+				task := l.Schedule(time.Hour, ran.AddErr)
+				s.Close()
+				if !task.Await(time.Second) || !task.Cancelled() || l.Outstanding() != 0 || ran.N() != 0 {
+					t.Fatalf("after Close: done %v cancelled %v outstanding %d ran %d",
+						task.Done(), task.Cancelled(), l.Outstanding(), ran.N())
+				}
+			})
+		})
+	}
+}
+
 func TestFiveHundredLeasesTwoTimerThreads(t *testing.T) {
 	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
 		s, _ := newSched(t, e, sched.Config{})

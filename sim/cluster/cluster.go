@@ -71,6 +71,7 @@ type Cluster struct {
 	Recorder *Recorder
 	exec     *exec.Pool
 	healed   bool
+	leases   *leaseChecks
 
 	// Pipelines are the sources and sinks (nil without partitions).
 	Pipelines *Pipelines
@@ -81,6 +82,7 @@ type Cluster struct {
 func New(w *sim.World, cfg Config) (*Cluster, error) {
 	c := &Cluster{W: w, cfg: cfg, work: w.Rand(sim.StreamWorkload), faults: w.Rand(sim.StreamFaults)}
 	c.Recorder = newRecorder(w)
+	c.leases = newLeaseChecks(c)
 	c.Storage = newStorage(c)
 	c.Status = &Status{c: c, m: map[string]string{}, mu: w.NewMutex("sim.status")}
 	c.IDs = &IDs{c: c, next: map[[2]int64]int64{}, mu: w.NewMutex("sim.ids")}
@@ -96,7 +98,7 @@ func New(w *sim.World, cfg Config) (*Cluster, error) {
 	ccfg.Observer = c.Pipelines.chain(c.Recorder.observe)
 	ccfg.Hooks.TriggerFault = c.triggerFault
 	for j := range cfg.Jobs {
-		deps := coord.ManagerDeps{Scheduler: s, Deps: coord.Deps{
+		deps := coord.ManagerDeps{Scheduler: s, WrapLease: c.leases.wrap, Deps: coord.Deps{
 			Env: w, Executor: c.executor, Transport: &Transport{c: c, job: int64(j)},
 			Storage: c.Storage, Status: c.Status, IDs: c.IDs, Master: &Master{c: c},
 		}}
@@ -114,7 +116,28 @@ func (c *Cluster) newExecutor() *exec.Pool {
 		KeepAlive: 60 * time.Second, Queue: exec.Direct})
 }
 
-func (c *Cluster) executor() coord.Executor { return c.exec }
+func (c *Cluster) executor() coord.Executor { return effectExec{c} }
+
+// effectExec is the coordinator executor as the coordinator sees it: a
+// hand-off to it is a boundary call (the lease checks watch them).
+type effectExec struct{ c *Cluster }
+
+func (x effectExec) Execute(fn func()) error {
+	x.c.leases.effect("Executor.Execute")
+	return x.c.exec.Execute(fn)
+}
+
+// Quiesce closes the scheduler and waits for every task to settle; call it
+// from a simulated thread at the end of a run, then QuiesceCheck after it.
+func (c *Cluster) Quiesce() {
+	c.W.Note("quiesce: scheduler closed")
+	c.Sched.Close()
+	c.W.Sleep(quiesceGrace)
+}
+
+// QuiesceCheck judges the leases after the run (post-mortem, no thread
+// runs): every task settled and nothing is outstanding.
+func (c *Cluster) QuiesceCheck() { c.leases.Quiesce() }
 
 // Executor returns the current coordinator executor.
 func (c *Cluster) Executor() *exec.Pool { return c.exec }

@@ -29,6 +29,7 @@ func key(job int64, pipeline int) [2]int64 { return [2]int64{job, int64(pipeline
 
 // Store writes a checkpoint, after a latency, unless a fault fails it.
 func (s *Storage) Store(cp *coord.Completed) error {
+	s.c.leases.effect("Storage.Store")
 	if s.OnStore != nil {
 		s.OnStore(cp, nil, true)
 	}
@@ -51,6 +52,7 @@ func (s *Storage) Store(cp *coord.Completed) error {
 
 // Delete removes checkpoints by id.
 func (s *Storage) Delete(job int64, pipeline int, ids []int64) error {
+	s.c.leases.effect("Storage.Delete")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := key(job, pipeline)
@@ -126,6 +128,7 @@ func (s *Status) Get(k string) (string, error) {
 
 // Set writes a key.
 func (s *Status) Set(k, v string) error {
+	s.c.leases.effect("StatusStore.Set")
 	if err := s.op(); err != nil {
 		return err
 	}
@@ -137,6 +140,7 @@ func (s *Status) Set(k, v string) error {
 
 // Delete removes a key.
 func (s *Status) Delete(k string) error {
+	s.c.leases.effect("StatusStore.Delete")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.m, k)
@@ -152,6 +156,7 @@ type IDs struct {
 
 // Next returns the next id of a pipeline, starting at 1.
 func (i *IDs) Next(job int64, pipeline int) (int64, error) {
+	i.c.leases.effect("IDCounter.Next")
 	if i.c.fault(i.c.cfg.Faults.IDFail) {
 		i.c.W.Note("fault: id allocation fails job %d pipeline %d", job, pipeline)
 		return 0, fmt.Errorf("simulated id counter failure")
@@ -169,6 +174,7 @@ func (i *IDs) Next(job int64, pipeline int) (int64, error) {
 
 // Set sets the next id (restore from savepoint).
 func (i *IDs) Set(job int64, pipeline int, next int64) error {
+	i.c.leases.effect("IDCounter.Set")
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.next[key(job, pipeline)] = next

@@ -16,6 +16,7 @@ type Transport struct {
 // acknowledges after the ack latency (or never, under the AckDrop fault).
 func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b coord.Barrier) error {
 	c := t.c
+	c.leases.effect("Transport.TriggerBarrier")
 	c.sleep(c.cfg.Workload.DispatchLatency)
 	if c.fault(c.cfg.Faults.BarrierFail) {
 		c.W.Note("fault: barrier dispatch fails job %d pipeline %d", job, pipeline)
@@ -47,6 +48,7 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 // NotifyComplete blocks for the notify latency and may fail.
 func (t *Transport) NotifyComplete(job int64, pipeline int, task coord.TaskID, cp *coord.Completed) error {
 	c := t.c
+	c.leases.effect("Transport.NotifyComplete")
 	c.sleep(c.cfg.Workload.NotifyLatency)
 	if c.fault(c.cfg.Faults.NotifyFail) {
 		c.W.Note("fault: notify-complete fails job %d pipeline %d", job, pipeline)
@@ -57,10 +59,16 @@ func (t *Transport) NotifyComplete(job int64, pipeline int, task coord.TaskID, c
 }
 
 // NotifyStart does nothing.
-func (t *Transport) NotifyStart(int64, int, coord.TaskID) error { return nil }
+func (t *Transport) NotifyStart(int64, int, coord.TaskID) error {
+	t.c.leases.effect("Transport.NotifyStart")
+	return nil
+}
 
 // RestoreState does nothing.
-func (t *Transport) RestoreState(int64, int, coord.TaskID, *coord.Completed) error { return nil }
+func (t *Transport) RestoreState(int64, int, coord.TaskID, *coord.Completed) error {
+	t.c.leases.effect("Transport.RestoreState")
+	return nil
+}
 
 // Master is the simulated job master: a failed pipeline is restored after
 // the restart delay, on its own thread.
@@ -69,6 +77,7 @@ type Master struct{ c *Cluster }
 // HandleCheckpointError schedules the pipeline's restore.
 func (m *Master) HandleCheckpointError(job int64, pipeline int, gen uint64, r coord.Reason) {
 	c := m.c
+	c.leases.effect("JobMaster.HandleCheckpointError")
 	delay := c.cfg.Workload.RestartDelay.Draw(c.work)
 	c.W.Go(fmt.Sprintf("job-master-%d-%d", job, pipeline), func() {
 		c.W.Sleep(delay)

@@ -1,0 +1,285 @@
+package cluster
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/coord"
+)
+
+// The scheduler-contract checks (issue 13 item 3), by stable id. Each is
+// judged only from what the lease decorator and the cluster's boundaries
+// observe: Schedule, Cancel and CancelAll calls and their results, when a
+// body starts and ends and on which simulated thread, the lease's
+// Outstanding count, the boundary calls a body makes, and virtual time.
+const (
+	// CheckCancelEffect: a task whose body starts after a cancel that won
+	// (its Cancel returned true, or a CancelAll returned after it was
+	// scheduled) makes no call at any boundary from that body. The
+	// scheduler may start such a body once (best-effort cancel after the
+	// hand-off), so the body must re-validate and do nothing (H2).
+	CheckCancelEffect = "lease-cancel-effect"
+	// CheckCancelBeforeDue: a task cancelled strictly before it was due
+	// never starts its body (the timer cannot have fired).
+	CheckCancelBeforeDue = "lease-cancel-before-due"
+	// CheckOutstanding: every task eventually settles (ran, cancelled, or
+	// rejected after close) and the lease's outstanding set is empty at
+	// quiesce: after the run the harness closes the scheduler, waits
+	// quiesceGrace, and every task the decorator saw scheduled must be
+	// settled (by its own account and the lease's Done) with Outstanding
+	// 0. A task a CancelAll dropped from the set without settling it is
+	// found here.
+	CheckOutstanding = "lease-outstanding"
+	// CheckTriggerChains: at most one live periodic trigger chain per
+	// pipeline. A chain is a task and the tasks its body schedules on the
+	// same lease, transitively; it is periodic once a body re-armed it and
+	// it was not started by the harness's schema change; it is live while
+	// one of its tasks is scheduled and neither settled nor cancelled.
+	CheckTriggerChains = "lease-trigger-chains"
+)
+
+// quiesceGrace is how long after the scheduler closes every task must
+// have settled.
+const quiesceGrace = 5 * time.Second
+
+// leaseChecks decorates every coordinator's lease. Simulated threads run
+// one at a time and the decorator makes no env call of its own, so its
+// bookkeeping needs no lock and adds no scheduling point (trace hashes
+// are unchanged by it).
+type leaseChecks struct {
+	c       *Cluster
+	leases  []*checkedLease
+	running map[string]*checkedTask // simulated thread -> the body it runs
+}
+
+func newLeaseChecks(c *Cluster) *leaseChecks {
+	return &leaseChecks{c: c, running: map[string]*checkedTask{}}
+}
+
+func (lc *leaseChecks) wrap(job int64, pipeline int, l coord.Lease) coord.Lease {
+	cl := &checkedLease{lc: lc, inner: l, job: job, pipeline: pipeline}
+	lc.leases = append(lc.leases, cl)
+	return cl
+}
+
+func (lc *leaseChecks) violate(check string, job int64, pipeline int, format string, args ...any) {
+	r := lc.c.Recorder
+	r.Violations = append(r.Violations, Violation{At: lc.c.W.Elapsed(), Check: check, Job: job, Pipeline: pipeline,
+		Message: fmt.Sprintf(format, args...)})
+}
+
+// effect is called at the entry of every boundary call: a body that
+// started after its cancel won must not make one.
+func (lc *leaseChecks) effect(what string) {
+	if lc == nil {
+		return
+	}
+	t := lc.running[lc.c.W.ThreadName()]
+	if t == nil || !t.cancelledAtStart || t.reported {
+		return
+	}
+	t.reported = true
+	lc.violate(CheckCancelEffect, t.l.job, t.l.pipeline,
+		"task %d (scheduled at %v, due %v) was cancelled at %v and started at %v, then called %s",
+		t.seq, t.scheduledAt, t.due, t.cancelledAt, t.startedAt, what)
+}
+
+type checkedLease struct {
+	lc       *leaseChecks
+	inner    coord.Lease
+	job      int64
+	pipeline int
+	tasks    []*checkedTask // live ones; settled tasks are dropped by sweep
+	all      []*checkedTask // every task, for the post-mortem at quiesce
+	nextSeq  int
+	chains   int
+	reported map[string]bool
+}
+
+type checkedTask struct {
+	l           *checkedLease
+	inner       coord.Cancelable
+	seq         int
+	chain       int
+	periodic    bool // its chain was re-armed by a body
+	scheduledAt time.Duration
+	due         time.Duration
+	cancelled   bool // a Cancel returned true or a CancelAll returned after Schedule
+	cancelledAt time.Duration
+	started     bool
+	startedAt   time.Duration
+	// cancelledAtStart: a cancel had won when the body started (best-effort
+	// after the hand-off: the body must then do nothing).
+	cancelledAtStart bool
+	ended            bool
+	reported         bool
+}
+
+// settled, as far as the decorator saw: the body ended, or a cancel won
+// before it started. (A task the scheduler rejects on its own is judged at
+// quiesce, through the lease's own Done and Outstanding.)
+func (t *checkedTask) settled() bool { return t.ended || (t.cancelled && !t.started) }
+
+func (l *checkedLease) now() time.Duration { return l.lc.c.W.Elapsed() }
+
+func (l *checkedLease) Schedule(delay time.Duration, body func() error) coord.Cancelable {
+	l.lc.effect("Lease.Schedule")
+	l.nextSeq++
+	now := l.now()
+	t := &checkedTask{l: l, seq: l.nextSeq, scheduledAt: now, due: now + max(delay, 0)}
+	thread := l.lc.c.W.ThreadName()
+	if parent := l.lc.running[thread]; parent != nil && parent.l == l {
+		t.chain, t.periodic = parent.chain, true
+		l.markPeriodic(parent.chain)
+	} else {
+		l.chains++
+		t.chain = l.chains
+		t.periodic = false
+		if thread == "fault-schema-change" {
+			t.chain = -t.chain // started by the harness's schema change: never periodic
+		}
+	}
+	t.inner = l.inner.Schedule(delay, func() error { return l.run(t, body) })
+	l.all = append(l.all, t)
+	l.tasks = append(l.tasks, t)
+	l.checkChains()
+	return t
+}
+
+func (l *checkedLease) markPeriodic(chain int) {
+	if chain < 0 {
+		return
+	}
+	for _, o := range l.tasks {
+		if o.chain == chain {
+			o.periodic = true
+		}
+	}
+}
+
+// run wraps a body: it records the start (and judges a start after a cancel
+// before the due time), marks the thread as running it, and the end.
+func (l *checkedLease) run(t *checkedTask, body func() error) error {
+	thread := l.lc.c.W.ThreadName()
+	t.started, t.startedAt, t.cancelledAtStart = true, l.now(), t.cancelled
+	if t.cancelled && t.cancelledAt < t.due {
+		l.report(CheckCancelBeforeDue, fmt.Sprintf("task %d", t.seq),
+			"task %d (scheduled at %v, due %v) was cancelled at %v, before it was due, and its body started at %v",
+			t.seq, t.scheduledAt, t.due, t.cancelledAt, t.startedAt)
+	}
+	prev := l.lc.running[thread]
+	l.lc.running[thread] = t
+	defer func() {
+		t.ended = true
+		if prev != nil {
+			l.lc.running[thread] = prev
+		} else {
+			delete(l.lc.running, thread)
+		}
+	}()
+	return body()
+}
+
+func (l *checkedLease) report(check, key, format string, args ...any) {
+	if l.reported == nil {
+		l.reported = map[string]bool{}
+	}
+	if l.reported[check+key] {
+		return
+	}
+	l.reported[check+key] = true
+	l.lc.violate(check, l.job, l.pipeline, format, args...)
+}
+
+// Cancel is the decorated task's cancel.
+func (t *checkedTask) Cancel() bool {
+	won := t.inner.Cancel()
+	if won && !t.cancelled {
+		t.cancelled, t.cancelledAt = true, t.l.now()
+	}
+	return won
+}
+
+func (l *checkedLease) CancelAll() {
+	l.lc.effect("Lease.CancelAll")
+	snap := append([]*checkedTask(nil), l.tasks...) // Schedule returned before CancelAll was called
+	l.inner.CancelAll()
+	now := l.now()
+	for _, t := range snap {
+		if !t.cancelled && !t.started {
+			t.cancelled, t.cancelledAt = true, now
+		}
+	}
+	l.sweep()
+}
+
+func (l *checkedLease) Closed() bool { return l.inner.Closed() }
+
+// sweep drops settled tasks from the live list.
+func (l *checkedLease) sweep() {
+	live := l.tasks[:0]
+	for _, t := range l.tasks {
+		if !t.settled() {
+			live = append(live, t)
+		}
+	}
+	clear(l.tasks[len(live):])
+	l.tasks = live
+}
+
+// checkChains counts live periodic chains.
+func (l *checkedLease) checkChains() {
+	l.sweep()
+	var chains []int
+	for _, t := range l.tasks {
+		if t.periodic && t.chain > 0 && !t.cancelled && (len(chains) == 0 || chains[len(chains)-1] != t.chain) {
+			chains = appendUnique(chains, t.chain)
+		}
+	}
+	if len(chains) > 1 {
+		l.report(CheckTriggerChains, fmt.Sprint(chains), "%d live periodic trigger chains %v (at most one per pipeline)",
+			len(chains), chains)
+	}
+}
+
+func appendUnique(s []int, v int) []int {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+// Quiesce is the post-mortem after the run (the scheduler closed, then
+// quiesceGrace passed): every task settled, by the decorator's account and
+// the lease's own (Done), and the lease counts no outstanding task. Locks
+// are free after the run, so reading Done and Outstanding adds no
+// scheduling point.
+func (lc *leaseChecks) Quiesce() {
+	if lc == nil {
+		return
+	}
+	for _, l := range lc.leases {
+		var open []string
+		for _, t := range l.all {
+			d, ok := t.inner.(interface{ Done() bool })
+			if t.settled() || (ok && d.Done() && (!t.started || t.ended)) {
+				continue
+			}
+			if len(open) < 5 {
+				open = append(open, fmt.Sprintf("task %d (scheduled %v, due %v, started %v)", t.seq, t.scheduledAt, t.due, t.started))
+			} else if len(open) == 5 {
+				open = append(open, "...")
+			}
+		}
+		n := 0
+		if o, ok := l.inner.(interface{ Outstanding() int }); ok {
+			n = o.Outstanding()
+		}
+		if len(open) > 0 || n > 0 {
+			l.report(CheckOutstanding, "quiesce", "at quiesce (scheduler closed %v before) tasks never settled %v; Outstanding is %d",
+				quiesceGrace, open, n)
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package cluster
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/core/sched"
+	"github.com/ckptsim/ckptsim/sim"
+)
+
+// Planted lease bugs: each decorated lease must report the check that
+// targets it, and the real lease none.
+
+// ignoreCancel returns true from Cancel without cancelling.
+type ignoreCancel struct{ coord.Lease }
+
+func (l ignoreCancel) Schedule(d time.Duration, body func() error) coord.Cancelable {
+	l.Lease.Schedule(d, body)
+	return yes{}
+}
+
+type yes struct{}
+
+func (yes) Cancel() bool { return true }
+
+// dropAll forgets its tasks on CancelAll without cancelling them.
+type dropAll struct{ coord.Lease }
+
+func (dropAll) CancelAll() {}
+
+// lose never runs or settles anything but reports it scheduled.
+type lose struct{ coord.Lease }
+
+func (lose) Schedule(time.Duration, func() error) coord.Cancelable { return yes{} }
+
+func leaseRun(t *testing.T, plant func(coord.Lease) coord.Lease, drive func(w *sim.World, l coord.Lease)) []Violation {
+	t.Helper()
+	w := sim.New(sim.Config{Seed: 1, MaxTime: time.Hour})
+	c := &Cluster{W: w}
+	c.Recorder = newRecorder(w)
+	c.leases = newLeaseChecks(c)
+	res := w.Run(func() {
+		s, err := sched.New(w, sched.Config{Cores: 2})
+		if err != nil {
+			panic(err)
+		}
+		c.Sched = s
+		l := c.leases.wrap(0, 0, plant(coord.SchedLease(s.Lease(0, 0))))
+		drive(w, l)
+		c.Quiesce()
+	})
+	if res.Outcome != sim.OutcomeDone {
+		t.Fatalf("run: %v %s", res.Outcome, res.Reason)
+	}
+	c.QuiesceCheck()
+	return c.Recorder.Violations
+}
+
+func fired(vs []Violation, check string) bool {
+	for _, v := range vs {
+		if v.Check == check {
+			return true
+		}
+	}
+	return false
+}
+
+func TestLeaseChecksFireOnPlantedBugs(t *testing.T) {
+	nop := func() error { return nil }
+	cancelEarly := func(w *sim.World, l coord.Lease) {
+		task := l.Schedule(time.Second, nop)
+		task.Cancel()
+		w.Sleep(2 * time.Second)
+	}
+	cancelAllEarly := func(w *sim.World, l coord.Lease) {
+		l.Schedule(time.Second, nop)
+		l.CancelAll()
+		w.Sleep(2 * time.Second)
+	}
+	effectAfterCancel := func(w *sim.World, l coord.Lease) {
+		var task coord.Cancelable
+		task = l.Schedule(time.Second, func() error {
+			l.Schedule(time.Hour, nop) // an effect at the lease boundary
+			return nil
+		})
+		task.Cancel()
+		w.Sleep(2 * time.Second)
+	}
+	rearm := func(w *sim.World, l coord.Lease) {
+		var body func() error
+		body = func() error { l.Schedule(time.Second, body); return nil }
+		l.Schedule(time.Second, body)
+		l.Schedule(time.Second, body) // a second root: two chains once both re-arm
+		w.Sleep(3 * time.Second)
+	}
+	id := func(l coord.Lease) coord.Lease { return l }
+	cases := []struct {
+		name  string
+		plant func(coord.Lease) coord.Lease
+		drive func(*sim.World, coord.Lease)
+		want  string // "" : nothing fires
+	}{
+		{"real-cancel", id, cancelEarly, ""},
+		{"ignored-cancel", func(l coord.Lease) coord.Lease { return ignoreCancel{l} }, cancelEarly, CheckCancelBeforeDue},
+		{"real-cancelall", id, cancelAllEarly, ""},
+		{"dropped-cancelall", func(l coord.Lease) coord.Lease { return dropAll{l} }, cancelAllEarly, CheckCancelBeforeDue},
+		{"lost-task", func(l coord.Lease) coord.Lease { return lose{l} }, func(w *sim.World, l coord.Lease) { l.Schedule(time.Second, nop) }, CheckOutstanding},
+		{"ignored-cancel-effect", func(l coord.Lease) coord.Lease { return ignoreCancel{l} }, effectAfterCancel, CheckCancelEffect},
+		{"two-chains", id, rearm, CheckTriggerChains},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := leaseRun(t, tc.plant, tc.drive)
+			if tc.want == "" {
+				if len(vs) > 0 {
+					t.Fatalf("real lease: %v", vs)
+				}
+				return
+			}
+			if !fired(vs, tc.want) {
+				var got []string
+				for _, v := range vs {
+					got = append(got, v.String())
+				}
+				t.Fatalf("want %s, got %s", tc.want, strings.Join(got, "; "))
+			}
+		})
+	}
+}

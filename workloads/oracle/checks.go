@@ -1,0 +1,137 @@
+package oracle
+
+// Check ids. They are names users depend on (the verdict's "checks" field,
+// the hazard catalog's "detected by" column, testdata/mutants): keep them.
+const (
+	// Coordinator-event checks (events.go): self-reported, kept as
+	// diagnostics until their boundary replacements land.
+	OnePending      = "one-pending"
+	IncreasingIDs   = "increasing-ids"
+	GenerationFence = "generation-fence"
+	GenerationOrder = "generation-order"
+
+	// Scheduler and pool (engine monitor).
+	TimerThreads  = "timer-threads"
+	DispatchBound = "dispatch-bound"
+	WorkerDied    = "worker-died"
+
+	// The scheduler's contract, from outside the lease (sim/cluster/leasecheck.go).
+	LeaseCancelEffect    = "lease-cancel-effect"
+	LeaseCancelBeforeDue = "lease-cancel-before-due"
+	LeaseOutstanding     = "lease-outstanding"
+	LeaseTriggerChains   = "lease-trigger-chains"
+
+	// Stores.
+	Retention          = "retention"
+	SavepointRetention = "savepoint-retention"
+
+	// Porcupine models over boundary histories.
+	ModelGeneration = "model-generation"
+	ModelRegister   = "model-register"
+	ModelSavepoints = "model-savepoints"
+	ModelWatermark  = "model-watermark"
+
+	// The simulated broker and pipeline runtime (sim/cluster/pipeline.go).
+	WatermarkStaleCommit      = "watermark-stale-commit"
+	WatermarkUnassignedCommit = "watermark-unassigned-commit"
+	WatermarkBackwards        = "watermark-backwards"
+	WatermarkUnread           = "watermark-unread"
+	WatermarkExtend           = "watermark-extend"
+	WatermarkLeakedAck        = "watermark-leaked-ack"
+	WatermarkCeiling          = "watermark-ceiling"
+	WatermarkMisuse           = "watermark-misuse"
+
+	// The simulated world.
+	Deadlock  = "deadlock"
+	LockOrder = "lock-order"
+
+	// Liveness.
+	CheckpointProgress = "checkpoint-progress"
+	WatermarkProgress  = "watermark-progress"
+	LatencyBound       = "latency-bound"
+)
+
+// checks is the registry: one entry per check, the single list CHECKS.md
+// renders (TestChecksDoc keeps them equal). Add a check here, with the
+// planted bug that proves it.
+var checks = []Check{
+	{OnePending, Safety, SelfReport,
+		"the coordinator's own pending counter (EvPendingCount)",
+		"the counter stays within 0..1",
+		"two pending checkpoints at once; counter underflow", "H6 (`barrier-continuation=inline`)"},
+	{IncreasingIDs, Safety, SelfReport,
+		"checkpoint ids the coordinator reports as triggered (EvTriggered)",
+		"ids strictly increase per pipeline", "id reuse after restore", "-"},
+	{GenerationFence, Safety, SelfReport,
+		"ArmedGen and Gen on EvGenFailed (labels the coordinator computes)",
+		"a deferred effect fails only the generation that armed it",
+		"stale effects (only while the code labels them honestly)", "H1, H9 (defeated by the relabelling mutant)"},
+	{GenerationOrder, Safety, SelfReport,
+		"Gen on EvRestored", "restored generations increase", "generation regress", "-"},
+	{TimerThreads, Safety, SelfReport,
+		"the scheduler's timer-thread count, sampled each virtual second", "at most 2 timer threads (shared designs)",
+		"timer thread leaks", "-"},
+	{DispatchBound, Safety, SelfReport,
+		"the scheduler's dispatch-thread count, sampled each virtual second", "never above the configured bound",
+		"unbounded dispatch pools", "-"},
+	{WorkerDied, Safety, SelfReport,
+		"the dispatch pool's worker-death counter, sampled each virtual second", "no worker thread dies",
+		"a failing body that kills its worker", "H3 (`task-failure=kill-worker`)"},
+	{LeaseCancelEffect, Safety, Boundary,
+		"the lease decorator: Cancel/CancelAll results, body start per simulated thread; every boundary call (transport, storage, status, ids, job master, executor hand-off, lease) made from inside a body",
+		"a body that starts after its cancel won (best-effort after the hand-off) makes no boundary call",
+		"cancelled deferred work acting: a late watchdog expiring, a late trigger arming", "H2 (`watchdog-recheck=none` alone)"},
+	{LeaseCancelBeforeDue, Safety, Boundary,
+		"the lease decorator: schedule time and delay, Cancel/CancelAll returns, body starts, virtual time",
+		"a task cancelled strictly before it was due never starts its body",
+		"a cancel that does not reach the timer or the dispatch check", "mutants (lease cancel ignored)"},
+	{LeaseOutstanding, Safety, Boundary,
+		"the lease decorator's tasks; after the run (scheduler closed, 5 s grace) each task's Done and the lease's Outstanding",
+		"every task settled (ran, cancelled, or rejected after close) and Outstanding is 0",
+		"lost tasks: a close or CancelAll that drops tasks without settling them",
+		"found the Close bug (TestCloseSettlesWaitingTasks); mutants"},
+	{LeaseTriggerChains, Safety, Boundary,
+		"the lease decorator: which body (by simulated thread) scheduled each task; chains by causality; roots scheduled by the harness's schema-change thread are not periodic",
+		"at most one live periodic trigger chain per pipeline (live: a task scheduled, not settled, not cancelled)",
+		"double trigger chains after a reset or restore", "mutants (restore re-arms without CancelAll)"},
+	{Retention, Safety, Boundary,
+		"Storage: checkpoints held per pipeline, each virtual second", "at most 2N-1 with max-retained N",
+		"retention desync", "H10 (`retention=memory`)"},
+	{SavepointRetention, Safety, Boundary,
+		"the savepoint store's listing after the run, against the commits it acknowledged",
+		"only explicit deletes remove a committed savepoint", "savepoints lost to rotation or cleanup", "-"},
+	{ModelGeneration, Safety, Boundary,
+		"restores the harness drove and failure notifications (porcupine, per pipeline)",
+		"the history linearizes against the generation model", "generation fencing", "H1, H9"},
+	{ModelRegister, Safety, Boundary,
+		"Storage.Store and Storage.Latest (porcupine, per pipeline)",
+		"a restore reads the latest stored checkpoint", "lost or stale latest-completed", "-"},
+	{ModelSavepoints, Safety, Boundary,
+		"savepoint commits and listings (porcupine, per job)", "committed savepoints stay listed", "savepoint loss", "-"},
+	{ModelWatermark, Safety, Boundary,
+		"epochs, revokes, sink resolutions and broker commits (porcupine, per partition)",
+		"commits never pass an unresolved or failed batch; monotone within an epoch", "data loss in the offset checkpointer",
+		"`PlantCommitPastWatermark`"},
+	{WatermarkStaleCommit, Safety, Boundary, "broker commits", "a commit is for the current epoch", "stale epoch commits", "-"},
+	{WatermarkUnassignedCommit, Safety, Boundary, "broker commits", "only assigned partitions commit", "commits after revoke", "-"},
+	{WatermarkBackwards, Safety, Boundary, "broker commits", "no commit goes backwards within an epoch", "regressing offsets", "-"},
+	{WatermarkUnread, Safety, Boundary, "broker commits and the source's reads", "never commit past what was read",
+		"commit past watermark", "`PlantCommitPastWatermark`"},
+	{WatermarkExtend, Safety, Boundary, "ExtendEpoch results", "a fresh re-admission is accepted", "refused re-admissions", "-"},
+	{WatermarkLeakedAck, Safety, Boundary, "StalledPartitions heads, each virtual second", "no head unresolved for 30 s", "leaked acks", "-"},
+	{WatermarkCeiling, Safety, SelfReport, "the checkpointer's MaxPending", "within PendingCeiling", "unbounded pending", "-"},
+	{WatermarkMisuse, Safety, SelfReport, "the checkpointer's misuse counters", "all zero", "double resolve, unknown acks", "-"},
+	{Deadlock, Safety, World, "the simulator's threads: nothing runnable, no deadline, threads alive",
+		"no deadlock", "lock cycles, lost wake-ups", "-"},
+	{LockOrder, Safety, World, "lock acquisitions over the run (lock-order graph)", "no ordering cycle",
+		"potential deadlocks not hit in this run", "-"},
+	{CheckpointProgress, Liveness, SelfReport,
+		"checkpoints completed per pipeline after faults stop (EvCompleted, EvFinished)",
+		"every running pipeline completes a checkpoint within the liveness window", "stalled triggers",
+		"H4 (`trigger-errors=silent`), H11 (`expiry-fallback=drop`)"},
+	{WatermarkProgress, Liveness, Boundary, "broker commits after faults stop",
+		"every assigned partition commits after faults stop", "stalled watermarks", "-"},
+	{LatencyBound, Liveness, SelfReport, "scheduling delay of each firing (sched.Config.Observe)",
+		"the worst delay stays within checks.max_delay", "saturation, long lock holds",
+		"H5 (`savepoint-wait=under-lock`), H8 (`design=shared`)"},
+}

@@ -1,0 +1,30 @@
+// Package oracle is the one home of ckptsim's checks: the registry of
+// every check that can give a run a safety or liveness verdict (checks.go,
+// rendered as CHECKS.md beside this file), the Finding a fired check
+// produces, and the checks themselves or the hooks they report through.
+//
+// # The principle
+//
+// A verdict is derived only from what the harness observes at the
+// boundaries of the code under test (Transport, Storage, SavepointWriter,
+// StatusStore, IDCounter, JobMaster, the executor, the lease and timer
+// hand-offs, the simulated broker), from the faults the harness itself
+// injected and when, and from virtual time. coord.Event feeds traces and
+// diagnostics; a check that still reads a field the code under test
+// computed about itself (ArmedGen, Gen, Op pairing, a pending counter, a
+// pool's own statistics) is marked Source SelfReport in the registry, so
+// the remaining debt is listed rather than hidden.
+//
+// # Using it
+//
+// A run owns one Findings. A check reports with Findings.Add (or Assert,
+// Once) under its registered id; an unregistered id panics (a harness
+// bug). workloads.Run turns the findings into the Outcome: Verdict is the
+// worst class among them (safety before liveness), Violations one line per
+// finding, Checks the sorted ids that fired and Findings the details.
+// To add a check: add its id constant and registry entry in checks.go
+// (what it observes, asserts and catches, and the planted bug that proves
+// it), report through Findings, and regenerate CHECKS.md with
+// `go test ./workloads/oracle -run TestChecksDoc -update`.
+//
+package oracle

@@ -1,0 +1,89 @@
+package oracle
+
+import (
+	"flag"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite CHECKS.md")
+
+const checksHeader = "# Checks\n\nGenerated from `workloads/oracle/checks.go` by `go test ./workloads/oracle -run TestChecksDoc -update`; see the package documentation for the principle. Source `self-report` marks a check whose evidence the code under test computed about itself: it still gives a verdict, and is debt to replace with a boundary check.\n\n"
+
+// TestChecksDoc keeps CHECKS.md equal to the registry.
+func TestChecksDoc(t *testing.T) {
+	want := checksHeader + Table()
+	if *update {
+		if err := os.WriteFile("CHECKS.md", []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile("CHECKS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Fatal("CHECKS.md is out of date: go test ./workloads/oracle -run TestChecksDoc -update")
+	}
+}
+
+// TestRegistry: ids are unique and every entry is filled in.
+func TestRegistry(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range All() {
+		if seen[c.ID] {
+			t.Errorf("duplicate id %q", c.ID)
+		}
+		seen[c.ID] = true
+		if c.Class != Safety && c.Class != Liveness {
+			t.Errorf("%s: class %q", c.ID, c.Class)
+		}
+		if c.Observes == "" || c.Asserts == "" || c.Catches == "" || c.ProvenBy == "" || c.Source == "" {
+			t.Errorf("%s: incomplete entry %+v", c.ID, c)
+		}
+	}
+}
+
+// TestClusterChecksRegistered: every check id the simulated cluster
+// reports (violate("id", ...)) is registered.
+func TestClusterChecksRegistered(t *testing.T) {
+	re := regexp.MustCompile(`violate\("([a-z-]+)"`)
+	consts := regexp.MustCompile(`\n\s+Check[A-Za-z]+ += "([a-z-]+)"`) // sim/cluster/leasecheck.go
+	for _, f := range []string{"../../sim/cluster/pipeline.go", "../../sim/cluster/recorder.go", "../../sim/cluster/leasecheck.go"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range append(re.FindAllStringSubmatch(string(b), -1), consts.FindAllStringSubmatch(string(b), -1)...) {
+			if _, ok := Lookup(m[1]); !ok {
+				t.Errorf("%s reports unregistered check %q", f, m[1])
+			}
+		}
+	}
+}
+
+func TestFindings(t *testing.T) {
+	var fs Findings
+	fs.Add(GenerationFence, 2*time.Second, Subject(0, 3), "failure of generation %d unjustified", 4)
+	fs.Once(Retention, time.Second, "x", "a")
+	fs.Once(Retention, time.Second, "x", "b")
+	if !fs.Assert(true, OnePending, 0, "y", "never") {
+		t.Fatal("Assert(true) returned false")
+	}
+	l := fs.List()
+	if len(l) != 2 || l[0].Class != Safety || !strings.Contains(l[0].String(), "2s job 0 pipeline 3: generation-fence: failure of generation 4") {
+		t.Fatalf("findings %v", l)
+	}
+	if ids := IDs(l); strings.Join(ids, ",") != "generation-fence,retention" {
+		t.Fatalf("ids %v", ids)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("an unregistered id did not panic")
+		}
+	}()
+	fs.Add("no-such-check", 0, "", "")
+}

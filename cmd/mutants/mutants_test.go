@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
 const samplePatch = `# check: generation-fence
@@ -90,8 +92,10 @@ func TestCheckIDs(t *testing.T) {
 		{"2s job 0 pipeline 3: one-pending: pending counter is -1", "one-pending"},
 		{"1m0s dispatch pool: worker-died: 1 dispatch worker threads died (a failing body must leave its worker alive)", "worker-died"},
 		{"3m0s savepoint store: savepoint-retention: savepoint-retention: committed savepoint 4 of job 0 is gone without a delete", "savepoint-retention"},
-		{"model generation: pipeline 3: effect(armed 2) returned failed generation 3", "model:generation"},
-		{"model watermark: partition 1: commit 40 past the delivered prefix", "model:watermark"},
+		{"2m0s pipeline 3: model-generation: effect(armed 2) returned failed generation 3", "model-generation"},
+		{"2m0s job 0 pipeline 1: lease-cancel-effect: body of a task cancelled at 1m0s called Transport.TriggerBarrier", "lease-cancel-effect"},
+		{"model watermark: partition 1: commit 40 past the delivered prefix", "model-watermark"},
+		{"4m0s job 0: checkpoint-progress: 3 pipelines completed no checkpoint", "checkpoint-progress"},
 		{"latency-bound: scheduling delay reached 2m0s, bound 30s", "latency-bound"},
 		{"liveness: 3 pipelines completed no checkpoint in the 1m0s after faults stopped: 0/1, 0/2, 0/3", "liveness"},
 		{"deadlock: every thread is blocked", "deadlock"},
@@ -168,18 +172,28 @@ func TestRenderCountsOnlyTheNamedCheck(t *testing.T) {
 	rep := &Report{Command: "go run ./cmd/mutants", Commit: "abc", Seeds: 10, Results: []*Result{
 		mk("a", "one-pending", []string{"one-pending"}, 3),
 		mk("b", "retention", []string{"liveness"}, 0), // another check fired: not found
-		mk("c", "lease-cancel-won", nil, 0),           // pending: not counted
+		mk("c", "savepoint-completes", nil, 0),        // pending: not counted
 	}}
 	md := render(rep)
 	for _, want := range []string{
 		"**Score: 1 of 2 mutants found by the check they name, over 1 distinct checks.** 1 more name a check",
 		"| 3 (seed 2) | - | `one-pending` | yes |",
 		"| not found in 10 seeds | - | `liveness` | no |",
-		"`lease-cancel-won` (pending)",
+		"`savepoint-completes` (pending)",
 		"b \\| c",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("render lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// TestPendingChecksNotLanded keeps pendingChecks honest: once a check
+// lands in the oracle's registry it is no longer pending.
+func TestPendingChecksNotLanded(t *testing.T) {
+	for id := range pendingChecks {
+		if _, ok := oracle.Lookup(id); ok {
+			t.Errorf("check %q is registered in workloads/oracle: remove it from pendingChecks", id)
 		}
 	}
 }

@@ -540,3 +540,12 @@ func (w *World) NewCond(m env.Mutex) env.Cond {
 	w.nextObj++
 	return &cond{w: w, id: w.nextObj, m: m.(*mutex)}
 }
+
+// ThreadID returns the id of the running simulated thread (-1 outside).
+// Ids are unique within a run, unlike names.
+func (w *World) ThreadID() int32 {
+	if w.current == nil {
+		return -1
+	}
+	return w.current.id
+}

@@ -91,6 +91,7 @@ type runner struct {
 	delays []time.Duration
 	find   oracle.Findings // every check reports here (workloads/oracle)
 	events *oracle.Events
+	gens   *oracle.Generations
 	healAt time.Duration
 }
 
@@ -186,14 +187,24 @@ func (r *runner) main() {
 	r.h = newHistories(r.w, r.s.Cluster.Jobs, r.s.Cluster.Pipelines)
 	r.h.attach(r.c)
 	r.events = oracle.NewEvents(&r.find, r.w.Elapsed)
+	r.gens = oracle.NewGenerations(&r.find, r.w.Elapsed, r.minTimeout())
+	r.gens.Attach(r.c)
+	r.h.attachGenerations(r.c, r.gens)
 	r.c.Recorder.OnEvent = func(rec cluster.Record) {
 		r.h.event(rec)
 		r.events.Observe(rec)
+	}
+	if debugHook != nil {
+		debugHook(r)
 	}
 	r.wm = newWatermarks(r.w, r.s.Cluster.Pipelines)
 	r.wm.attach(r.c)
 	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines)
 	r.sp.h = r.h
+	r.sp.onError = func(job int64, pipeline int, id int64, err error) {
+		r.gens.Observe(cluster.Obs{Kind: cluster.ObsFault, Job: job, Pipeline: pipeline, ID: id, Fault: cluster.FaultSavepoint,
+			Thread: r.w.ThreadID()})
+	}
 	d := r.s.Run.Duration.D
 	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamFaults), end: d, sp: r.sp}
 	in.start()
@@ -358,6 +369,21 @@ func (r *runner) progressWithin(within time.Duration) map[[2]int64]bool {
 		}
 	}
 	return out
+}
+
+// debugHook (tests only) sees the runner once its cluster is built.
+var debugHook func(*runner)
+
+// minTimeout is the smallest checkpoint timeout the coordinators use
+// (coord.Config's defaults: 30 s).
+func (r *runner) minTimeout() time.Duration {
+	def := func(d time.Duration) time.Duration {
+		if d <= 0 {
+			return 30 * time.Second
+		}
+		return d
+	}
+	return min(def(r.ccfg.Coord.Timeout), def(r.ccfg.Coord.SchemaTimeout))
 }
 
 // modelCheck is the check id of a porcupine model.

@@ -23,6 +23,8 @@ type savepoints struct {
 	committed map[int64][]int64 // job -> savepoint ids
 	log       []string
 	h         *histories
+	// onError sees each pipeline write the savepoint store refused.
+	onError func(job int64, pipeline int, id int64, err error)
 }
 
 func newSavepoints(w *sim.World, pipelines int) *savepoints {
@@ -56,10 +58,14 @@ type session struct {
 }
 
 func (s *session) WritePipeline(c *coord.Completed) error {
-	if s.err != nil {
-		return s.err
+	err := s.err
+	if err == nil {
+		err = s.w.WritePipeline(toSavepoint(c))
 	}
-	return s.w.WritePipeline(toSavepoint(c))
+	if err != nil && s.sp.onError != nil { // the savepoint store refused: a failure cause the harness sees
+		s.sp.onError(c.Job, c.Pipeline, c.ID, err)
+	}
+	return err
 }
 
 func (s *session) Commit() error {

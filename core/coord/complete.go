@@ -144,7 +144,7 @@ func (c *Coordinator) finish(gen uint64, t Type) {
 		return // a restore already replaced the generation
 	}
 	c.clean(ReasonCompleted, gen, false)
-	c.updateStatus(st)
+	c.updateStatus(gen, st)
 	if f.Complete(st) {
 		c.emit(Event{Kind: EvFinished, Gen: gen, Type: t})
 	}

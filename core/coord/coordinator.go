@@ -101,6 +101,7 @@ type Coordinator struct {
 	lock      env.Mutex
 	complMu   env.Mutex
 	genMu     env.Mutex
+	statusMu  env.Mutex       // serialises status writes with their generation check
 	gen       uint64          // guarded by genMu
 	fut       *Future[Status] // guarded by genMu; replaced by restore
 	mapMu     env.Mutex
@@ -136,7 +137,7 @@ func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coor
 	e := d.Env
 	c := &Coordinator{d: d, e: e, cfg: cfg, job: job, pipeline: pipeline,
 		restoreMu: e.NewMutex("coord.restore"), lock: e.NewMutex("coord.lock"), complMu: e.NewMutex("coord.completion"),
-		genMu: e.NewMutex("coord.generation"), mapMu: e.NewMutex("coord.pending"),
+		genMu: e.NewMutex("coord.generation"), statusMu: e.NewMutex("coord.status"), mapMu: e.NewMutex("coord.pending"),
 		pending: map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{}}
 	for i := range cfg.Tasks {
 		c.tasks = append(c.tasks, TaskID(i))

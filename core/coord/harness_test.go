@@ -31,6 +31,8 @@ type rig struct {
 	failures []Reason
 	ids      int64
 	status   map[string]string
+	// statusLat, when set, is each status write's latency by value.
+	statusLat map[string]time.Duration
 }
 
 // gatedExec runs each function on its own thread, or holds them while
@@ -175,8 +177,14 @@ func (s *rigStorage) IDs(int64, int) ([]int64, error) { return nil, nil }
 type rigStatus rig
 
 func (s *rigStatus) Get(k string) (string, error) { return s.status[k], nil }
-func (s *rigStatus) Set(k, v string) error        { s.status[k] = v; return nil }
-func (s *rigStatus) Delete(k string) error        { delete(s.status, k); return nil }
+func (s *rigStatus) Set(k, v string) error {
+	if d := s.statusLat[v]; d > 0 {
+		s.e.Sleep(d)
+	}
+	s.status[k] = v
+	return nil
+}
+func (s *rigStatus) Delete(k string) error { delete(s.status, k); return nil }
 
 type rigIDs rig
 

@@ -91,7 +91,7 @@ func (c *Coordinator) Restore(alreadyStarted bool) error {
 	c.emit(Event{Kind: EvGeneration, Gen: gen}) // the restore's linearisation point
 	c.genMu.Unlock()
 	c.firstError.Store(nil)
-	c.updateStatus(Running)
+	c.updateStatus(gen, Running)
 	c.clean(ReasonReset, gen, false)
 	if err := c.restoreState(gen); err != nil {
 		c.handleError(gen, ReasonInsideError, fmt.Errorf("restore: %w", err), true, false)
@@ -261,7 +261,7 @@ func (c *Coordinator) Cancel() {
 		return
 	}
 	c.clean(ReasonPipelineEnd, gen, false)
-	c.updateStatus(Canceled)
+	c.updateStatus(gen, Canceled)
 	if f.Complete(Canceled) {
 		c.emit(Event{Kind: EvCanceled, Gen: gen})
 	}

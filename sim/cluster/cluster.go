@@ -55,6 +55,10 @@ type Config struct {
 	Workload               Workload
 	Faults                 FaultRates
 	ExecutorCore           int // coordinator executor core threads (10)
+	// RewriteEvent, when set (tests only), rewrites every coordinator
+	// event before anything in the harness sees it: a decorator that
+	// proves no verdict depends on the coordinator's labels.
+	RewriteEvent func(coord.Event) coord.Event
 }
 
 // Cluster is one simulated member running jobs.
@@ -72,6 +76,9 @@ type Cluster struct {
 	exec     *exec.Pool
 	healed   bool
 	leases   *leaseChecks
+
+	onBoundary   []func(Obs)
+	restoreCalls int64
 
 	// Pipelines are the sources and sinks (nil without partitions).
 	Pipelines *Pipelines
@@ -95,7 +102,12 @@ func New(w *sim.World, cfg Config) (*Cluster, error) {
 	ccfg := cfg.Coord
 	ccfg.Tasks = cfg.Tasks
 	c.Pipelines = newPipelines(c)
-	ccfg.Observer = c.Pipelines.chain(c.Recorder.observe)
+	obs := c.Pipelines.chain(c.Recorder.observe)
+	if rw := cfg.RewriteEvent; rw != nil {
+		inner := obs
+		obs = func(ev coord.Event) { inner(rw(ev)) }
+	}
+	ccfg.Observer = obs
 	ccfg.Hooks.TriggerFault = c.triggerFault
 	for j := range cfg.Jobs {
 		deps := coord.ManagerDeps{Scheduler: s, WrapLease: c.leases.wrap, Deps: coord.Deps{
@@ -146,6 +158,7 @@ func (c *Cluster) Executor() *exec.Pool { return c.exec }
 // Reactivate installs a fresh one.
 func (c *Cluster) StepDown() {
 	c.W.Note("fault: master step-down")
+	c.observe(Obs{Kind: ObsFault, Job: -1, Pipeline: -1, Fault: FaultStepDown})
 	c.exec.ShutdownNow()
 }
 
@@ -154,6 +167,7 @@ func (c *Cluster) Reactivate() {
 	if c.exec.IsShutdown() {
 		c.W.Note("fault: master reactivated")
 		c.exec = c.newExecutor()
+		c.observe(Obs{Kind: ObsFault, Job: -1, Pipeline: -1, Fault: FaultReactivate})
 	}
 }
 
@@ -177,7 +191,7 @@ func (c *Cluster) sleep(d Dist) {
 
 func (c *Cluster) triggerFault(job int64, pipeline int) error {
 	c.sleep(c.cfg.Workload.BodySlowness)
-	if c.fault(c.cfg.Faults.TriggerThrow) {
+	if c.injected(c.cfg.Faults.TriggerThrow, FaultTrigger, job, pipeline, 0) {
 		c.W.Note("fault: trigger throws job %d pipeline %d", job, pipeline)
 		return fmt.Errorf("injected exception in trigger path")
 	}

@@ -34,7 +34,7 @@ func (s *Storage) Store(cp *coord.Completed) error {
 		s.OnStore(cp, nil, true)
 	}
 	s.c.sleep(s.c.cfg.Workload.StorageLatency)
-	if s.c.fault(s.c.cfg.Faults.StorageFail) {
+	if s.c.injected(s.c.cfg.Faults.StorageFail, FaultStorage, cp.Job, cp.Pipeline, cp.ID) {
 		s.c.W.Note("fault: storage write fails job %d pipeline %d id %d", cp.Job, cp.Pipeline, cp.ID)
 		err := fmt.Errorf("simulated storage failure")
 		if s.OnStore != nil {
@@ -47,6 +47,7 @@ func (s *Storage) Store(cp *coord.Completed) error {
 	k := key(cp.Job, cp.Pipeline)
 	s.m[k] = append(s.m[k], cp)
 	slices.SortFunc(s.m[k], func(a, b *coord.Completed) int { return int(a.ID - b.ID) })
+	s.c.observe(Obs{Kind: ObsStored, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID})
 	return nil
 }
 
@@ -105,12 +106,16 @@ type Status struct {
 	m  map[string]string
 }
 
-func (s *Status) op() error {
+func (s *Status) op(k string) error {
 	s.c.sleep(s.c.cfg.Workload.StatusLatency)
 	if !s.c.healed {
 		s.c.sleep(s.c.cfg.Workload.StatusSlow)
 	}
-	if s.c.fault(s.c.cfg.Faults.StatusRetryable) {
+	job, p, ok := statusPipeline(k)
+	if !ok {
+		job, p = -1, -1
+	}
+	if s.c.injected(s.c.cfg.Faults.StatusRetryable, FaultStatus, job, p, 0) {
 		return fmt.Errorf("simulated status store: %w", coord.ErrRetryable)
 	}
 	return nil
@@ -118,7 +123,7 @@ func (s *Status) op() error {
 
 // Get reads a key ("" when absent).
 func (s *Status) Get(k string) (string, error) {
-	if err := s.op(); err != nil {
+	if err := s.op(k); err != nil {
 		return "", err
 	}
 	s.mu.Lock()
@@ -126,10 +131,17 @@ func (s *Status) Get(k string) (string, error) {
 	return s.m[k], nil
 }
 
+// Peek reads a key as the harness does: no latency, no fault, no lock
+// (the simulator runs one thread at a time), so the run is unchanged.
+func (s *Status) Peek(k string) string { return s.m[k] }
+
 // Set writes a key.
 func (s *Status) Set(k, v string) error {
 	s.c.leases.effect("StatusStore.Set")
-	if err := s.op(); err != nil {
+	if job, p, ok := statusPipeline(k); ok {
+		s.c.observe(Obs{Kind: ObsStatusSet, Job: job, Pipeline: p, Value: v})
+	}
+	if err := s.op(k); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -157,7 +169,7 @@ type IDs struct {
 // Next returns the next id of a pipeline, starting at 1.
 func (i *IDs) Next(job int64, pipeline int) (int64, error) {
 	i.c.leases.effect("IDCounter.Next")
-	if i.c.fault(i.c.cfg.Faults.IDFail) {
+	if i.c.injected(i.c.cfg.Faults.IDFail, FaultID, job, pipeline, 0) {
 		i.c.W.Note("fault: id allocation fails job %d pipeline %d", job, pipeline)
 		return 0, fmt.Errorf("simulated id counter failure")
 	}
@@ -169,6 +181,7 @@ func (i *IDs) Next(job int64, pipeline int) (int64, error) {
 	}
 	id := i.next[k]
 	i.next[k]++
+	i.c.observe(Obs{Kind: ObsAllocate, Job: job, Pipeline: pipeline, ID: id})
 	return id, nil
 }
 

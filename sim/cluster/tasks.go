@@ -17,13 +17,14 @@ type Transport struct {
 func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b coord.Barrier) error {
 	c := t.c
 	c.leases.effect("Transport.TriggerBarrier")
+	c.observe(Obs{Kind: ObsBarrier, Job: job, Pipeline: pipeline, ID: b.ID, Task: int(task)})
 	c.sleep(c.cfg.Workload.DispatchLatency)
-	if c.fault(c.cfg.Faults.BarrierFail) {
+	if c.injected(c.cfg.Faults.BarrierFail, FaultBarrier, job, pipeline, b.ID) {
 		c.W.Note("fault: barrier dispatch fails job %d pipeline %d", job, pipeline)
 		return fmt.Errorf("simulated barrier dispatch failure")
 	}
-	drop := c.fault(c.cfg.Faults.AckDrop)
-	taskErr := !drop && c.fault(c.cfg.Faults.TaskError)
+	drop := c.injected(c.cfg.Faults.AckDrop, FaultAckDrop, job, pipeline, b.ID)
+	taskErr := !drop && c.injected(c.cfg.Faults.TaskError, FaultTaskError, job, pipeline, b.ID)
 	lat := c.cfg.Workload.AckLatency.Draw(c.work)
 	k := key(job, pipeline)
 	c.Recorder.inflight[k]++
@@ -36,7 +37,7 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 		}
 		if taskErr { // reportCheckpointErrorFromTask
 			c.W.Note("fault: task %d-%d-%d reports an error for checkpoint %d", job, pipeline, task, b.ID)
-			c.Managers[job].Coordinator(pipeline).ReportTaskError(fmt.Sprintf("task %d failed checkpoint %d", task, b.ID))
+			c.Managers[job].Coordinator(pipeline).ReportTaskError(b.ID, fmt.Sprintf("task %d failed checkpoint %d", task, b.ID))
 			return
 		}
 		state := fmt.Appendf(nil, "state-%d-%d-%d-%d", job, pipeline, task, b.ID)
@@ -50,7 +51,7 @@ func (t *Transport) NotifyComplete(job int64, pipeline int, task coord.TaskID, c
 	c := t.c
 	c.leases.effect("Transport.NotifyComplete")
 	c.sleep(c.cfg.Workload.NotifyLatency)
-	if c.fault(c.cfg.Faults.NotifyFail) {
+	if c.injected(c.cfg.Faults.NotifyFail, FaultNotify, job, pipeline, cp.ID) {
 		c.W.Note("fault: notify-complete fails job %d pipeline %d", job, pipeline)
 		return fmt.Errorf("simulated notify failure")
 	}
@@ -78,12 +79,12 @@ type Master struct{ c *Cluster }
 func (m *Master) HandleCheckpointError(job int64, pipeline int, gen uint64, r coord.Reason) {
 	c := m.c
 	c.leases.effect("JobMaster.HandleCheckpointError")
+	c.observe(Obs{Kind: ObsFailure, Job: job, Pipeline: pipeline})
 	delay := c.cfg.Workload.RestartDelay.Draw(c.work)
 	c.W.Go(fmt.Sprintf("job-master-%d-%d", job, pipeline), func() {
 		c.W.Sleep(delay)
-		co := c.Managers[job].Coordinator(pipeline)
 		for attempt := 0; ; attempt++ {
-			if err := co.Restore(true); err == nil || attempt >= 10 {
+			if err := c.RestorePipeline(job, pipeline); err == nil || attempt >= 10 {
 				return
 			}
 			c.W.Sleep(restoreBackoff)

@@ -27,4 +27,8 @@
 // it), report through Findings, and regenerate CHECKS.md with
 // `go test ./workloads/oracle -run TestChecksDoc -update`.
 //
+// The generation checks (generation.go) are the model: they derive the
+// generation a failure notification fails from the restores the harness
+// drove, and its justification from injected faults and triggered
+// checkpoints, never from the coordinator's labels.
 package oracle

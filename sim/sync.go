@@ -25,11 +25,13 @@ func (m *mutex) Lock() {
 		if m.owner == t {
 			t.wantMu = m
 			m.waiters = append(m.waiters, t)
+			t.untimed = true
 			w.block(t, "lock "+m.name+" (already held by this thread)")
 			continue
 		}
 		t.wantMu = m
 		m.waiters = append(m.waiters, t)
+		t.untimed = true
 		w.block(t, "lock "+m.name)
 	}
 	t.wantMu = nil
@@ -124,6 +126,7 @@ func (c *cond) wait(d time.Duration) bool {
 		if d >= 0 {
 			w.addTimer(t, d, func(bool) { c.remove(t); t.timedOut = true })
 		}
+		t.untimed = d < 0
 		w.block(t, "wait on cond of "+c.m.name)
 	}
 	timedOut := t.timedOut

@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"cmp"
 	"container/heap"
 	"fmt"
 	"iter"
 	"math/rand/v2"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
@@ -67,6 +69,16 @@ type Result struct {
 	Panic     *PanicReport
 	Reason    string // budget or divergence detail
 	Threads   int    // threads ever started
+	// Blocked are the threads blocked without a deadline when the run
+	// ended (a lock wait or an untimed condition wait), oldest wait first.
+	Blocked []BlockedThread
+}
+
+// BlockedThread is a thread blocked without a deadline at the end of a run.
+type BlockedThread struct {
+	Name   string
+	WaitOn string        // what it waits on ("lock coord.lock", "wait on cond of exec.pool")
+	Since  time.Duration // virtual time it blocked at
 }
 
 // PanicReport names the thread that panicked.
@@ -97,6 +109,8 @@ type thread struct {
 	wantMu   *mutex // mutex it waits to acquire
 	timerGen uint64 // invalidates stale timer entries
 	timedOut bool
+	untimed  bool  // its current block has no deadline
+	since    int64 // virtual time of its current block
 	held     []*mutex
 	prio     int64 // PCT priority
 }
@@ -198,6 +212,7 @@ func (w *World) Run(main func()) Result {
 	w.result.Steps = w.steps
 	w.result.Elapsed = time.Duration(w.now)
 	w.result.TraceHash = w.hash // before the teardown, which is not part of the run
+	w.result.Blocked = w.blocked()
 	w.killAll()
 	w.result.Threads = len(w.threads)
 	if !w.cfg.RecordDecisions {
@@ -389,6 +404,7 @@ func (w *World) block(t *thread, what string) {
 	if w.killing {
 		panic(killed{})
 	}
+	t.since = w.now
 	t.state = tBlocked
 	t.waitOn = what
 	w.removeRunnable(t)
@@ -402,6 +418,19 @@ func (w *World) park(t *thread) {
 	if w.killing {
 		panic(killed{})
 	}
+}
+
+// blocked lists the threads blocked without a deadline, oldest wait first
+// (ties in thread order).
+func (w *World) blocked() []BlockedThread {
+	var out []BlockedThread
+	for _, t := range w.threads {
+		if t.state == tBlocked && t.untimed {
+			out = append(out, BlockedThread{Name: t.name, WaitOn: t.waitOn, Since: time.Duration(t.since)})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b BlockedThread) int { return cmp.Compare(a.Since, b.Since) })
+	return out
 }
 
 // killAll stops every thread that has not returned. Each stop unwinds the
@@ -523,6 +552,7 @@ func (w *World) Sleep(d time.Duration) {
 		return
 	}
 	w.addTimer(t, d, nil)
+	t.untimed = false
 	w.block(t, "sleep")
 }
 

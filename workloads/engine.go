@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -46,6 +47,7 @@ func swarm(f Faults, seed uint64) (Faults, []string) {
 	keep("notify_failure", func() { f.NotifyFailure = 0 })
 	keep("trigger_throw", func() { f.TriggerThrow = 0 })
 	keep("task_error", func() { f.TaskError = 0 })
+	keep("master_crash", func() { f.MasterCrash = Schedule{} })
 	return f, kept
 }
 
@@ -93,6 +95,7 @@ type runner struct {
 	events *oracle.Events
 	gens   *oracle.Generations
 	healAt time.Duration
+	in     *injector
 }
 
 func (r *runner) worldConfig() sim.Config {
@@ -121,11 +124,6 @@ func (r *runner) worldConfig() sim.Config {
 
 func (r *runner) run(out Outcome) Outcome {
 	r.w = sim.New(r.worldConfig())
-	r.ccfg.Sched.Observe = func(f sched.Firing) {
-		if !f.Skipped {
-			r.delays = append(r.delays, f.Delay())
-		}
-	}
 	res := r.w.Run(r.main)
 	out.TraceHash = fmt.Sprintf("%016x", res.TraceHash)
 	out.SimNs, out.Steps = int64(res.Elapsed), res.Steps
@@ -199,7 +197,7 @@ func (r *runner) main() {
 	}
 	r.wm = newWatermarks(r.w, r.s.Cluster.Pipelines)
 	r.wm.attach(r.c)
-	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines)
+	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines, r.faults.MasterCrash.on())
 	r.sp.h = r.h
 	r.sp.onError = func(job int64, pipeline int, id int64, err error) {
 		r.gens.Observe(cluster.Obs{Kind: cluster.ObsFault, Job: job, Pipeline: pipeline, ID: id, Fault: cluster.FaultSavepoint,
@@ -207,6 +205,7 @@ func (r *runner) main() {
 	}
 	d := r.s.Run.Duration.D
 	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamFaults), end: d, sp: r.sp}
+	r.in = in
 	in.start()
 	r.w.Go("monitor", r.monitor)
 	r.c.Start()
@@ -214,6 +213,11 @@ func (r *runner) main() {
 	r.healAt = r.w.Elapsed()
 	r.c.Heal()
 	r.w.Sleep(r.s.heal())
+	if ps := r.c.Pipelines; ps != nil { // watermarks: stop the sources, let commits catch up, compare
+		ps.StopSources()
+		r.w.Sleep(ps.SettleAfterStop())
+		ps.CheckCommitted()
+	}
 	r.c.Quiesce() // close the scheduler: every lease task must settle (lease checks)
 }
 
@@ -266,6 +270,9 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	for _, v := range rec.Violations { // the simulated broker's and runtimes' checks, and the lease checks
 		r.find.Add(v.Check, v.At, oracle.Subject(v.Job, v.Pipeline), "%s", v.Message)
 	}
+	for _, v := range r.sp.findings {
+		r.find.Add(oracle.SavepointCrash, r.now(), "savepoint store", "%s", v)
+	}
 	for _, v := range r.sp.check() {
 		r.find.Add(oracle.SavepointRetention, r.now(), "savepoint store", "%s", v)
 	}
@@ -275,9 +282,14 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	r.models(out)
 	if res.Outcome == sim.OutcomeDone {
 		r.liveness(out)
+		r.progress(res)
 	}
+	r.delays = r.c.SchedDelays() // as the lease decorator saw them (due to body start)
 	out.Latency = Latencies{TriggerToComplete: rec.TriggerToComplete, SchedDelay: r.delays,
 		ExpiryToTrigger: rec.ExpiryToTrigger, FailoverToFirst: rec.FailoverToFirst}
+	if res.Outcome == sim.OutcomeDone {
+		r.checkBounds(out.Latency, r.ccfg.Sched.Design)
+	}
 	if md := r.s.Checks.MaxDelay.D; md > 0 {
 		if worst := maxDur(r.delays); worst > md {
 			r.find.Add(oracle.LatencyBound, r.now(), "scheduler", "scheduling delay reached %v, bound %v", worst, md)
@@ -395,4 +407,32 @@ func maxDur(ds []time.Duration) time.Duration {
 		m = max(m, d)
 	}
 	return m
+}
+
+// idleWaits are the untimed waits a thread may rest in at the end of a
+// run: an idle pool worker or timer thread with nothing to do, and the
+// harness's own pipeline runtimes waiting for events.
+var idleWaits = []string{"wait on cond of exec.pool", "wait on cond of exec.timer", "wait on cond of sim.pipeline"}
+
+// progress: no thread stayed blocked without a deadline through the whole
+// liveness phase (outside the idle waits), and every savepoint the harness
+// requested came back, completed or failed with an error, at the call
+// that requested it.
+func (r *runner) progress(res sim.Result) {
+	for _, b := range res.Blocked {
+		if b.Since > r.healAt || slices.Contains(idleWaits, b.WaitOn) {
+			continue
+		}
+		r.find.Add(oracle.BlockedForever, r.now(), b.Name, "blocked since %v (%s), through the whole %v after faults stopped",
+			b.Since, b.WaitOn, r.w.Elapsed()-r.healAt)
+	}
+	if r.in == nil {
+		return
+	}
+	for _, q := range r.in.requests {
+		if !q.answered {
+			r.find.Add(oracle.SavepointOutcome, r.now(), fmt.Sprintf("job %d", q.job),
+				"the savepoint requested at %v neither completed nor failed by the end of the run", q.at)
+		}
+	}
 }

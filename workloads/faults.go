@@ -41,6 +41,16 @@ type injector struct {
 	r   *rand.Rand
 	end time.Duration
 	sp  *savepoints
+	// requests are the savepoints the harness requested, in order.
+	requests []*spRequest
+}
+
+// spRequest is one savepoint the harness requested and what came back.
+type spRequest struct {
+	job      int64
+	at       time.Duration
+	answered bool
+	err      error
 }
 
 // start launches one thread per scheduled fault kind.
@@ -55,6 +65,7 @@ func (in *injector) start() {
 		{"savepoint", in.f.Savepoint, in.savepoint},
 		{"schema-change", in.f.SchemaChange, in.schemaChange},
 		{"rebalance", in.f.Rebalance, in.rebalance},
+		{"master-crash", in.f.MasterCrash, in.masterCrash},
 	}
 	for _, k := range kinds {
 		ts := times(k.sc, in.end, in.r)
@@ -110,8 +121,12 @@ func (in *injector) savepoint(Schedule) {
 	sess := in.sp.begin(m.Job(), in.w.Elapsed())
 	in.w.Note("fault: savepoint of job %d", m.Job())
 	f := m.TriggerSavepoint(sess)
+	req := &spRequest{job: m.Job(), at: in.w.Elapsed()}
+	in.requests = append(in.requests, req)
 	in.w.Go(fmt.Sprintf("savepoint-waiter-%d", m.Job()), func() {
-		if err, _ := f.Get(); err != nil {
+		err, _ := f.Get()
+		req.answered, req.err = true, err // the boundary that requested it saw the outcome
+		if err != nil {
 			in.w.Note("savepoint of job %d failed: %v", m.Job(), err)
 		}
 		if err := in.c.Restore(m.Job()); err != nil {
@@ -119,6 +134,17 @@ func (in *injector) savepoint(Schedule) {
 		}
 	})
 }
+
+// masterCrash arms a crash of the master during the next savepoint
+// commit: the savepoint file system crashes at a random step of the commit,
+// restarts, the store is re-opened and checked (savepoints.recover).
+func (in *injector) masterCrash(Schedule) {
+	in.w.Note("fault: master crash armed for the next savepoint commit")
+	in.sp.armCrash(in.r.IntN(2*in.s.Cluster.Pipelines + 8))
+}
+
+// on reports whether the schedule has any time.
+func (sc Schedule) on() bool { return len(sc.At) > 0 || sc.Every.D > 0 || sc.PerHour > 0 }
 
 func (in *injector) schemaChange(sc Schedule) {
 	m := in.job()

@@ -157,6 +157,13 @@ func (h *histories) savepointCommit(job int64, id int64, ok bool, call int64) {
 	_ = h.sp.Record(fmt.Sprintf("savepoint-%d", job), call, h.now(), model.SavepointCommit{Job: int(job), ID: id}, model.SavepointResult{OK: ok})
 }
 
+// savepointCommitUnknown records a commit a crash hit: its outcome is
+// unknown (it never returns, so the model may place it anywhere after its
+// call, or never), on an actor of its own.
+func (h *histories) savepointCommitUnknown(job int64, id int64, call int64) {
+	_, _ = h.sp.Invoke(fmt.Sprintf("savepoint-%d-crashed-%d", job, id), call, model.SavepointCommit{Job: int(job), ID: id})
+}
+
 func (h *histories) savepointList(job int64, ids []int64) {
 	_ = h.sp.Record(fmt.Sprintf("savepoint-list-%d", job), h.now(), h.now(), model.SavepointList{Job: int(job)}, model.SavepointIDs(ids))
 }

@@ -25,13 +25,42 @@ type savepoints struct {
 	h         *histories
 	// onError sees each pipeline write the savepoint store refused.
 	onError func(job int64, pipeline int, id int64, err error)
+
+	// The master_crash fault: what the harness wrote and saw committed.
+	crashIn   int                          // the crash step of the next commit; -1: none armed
+	written   map[[2]int64]map[int32]int64 // (job, savepoint) -> pipeline -> checkpoint id written
+	ambiguous map[[2]int64]bool            // a crash hit the commit: it may or may not have committed
+	crashes   int
+	findings  []string // savepoint-crash
 }
 
-func newSavepoints(w *sim.World, pipelines int) *savepoints {
-	sp := &savepoints{w: w, pipelines: pipelines, fs: simfs.New(nil), committed: map[int64][]int64{}}
-	sp.store = savepoint.NewStore(sp.fs, "ns", w, savepoint.Options{Producer: "ckptsim-sim", Logf: sp.logf})
+// streamCrashFS resolves what a crash leaves of unsynced changes.
+const streamCrashFS sim.Stream = 101
+
+// newSavepoints builds the savepoint store; with crashes (the master_crash
+// fault) its file system resolves a crash adversarially (unsynced changes
+// persist in any subset, files may be torn).
+func newSavepoints(w *sim.World, pipelines int, crashes bool) *savepoints {
+	var fs *simfs.FS
+	if crashes {
+		fs = simfs.New(w.Rand(streamCrashFS))
+	} else {
+		fs = simfs.New(nil)
+	}
+	sp := &savepoints{w: w, pipelines: pipelines, fs: fs, committed: map[int64][]int64{}, crashIn: -1,
+		written: map[[2]int64]map[int32]int64{}, ambiguous: map[[2]int64]bool{}}
+	sp.open()
 	return sp
 }
+
+// open (re-)opens the store over the file system, as a restarted master does.
+func (sp *savepoints) open() {
+	sp.store = savepoint.NewStore(sp.fs, "ns", sp.w, savepoint.Options{Producer: "ckptsim-sim", Logf: sp.logf})
+}
+
+// armCrash makes the next commit crash the master at its n-th file-system
+// step from the commit's start (a commit shorter than that finishes).
+func (sp *savepoints) armCrash(n int) { sp.crashIn = n }
 
 func (sp *savepoints) logf(format string, args ...any) {
 	sp.log = append(sp.log, fmt.Sprintf(format, args...))
@@ -60,6 +89,11 @@ type session struct {
 func (s *session) WritePipeline(c *coord.Completed) error {
 	err := s.err
 	if err == nil {
+		k := [2]int64{s.job, s.id}  // what the harness hands the store, recorded before the call:
+		if s.sp.written[k] == nil { // the manager may commit while the call is still returning
+			s.sp.written[k] = map[int32]int64{}
+		}
+		s.sp.written[k][int32(c.Pipeline)] = c.ID
 		err = s.w.WritePipeline(toSavepoint(c))
 	}
 	if err != nil && s.sp.onError != nil { // the savepoint store refused: a failure cause the harness sees
@@ -73,14 +107,113 @@ func (s *session) Commit() error {
 		return s.err
 	}
 	call := int64(s.sp.w.Elapsed())
-	if err := s.w.Commit(); err != nil {
-		s.sp.h.savepointCommit(s.job, s.id, false, call)
-		return err
+	crash := s.sp.crashIn >= 0
+	if crash {
+		s.sp.fs.CrashAt(s.sp.crashIn)
+		s.sp.crashIn = -1
 	}
-	s.sp.h.savepointCommit(s.job, s.id, true, call)
-	s.sp.committed[s.job] = append(s.sp.committed[s.job], s.id)
-	s.sp.w.Note("savepoint %d of job %d committed", s.id, s.job)
-	return nil
+	err := s.w.Commit()
+	if crash {
+		s.sp.fs.SetCrashHook(nil)
+	}
+	if hit := crash && s.sp.fs.Crashed(); hit && err != nil {
+		s.sp.h.savepointCommitUnknown(s.job, s.id, call) // it may have committed before the crash
+	} else if err != nil {
+		s.sp.h.savepointCommit(s.job, s.id, false, call)
+	} else {
+		s.sp.h.savepointCommit(s.job, s.id, true, call)
+		s.sp.committed[s.job] = append(s.sp.committed[s.job], s.id)
+		s.sp.w.Note("savepoint %d of job %d committed", s.id, s.job)
+	}
+	if crash && s.sp.fs.Crashed() {
+		s.sp.ambiguous[[2]int64{s.job, s.id}] = err != nil
+		s.sp.recover()
+	}
+	return err
+}
+
+// recover is the master's restart after a crash during a commit: the file
+// system restarts, the store is re-opened, and the harness checks it
+// against what it wrote and saw committed: only whole bundles are listed
+// (each listed one committed, or its commit was hit by the crash, and
+// every pipeline holds the checkpoint the harness wrote), every committed
+// one is still listed, and the newest listed (what a restore uses) is the
+// newest whole one.
+func (sp *savepoints) recover() {
+	sp.crashes++
+	sp.w.Note("fault: master crashed during a savepoint commit; restarted, store re-opened")
+	sp.fs.Restart()
+	sp.open()
+	for _, job := range sp.jobs() {
+		sp.checkWhole(job)
+	}
+}
+
+// jobs are the jobs with a savepoint written, sorted.
+func (sp *savepoints) jobs() []int64 {
+	var out []int64
+	for k := range sp.written {
+		if !slices.Contains(out, k[0]) {
+			out = append(out, k[0])
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (sp *savepoints) crashFinding(format string, args ...any) {
+	sp.findings = append(sp.findings, fmt.Sprintf("after crash %d: ", sp.crashes)+fmt.Sprintf(format, args...))
+}
+
+func (sp *savepoints) checkWhole(job int64) {
+	ms, err := sp.store.List(job)
+	if err != nil {
+		sp.crashFinding("list job %d: %v", job, err)
+		return
+	}
+	listed := map[int64]bool{}
+	var newest int64 = -1
+	for _, m := range ms {
+		id := m.SavepointID
+		listed[id] = true
+		k := [2]int64{job, id}
+		_, hit := sp.ambiguous[k]
+		if !slices.Contains(sp.committed[job], id) && !hit {
+			sp.crashFinding("savepoint %d of job %d is listed but its commit never succeeded", id, job)
+			continue
+		}
+		sp.checkBundle(job, id)
+		newest = max(newest, id)
+	}
+	for _, id := range sp.committed[job] {
+		if !listed[id] {
+			sp.crashFinding("committed savepoint %d of job %d is not listed after the restart", id, job)
+		}
+		newest = max(newest, id)
+	}
+	if len(ms) > 0 && ms[0].SavepointID != newest {
+		sp.crashFinding("a restore of job %d would use savepoint %d, the newest whole one is %d", job, ms[0].SavepointID, newest)
+	}
+}
+
+// checkBundle reads a listed bundle back: every pipeline holds the
+// checkpoint the harness wrote for it.
+func (sp *savepoints) checkBundle(job, id int64) {
+	b, err := sp.store.Read(job, id)
+	if err != nil {
+		sp.crashFinding("listed savepoint %d of job %d does not read back: %v", id, job, err)
+		return
+	}
+	want := sp.written[[2]int64{job, id}]
+	for p := range int32(sp.pipelines) {
+		c := b.Pipeline(p)
+		switch {
+		case c == nil:
+			sp.crashFinding("listed savepoint %d of job %d has no pipeline %d", id, job, p)
+		case c.CheckpointID != want[p]:
+			sp.crashFinding("listed savepoint %d of job %d pipeline %d holds checkpoint %d, the harness wrote %d", id, job, p, c.CheckpointID, want[p])
+		}
+	}
 }
 
 func (s *session) Abort() {

@@ -132,6 +132,7 @@ type Faults struct {
 	Savepoint       Schedule `yaml:"savepoint,omitempty"`
 	SchemaChange    Schedule `yaml:"schema_change,omitempty"`
 	Rebalance       Schedule `yaml:"rebalance,omitempty"`
+	MasterCrash     Schedule `yaml:"master_crash,omitempty"` // the master crashes during the next savepoint commit
 	TaskFailure     float64  `yaml:"task_failure,omitempty"` // a task drops a barrier's ack
 	StatusRetryable float64  `yaml:"status_retryable,omitempty"`
 	StatusSlow      Dist     `yaml:"status_slow,omitempty"`

@@ -210,7 +210,7 @@ func (s *Scenario) validateFaults() error {
 		path string
 		s    Schedule
 	}{{"failover", f.Failover}, {"step_down", f.StepDown}, {"savepoint", f.Savepoint},
-		{"schema_change", f.SchemaChange}, {"rebalance", f.Rebalance}} {
+		{"schema_change", f.SchemaChange}, {"rebalance", f.Rebalance}, {"master_crash", f.MasterCrash}} {
 		if err := s.schedule("$.faults."+sc.path, sc.s); err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +90,18 @@ func TestWatermarksDeterministic(t *testing.T) {
 	a, b := Run(s, Options{Seed: 11}), Run(s, Options{Seed: 11})
 	if a.Verdict != Pass || a.TraceHash != b.TraceHash || a.Steps != b.Steps {
 		t.Fatalf("seed 11 twice: %s %s %d vs %s %s %d", a.Verdict, a.TraceHash, a.Steps, b.Verdict, b.TraceHash, b.Steps)
+	}
+}
+
+// TestWatermarkUnderCommit: a runtime that commits one offset short of each
+// watermark is found by watermark-under-commit (the harness's source reads
+// against its broker's commits at quiesce); the real one passes.
+func TestWatermarkUnderCommit(t *testing.T) {
+	out, _ := runWatermarks(t, 0, func(c *cluster.Config) { c.Workload.PlantCommitBehindWatermark = true })
+	if out.Verdict != Safety || !slices.Contains(out.Checks, oracle.WatermarkUnderCommit) {
+		t.Fatalf("planted under-commit: %s %v", out.Verdict, out.Checks)
+	}
+	if out, _ := runWatermarks(t, 0, nil); out.Verdict != Pass {
+		t.Fatalf("real runtime: %s %v", out.Verdict, out.Violations)
 	}
 }

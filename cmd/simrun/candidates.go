@@ -38,6 +38,7 @@ var scheduleKinds = []struct {
 	{"savepoint", func(f *workloads.Faults) *workloads.Schedule { return &f.Savepoint }},
 	{"schema_change", func(f *workloads.Faults) *workloads.Schedule { return &f.SchemaChange }},
 	{"rebalance", func(f *workloads.Faults) *workloads.Schedule { return &f.Rebalance }},
+	{"master_crash", func(f *workloads.Faults) *workloads.Schedule { return &f.MasterCrash }},
 }
 
 var rateKinds = []struct {

@@ -30,12 +30,14 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 	if c.deferredFence() {
 		if cur, _ := c.Generation(); cur != p.Gen {
 			c.stale(p.Gen, ReasonCompleteFailed, 0) // a restore replaced the generation
+			p.stored.Fail(&Aborted{Reason: ReasonReset})
 			return nil
 		}
 	}
 	if err := c.persist(cp); err != nil {
 		return err
 	}
+	p.stored.Complete(cp)
 	c.latestCompleted.Store(cp)
 	c.emit(Event{Kind: EvCompleted, Gen: p.Gen, ID: cp.ID, Type: cp.Type})
 	if err := c.notifyCompleted(cp); err != nil {

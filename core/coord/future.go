@@ -110,12 +110,16 @@ type Pending struct {
 	notAcked    map[TaskID]bool
 	states      map[TaskID][]byte
 	fut         *Future[*Completed] // nil value: aborted by RESET or PIPELINE_END
-	watchdog    Cancelable
+	// stored settles once completion persisted the checkpoint (its value)
+	// or will not (an error; nil after a RESET): a savepoint is answered
+	// from it, so the manager commits only bundles every pipeline wrote.
+	stored   *Future[*Completed]
+	watchdog Cancelable
 }
 
 func newPending(e env.Env, job int64, pipeline int, id int64, typ Type, ts time.Time, gen uint64, tasks []TaskID) *Pending {
 	p := &Pending{ID: id, Type: typ, TriggeredAt: ts, Gen: gen, job: job, pipeline: pipeline,
-		mu: e.NewMutex("coord.ack"), notAcked: map[TaskID]bool{}, states: map[TaskID][]byte{}, fut: NewFuture[*Completed](e)}
+		mu: e.NewMutex("coord.ack"), notAcked: map[TaskID]bool{}, states: map[TaskID][]byte{}, fut: NewFuture[*Completed](e), stored: NewFuture[*Completed](e)}
 	for _, t := range tasks {
 		p.notAcked[t] = true
 	}

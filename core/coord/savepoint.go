@@ -37,7 +37,15 @@ func (c *Coordinator) StartSavepoint(w SavepointWriter) (*Future[*Completed], er
 			req.Fail(err)
 			return
 		}
-		p.fut.WhenDone(func(cp *Completed, err error) { c.savepointDone(req, cp, err) })
+		// Answer once stored, not on the last ack: answering on the ack let
+		// the manager commit before the pipelines wrote (found by the
+		// master_crash checks: most savepoints failed "never wrote").
+		p.stored.WhenDone(func(cp *Completed, err error) { c.savepointDone(req, cp, err) })
+		p.fut.WhenDone(func(cp *Completed, err error) { // an abort also ends it when no completion handler runs
+			if err != nil || cp == nil {
+				c.savepointDone(req, cp, err)
+			}
+		})
 	})
 	return req, nil
 }

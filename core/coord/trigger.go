@@ -239,12 +239,15 @@ func (c *Coordinator) onPendingDone(p *Pending, cp *Completed, err error) {
 	handle := func() {
 		switch {
 		case err != nil:
+			p.stored.Fail(err)
 			c.handleError(p.Gen, ReasonTriggerFailed, err, c.deferredFence(), false)
 		case cp != nil:
 			if err := c.complete(p, cp); err != nil {
+				p.stored.Fail(err)
 				c.handleError(p.Gen, ReasonCompleteFailed, err, c.deferredFence(), false)
 			}
 		default:
+			p.stored.Complete(nil)
 			c.log().Debug("pending checkpoint aborted without failure", "id", p.ID)
 		}
 	}

@@ -32,6 +32,8 @@ type Workload struct {
 	SinkFailure float64 // probability a sink fails a batch while faults are on
 	// PlantCommitPastWatermark (test only) commits one offset past each watermark.
 	PlantCommitPastWatermark bool
+	// PlantCommitBehindWatermark (test only) commits one offset short of each watermark.
+	PlantCommitBehindWatermark bool
 }
 
 // FaultRates are per-operation fault probabilities; the swarm switches
@@ -146,6 +148,10 @@ func (c *Cluster) Quiesce() {
 	c.Sched.Close()
 	c.W.Sleep(quiesceGrace)
 }
+
+// SchedDelays are the scheduling delays (due to body start, in virtual
+// time) of every lease body that started, as the lease decorator saw them.
+func (c *Cluster) SchedDelays() []time.Duration { return c.leases.delays }
 
 // QuiesceCheck judges the leases after the run (post-mortem, no thread
 // runs): every task settled and nothing is outstanding.

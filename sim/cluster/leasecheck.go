@@ -50,6 +50,7 @@ type leaseChecks struct {
 	c       *Cluster
 	leases  []*checkedLease
 	running map[string]*checkedTask // simulated thread -> the body it runs
+	delays  []time.Duration         // due to body start, per body started (not after a won cancel)
 }
 
 func newLeaseChecks(c *Cluster) *leaseChecks {
@@ -162,6 +163,9 @@ func (l *checkedLease) markPeriodic(chain int) {
 func (l *checkedLease) run(t *checkedTask, body func() error) error {
 	thread := l.lc.c.W.ThreadName()
 	t.started, t.startedAt, t.cancelledAtStart = true, l.now(), t.cancelled
+	if !t.cancelled {
+		l.lc.delays = append(l.lc.delays, t.startedAt-t.due)
+	}
 	if t.cancelled && t.cancelledAt < t.due {
 		l.report(CheckCancelBeforeDue, fmt.Sprintf("task %d", t.seq),
 			"task %d (scheduled at %v, due %v) was cancelled at %v, before it was due, and its body started at %v",

@@ -104,9 +104,10 @@ type Pipelines struct {
 	OnOp  func(WatermarkOp) (done func())
 	Stats PipelineStats
 
-	rate float64
-	rnd  *rand.Rand
-	flt  *rand.Rand
+	rate    float64
+	rnd     *rand.Rand
+	flt     *rand.Rand
+	stopped bool // StopSources: sources poll no more
 }
 
 // Pipeline is one pipeline's source, sink and runtime.
@@ -231,6 +232,53 @@ func (ps *Pipelines) CheckpointerStats() watermark.Stats {
 		t.AddAfterResolve += s.AddAfterResolve
 	}
 	return t
+}
+
+// SettleAfterStop is how long StopSources must be followed before
+// CheckCommitted: the sink resolves what it holds, a stalled partition
+// restarts, and two more checkpoints complete and commit.
+func (ps *Pipelines) SettleAfterStop() time.Duration {
+	co := ps.c.cfg.Coord
+	to := co.Timeout
+	if to <= 0 {
+		to = 30 * time.Second
+	}
+	return 2*co.Interval + to + stallGrace + probeEvery + sinkMaxDelay + sinkTick
+}
+
+// StopSources stops every source's polling (the batches in flight still
+// resolve), so that commits can catch up for CheckCommitted.
+func (ps *Pipelines) StopSources() {
+	if ps == nil {
+		return
+	}
+	ps.c.W.Note("quiesce: sources stopped")
+	ps.stopped = true
+}
+
+// CheckCommitted, after StopSources and SettleAfterStop, requires every
+// assigned partition's broker offset to be one past the last batch its
+// source read (every batch is resolved by then, and faults are off): no
+// under-commit, nothing lost. Both sides are the harness's own: the
+// source's read position and the simulated broker's committed offset.
+func (ps *Pipelines) CheckCommitted() {
+	if ps == nil {
+		return
+	}
+	for _, p := range ps.All {
+		p.mu.Lock()
+		inFlight := len(p.queue) + len(p.held)
+		for _, q := range p.assigned {
+			if inFlight == 0 && p.committed[q] != p.pos[q] {
+				p.violate("watermark-under-commit", "partition %d: the source read up to offset %d and every batch was resolved, but the broker committed %d",
+					q, p.pos[q]-1, p.committed[q])
+			}
+		}
+		if inFlight > 0 {
+			p.violate("watermark-under-commit", "%d batches still unresolved at quiesce", inFlight)
+		}
+		p.mu.Unlock()
+	}
 }
 
 // start launches every pipeline's threads.
@@ -441,6 +489,9 @@ func (p *Pipeline) commit() {
 		if p.ps.c.cfg.Workload.PlantCommitPastWatermark {
 			off++
 		}
+		if p.ps.c.cfg.Workload.PlantCommitBehindWatermark && off > 0 {
+			off--
+		}
 		done := p.invoke(WatermarkOp{Kind: WMCommit, Partition: m.Partition, Epoch: epoch, Offset: off})
 		p.brokerCommit(epoch, m.Partition, off)
 		done()
@@ -510,6 +561,9 @@ func (p *Pipeline) source() {
 		w.Sleep(period/2 + time.Duration(r.Int64N(int64(period)+1))) // mean period
 		p.mu.Lock()
 		for _, q := range p.assigned {
+			if p.ps.stopped {
+				break
+			}
 			if iss.AtCeiling(q) {
 				p.ps.Stats.Ceilings++
 				continue

@@ -28,6 +28,7 @@ const (
 	// Stores.
 	Retention          = "retention"
 	SavepointRetention = "savepoint-retention"
+	SavepointCrash     = "savepoint-crash"
 
 	// Porcupine models over boundary histories.
 	ModelGeneration = "model-generation"
@@ -44,6 +45,7 @@ const (
 	WatermarkLeakedAck        = "watermark-leaked-ack"
 	WatermarkCeiling          = "watermark-ceiling"
 	WatermarkMisuse           = "watermark-misuse"
+	WatermarkUnderCommit      = "watermark-under-commit"
 
 	// The simulated world.
 	Deadlock  = "deadlock"
@@ -53,6 +55,8 @@ const (
 	CheckpointProgress = "checkpoint-progress"
 	WatermarkProgress  = "watermark-progress"
 	LatencyBound       = "latency-bound"
+	BlockedForever     = "blocked-forever"
+	SavepointOutcome   = "savepoint-outcome"
 )
 
 // checks is the registry: one entry per check, the single list CHECKS.md
@@ -114,6 +118,11 @@ var checks = []Check{
 	{SavepointRetention, Safety, Boundary,
 		"the savepoint store's listing after the run, against the commits it acknowledged",
 		"only explicit deletes remove a committed savepoint", "savepoints lost to rotation or cleanup", "-"},
+	{SavepointCrash, Safety, Boundary,
+		"the master_crash fault: the savepoint file system crashes at a random step of a commit and restarts, the store is re-opened; the payloads the harness wrote and the commits it saw succeed",
+		"only whole bundles are listed (each committed, or hit by the crash, and holding the checkpoint the harness wrote for every pipeline), no committed one is lost, and the newest listed is the newest whole one",
+		"torn or partial bundles made visible, commit points before the data is durable, lost commits",
+		"TestMasterCrashChecks (planted: the marker written before the payloads are synced)"},
 	{ModelGeneration, Safety, Boundary,
 		"restore calls the harness made (with its own generation count), failure notifications (from the failure's FAILED status write to the JobMaster call), id allocations while no restore is in flight (Trigger) and the status store's value then (Status); porcupine, per pipeline",
 		"the history linearizes against the generation model: ids increase within a generation, the status store says FAILED exactly when the current generation has failed",
@@ -134,6 +143,10 @@ var checks = []Check{
 		"commit past watermark", "`PlantCommitPastWatermark`"},
 	{WatermarkExtend, Safety, Boundary, "ExtendEpoch results", "a fresh re-admission is accepted", "refused re-admissions", "-"},
 	{WatermarkLeakedAck, Safety, Boundary, "StalledPartitions heads, each virtual second", "no head unresolved for 30 s", "leaked acks", "-"},
+	{WatermarkUnderCommit, Safety, Boundary,
+		"after the liveness phase the harness stops its sources and lets commits catch up; then each source's read position and the simulated broker's committed offset",
+		"every assigned partition's committed offset is one past the last batch its source read (all resolved): no under-commit, nothing lost",
+		"a checkpointer or runtime that commits less than it could", "`PlantCommitBehindWatermark` (TestWatermarkUnderCommit)"},
 	{WatermarkCeiling, Safety, SelfReport, "the checkpointer's MaxPending", "within PendingCeiling", "unbounded pending", "-"},
 	{WatermarkMisuse, Safety, SelfReport, "the checkpointer's misuse counters", "all zero", "double resolve, unknown acks", "-"},
 	{Deadlock, Safety, World, "the simulator's threads: nothing runnable, no deadline, threads alive",
@@ -146,7 +159,17 @@ var checks = []Check{
 		"H4 (`trigger-errors=silent`), H11 (`expiry-fallback=drop`)"},
 	{WatermarkProgress, Liveness, Boundary, "broker commits after faults stop",
 		"every assigned partition commits after faults stop", "stalled watermarks", "-"},
-	{LatencyBound, Liveness, SelfReport, "scheduling delay of each firing (sched.Config.Observe)",
-		"the worst delay stays within checks.max_delay", "saturation, long lock holds",
-		"H5 (`savepoint-wait=under-lock`), H8 (`design=shared`)"},
+	{LatencyBound, Liveness, Boundary,
+		"due time (schedule + delay) and body start of every lease task (the lease decorator); trigger to complete and restore to first completed per pipeline",
+		"each p99 within the bound its scenario's configuration implies (REFERENCE.md: 3x the derived latency + 250 ms), and the worst scheduling delay within checks.max_delay when set",
+		"saturation, long lock holds, an order-of-magnitude slowdown anywhere on the checkpoint path",
+		"H5 (`savepoint-wait=under-lock`), H8 (`design=shared`); TestBoundsCatchSlowdown"},
+	{BlockedForever, Liveness, World,
+		"the simulator's thread states at the end of a run",
+		"no thread is blocked without a deadline (lock wait, untimed condition wait) from before faults stopped to the end, except idle pool, timer and pipeline-runtime waits",
+		"lost wake-ups, savepoint waiters never answered, lock holders that never return", "TestBlockedForeverFires"},
+	{SavepointOutcome, Liveness, Boundary,
+		"each savepoint the harness requested (Manager.TriggerSavepoint) and the outcome its future returned",
+		"every requested savepoint completes or fails with an error by the end of the run",
+		"savepoint requests dropped on a reset or restore", "mutants"},
 }

@@ -1,0 +1,126 @@
+package workloads
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/sched"
+	"github.com/ckptsim/ckptsim/workloads/oracle"
+)
+
+// The latency-bound rule (workloads/REFERENCE.md, "Latency bounds"): each
+// bound is BoundSlack times what the scenario's configuration implies, plus
+// BoundFloor, and applies to the run's 99th percentile.
+const (
+	BoundSlack = 3
+	BoundFloor = 250 * time.Millisecond
+)
+
+// Bounds are the p99 latency bounds of one run.
+type Bounds struct {
+	SchedDelay        time.Duration // due to body start, every lease body
+	TriggerToComplete time.Duration // checkpoint triggered to completed
+	FailoverToFirst   time.Duration // restore to the pipeline's first completed checkpoint
+}
+
+// dmax is the longest draw of d (an exponential without max: min + 5 means).
+func dmax(d Dist) time.Duration {
+	switch d.Kind {
+	case "uniform":
+		return max(d.Min.D, d.Max.D)
+	case "exp":
+		if d.Max.D > 0 {
+			return d.Max.D
+		}
+		return d.Min.D + 5*d.Mean.D
+	}
+	return d.Min.D
+}
+
+// dtyp is the typical draw of d: the mean, capped by its max.
+func dtyp(d Dist) time.Duration {
+	switch d.Kind {
+	case "uniform":
+		return (d.Min.D + max(d.Min.D, d.Max.D)) / 2
+	case "exp":
+		if d.Max.D > 0 {
+			return min(d.Min.D+d.Mean.D, d.Max.D)
+		}
+		return d.Min.D + d.Mean.D
+	}
+	return d.Min.D
+}
+
+// bounds derives the bounds from the scenario's configuration and the
+// scheduler design in effect (variants may change it):
+//
+//	threads  = dispatch threads (shared: max(8, 2 x cores) or dispatch_threads;
+//	           shared-inline: the 2 timer threads; per-pipeline: 2 per lease)
+//	sched    = ceil(leases / threads) x typical body_slowness
+//	           (one wave of every lease's trigger through the pool)
+//	complete = tasks x (max dispatch_latency + max notify_latency)
+//	           + min(max ack_latency, timeout) + max storage_latency + 2 x max status_latency
+//	failover = max restart_delay + interval + complete + sched
+//
+// and each bound is BoundSlack x that + BoundFloor.
+func (s *Scenario) bounds(design sched.Design) Bounds {
+	leases := s.Cluster.Jobs * s.Cluster.Pipelines
+	cores := s.Cluster.Cores
+	if cores == 0 {
+		cores = 2
+	}
+	threads := sched.Config{Cores: cores, DispatchThreads: s.Scheduler.DispatchThreads}.Bound()
+	switch design {
+	case sched.SharedInline:
+		threads = 2
+	case sched.PerPipeline:
+		threads = 2 * leases
+	}
+	w := s.Workload
+	timeout := s.Checkpoint.Timeout.D
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	tasks := time.Duration(max(s.Cluster.Tasks, 1))
+	sd := time.Duration((leases+threads-1)/threads) * dtyp(w.BodySlowness)
+	tc := tasks*(dmax(w.DispatchLatency)+dmax(w.NotifyLatency)) + min(dmax(w.AckLatency), timeout) +
+		dmax(w.StorageLatency) + 2*dmax(w.StatusLatency)
+	fo := dmax(w.RestartDelay) + s.Checkpoint.Interval.D + tc + sd
+	b := func(d time.Duration) time.Duration { return BoundSlack*d + BoundFloor }
+	return Bounds{SchedDelay: b(sd), TriggerToComplete: b(tc), FailoverToFirst: b(fo)}
+}
+
+// p99 is the 99th percentile (nearest rank) of ds; 0 when empty.
+func p99(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := (len(s)*99+99)/100 - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
+// checkBounds reports each p99 above its bound as a latency-bound finding.
+func (r *runner) checkBounds(lat Latencies, design sched.Design) {
+	b := r.s.bounds(design)
+	for _, c := range []struct {
+		name  string
+		got   []time.Duration
+		bound time.Duration
+	}{
+		{"scheduling delay", lat.SchedDelay, b.SchedDelay},
+		{"trigger to complete", lat.TriggerToComplete, b.TriggerToComplete},
+		{"failover to first completed", lat.FailoverToFirst, b.FailoverToFirst},
+	} {
+		if p := p99(c.got); p > c.bound {
+			r.find.Add(oracle.LatencyBound, r.now(), "latency", "p99 %s %v over %d samples, bound %v (%dx the configuration's %v + %v)",
+				c.name, p, len(c.got), c.bound, BoundSlack, (c.bound-BoundFloor)/BoundSlack, BoundFloor)
+		}
+	}
+}
+
+func (b Bounds) String() string {
+	return fmt.Sprintf("sched %v, complete %v, failover %v", b.SchedDelay, b.TriggerToComplete, b.FailoverToFirst)
+}

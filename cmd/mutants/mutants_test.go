@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ckptsim/ckptsim/workloads"
 	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
@@ -113,8 +114,9 @@ func TestCheckIDs(t *testing.T) {
 }
 
 // TestMutantsApplyAndNameKnownChecks is the guard on the committed
-// mutants: every patch parses, names a known check, edits only core/ or
-// sim/, and applies cleanly to the current tree; together they cover at
+// mutants: every patch parses, names a known check and an embedded
+// scenario, edits only core/ or sim/, and applies cleanly to the current
+// tree; together they cover at
 // least 12 mutants over at least 6 landed checks.
 func TestMutantsApplyAndNameKnownChecks(t *testing.T) {
 	root, err := filepath.Abs("../..")
@@ -134,6 +136,9 @@ func TestMutantsApplyAndNameKnownChecks(t *testing.T) {
 		}
 		if !pending {
 			landed[m.Check]++
+		}
+		if _, err := workloads.Lookup(m.Scenario); err != nil {
+			t.Errorf("%s: scenario %q: %v", m.File, m.Scenario, err)
 		}
 		for _, f := range m.Files {
 			if !strings.HasPrefix(f, "core/") && !strings.HasPrefix(f, "sim/") {

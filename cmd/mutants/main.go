@@ -104,6 +104,7 @@ func main() {
 	flag.BoolVar(&cfg.resume, "resume", false, "keep rows of the previous mutants.json whose patch and seed cap are unchanged")
 	flag.BoolVar(&cfg.makeTest, "make-test", false, "also run `make test` on each mutant (slow)")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary copies")
+	renderOnly := flag.Bool("render-only", false, "rewrite mutants.md from mutants.json without running anything")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "mutants: unexpected argument %q\n", flag.Arg(0))
@@ -117,6 +118,13 @@ func main() {
 	}
 	cfg.cmdline = "go run ./cmd/mutants " + strings.Join(os.Args[1:], " ")
 	cfg.cmdline = strings.TrimSpace(cfg.cmdline)
+	if *renderOnly {
+		if err := rerender(cfg.out); err != nil {
+			fmt.Fprintln(os.Stderr, "mutants:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code, err := run(ctx, cfg)
 	stop()
@@ -229,6 +237,24 @@ func under(root, p string) string {
 func patchHash(m *Mutant) string {
 	h := sha256.Sum256(m.Patch)
 	return hex.EncodeToString(h[:])
+}
+
+// rerender rewrites mutants.md from the mutants.json in out.
+func rerender(out string) error {
+	root, err := gitOut(".", "rev-parse", "--show-toplevel")
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(under(root, out), "mutants.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return writeAtomic(filepath.Join(under(root, out), "mutants.md"), []byte(render(&rep)))
 }
 
 // previous reads the rows of an earlier mutants.json by mutant name.

@@ -188,6 +188,8 @@ func TestRenderCountsOnlyTheNamedCheck(t *testing.T) {
 		"| not found in 10 seeds | - | `liveness` | no |",
 		"`not-landed-yet` (pending)",
 		"b \\| c",
+		"| `one-pending` | a | 1 of 1 |",
+		"| `retention` | b | 0 of 1 |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("render lacks %q:\n%s", want, md)

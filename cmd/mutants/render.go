@@ -95,6 +95,24 @@ func render(rep *Report) string {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString("\n## By check\n\n| check | mutants naming it | found by it |\n|---|---|---|\n")
+	named := map[string][]string{}
+	hit := map[string]int{}
+	for _, r := range rep.Results {
+		named[r.Mutant.Check] = append(named[r.Mutant.Check], r.Mutant.Name)
+		if r.Detected && r.Error == "" {
+			hit[r.Mutant.Check]++
+		}
+	}
+	for _, id := range slices.Sorted(func(yield func(string) bool) {
+		for k := range named {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		fmt.Fprintf(&b, "| `%s` | %s | %d of %d |\n", id, strings.Join(named[id], ", "), hit[id], len(named[id]))
+	}
 	b.WriteString("\n## First detections\n\n")
 	for _, r := range rep.Results {
 		for _, c := range r.Campaigns {

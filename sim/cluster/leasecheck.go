@@ -143,8 +143,11 @@ func (l *checkedLease) Schedule(delay time.Duration, body func() error) coord.Ca
 		}
 		l.roots[t.chain] = fmt.Sprintf("%s at %v", thread, now)
 		t.periodic = false
-		if thread == "fault-schema-change" {
-			t.chain = -t.chain // started by the harness's schema change: never periodic
+		if thread == "fault-schema-change" || strings.HasPrefix(thread, "source-end") {
+			// Started by a call the harness drove: its schema change, or the
+			// end of a bounded pipeline's sources (the COMPLETED_POINT
+			// trigger and its retries). Never the periodic chain.
+			t.chain = -t.chain
 		}
 	}
 	t.inner = l.inner.Schedule(delay, func() error { return l.run(t, body) })

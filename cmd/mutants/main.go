@@ -160,9 +160,16 @@ func run(ctx context.Context, cfg config) (int, error) {
 		}
 	}
 	outDir := under(root, cfg.out)
-	prev := previous(filepath.Join(outDir, "mutants.json"))
+	prev, prevRep := previous(filepath.Join(outDir, "mutants.json"))
 	commit, _ := gitOut(root, "describe", "--always", "--dirty")
 	rep := &Report{Command: cfg.cmdline, Commit: commit, Date: time.Now().UTC().Format(time.RFC3339), Seeds: cfg.seeds}
+	if (cfg.only != nil || cfg.resume) && prevRep.Command != "" {
+		// rows kept from the earlier run came from its command and commit
+		rep.Command = prevRep.Command + "`, then `" + cfg.cmdline
+		if prevRep.Commit != commit {
+			rep.Commit = prevRep.Commit + "` then `" + commit
+		}
+	}
 	rep.Results = make([]*Result, len(ms))
 	var todo []int
 	for i, m := range ms {
@@ -257,23 +264,24 @@ func rerender(out string) error {
 	return writeAtomic(filepath.Join(under(root, out), "mutants.md"), []byte(render(&rep)))
 }
 
-// previous reads the rows of an earlier mutants.json by mutant name.
-func previous(path string) map[string]*Result {
+// previous reads the rows of an earlier mutants.json by mutant name, and
+// the report itself.
+func previous(path string) (map[string]*Result, Report) {
 	out := map[string]*Result{}
+	var rep Report
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return out
+		return out, rep
 	}
-	var rep Report
 	if json.Unmarshal(b, &rep) != nil {
-		return out
+		return out, Report{}
 	}
 	for _, r := range rep.Results {
 		if r != nil && r.Mutant != nil {
 			out[r.Mutant.Name] = r
 		}
 	}
-	return out
+	return out, rep
 }
 
 // applyCheck fails, naming the file, when the patch does not apply to the

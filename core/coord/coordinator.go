@@ -120,6 +120,7 @@ type Coordinator struct {
 	effects          atomic.Uint64 // failure effects started, for pairing events
 	savepointWaiting atomic.Int32  // savepoints waiting outside coord.lock for the pending checkpoint
 	pendingCounter   atomic.Int32
+	cleanEpoch       atomic.Uint64 // cleans so far, readable without coord.pending (re-arm fence)
 	latestCompleted  atomic.Pointer[Completed]
 	latestTrigger    atomic.Int64 // unix ns
 	shutdown         atomic.Bool

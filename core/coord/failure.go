@@ -195,6 +195,7 @@ func (c *Coordinator) takePending() []*Pending {
 	ps := c.pendingSnapshot()
 	c.mapMu.Lock()
 	c.cleans++
+	c.cleanEpoch.Add(1)
 	c.pendingCounter.Store(0)
 	clear(c.pending)
 	clear(c.taskStatus)

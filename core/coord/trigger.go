@@ -9,11 +9,23 @@ import (
 )
 
 // scheduleTrigger arms a trigger of typ after delay on the lease.
-func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration) {
-	c.emit(Event{Kind: EvTriggerArmed, Type: typ, Delay: delay})
+func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration) { c.armTrigger(typ, delay, nil) }
+
+// armTrigger arms a trigger; with since set (a re-arm decided outside
+// coord.lock, guards 3 and 4) it drops the arm when a clean ran since the
+// trigger began: a restore after that clean armed its own chain, and this
+// one would make two periodic chains (found by BUGGIFY, site
+// rearm-races-cancel, idle-close seed 3; a thread preempted between the
+// guard and the arm has the same window).
+func (c *Coordinator) armTrigger(typ Type, delay time.Duration, since *uint64) {
 	if env.Buggify(c.e, env.SiteRearmRacesCancel) {
 		c.e.Sleep(c.cfg.PendingBackoff) // BUGGIFY: the re-arm reaches the lease late, maybe after a CancelAll
 	}
+	if since != nil && c.cleanEpoch.Load() != *since {
+		c.stopped("re-arm dropped: a clean ran since the trigger began")
+		return
+	}
+	c.emit(Event{Kind: EvTriggerArmed, Type: typ, Delay: delay})
 	c.d.Lease.Schedule(delay, func() error { return c.triggerBody(typ) })
 }
 
@@ -45,9 +57,10 @@ func (c *Coordinator) tryTrigger(typ Type) error {
 		c.stopped("scheduler closed")
 		return nil
 	}
+	epoch := c.cleanEpoch.Load()
 	now := c.e.Now()
 	if typ == Checkpoint {
-		if rearmed, stop := c.periodicGuards(now); rearmed || stop {
+		if rearmed, stop := c.periodicGuards(now, epoch); rearmed || stop {
 			return nil
 		}
 	}
@@ -62,7 +75,7 @@ func (c *Coordinator) tryTrigger(typ Type) error {
 }
 
 // periodicGuards are guards 1-4; they apply to CHECKPOINT only.
-func (c *Coordinator) periodicGuards(now time.Time) (rearmed, stop bool) {
+func (c *Coordinator) periodicGuards(now time.Time, epoch uint64) (rearmed, stop bool) {
 	if !c.allTaskReady.Load() {
 		c.stopped("tasks not ready") // guard 1: allTaskReady or restore re-arms
 		return false, true
@@ -72,12 +85,12 @@ func (c *Coordinator) periodicGuards(now time.Time) (rearmed, stop bool) {
 		c.log().Error("clock went backwards or trigger in the same instant", "elapsed", elapsed)
 	}
 	if elapsed < c.cfg.Interval { // guard 3
-		c.scheduleTrigger(Checkpoint, c.cfg.Interval-elapsed)
+		c.armTrigger(Checkpoint, c.cfg.Interval-elapsed, &epoch)
 		return true, false
 	}
 	if l := c.latestCompleted.Load(); l != nil && c.cfg.MinPause > 0 { // guard 4
 		if since := now.Sub(l.CompletedAt); since < c.cfg.MinPause {
-			c.scheduleTrigger(Checkpoint, c.cfg.MinPause-since)
+			c.armTrigger(Checkpoint, c.cfg.MinPause-since, &epoch)
 			return true, false
 		}
 	}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/coord"
@@ -33,7 +34,8 @@ const (
 	// CheckTriggerChains: at most one live periodic trigger chain per
 	// pipeline. A chain is a task and the tasks its body schedules on the
 	// same lease, transitively; it is periodic once a body re-armed it and
-	// it was not started by the harness's schema change; it is live while
+	// it was not started by the harness's schema change or by finished
+	// sources (idle.go, the COMPLETED_POINT's retries); it is live while
 	// one of its tasks is scheduled and neither settled nor cancelled.
 	CheckTriggerChains = "lease-trigger-chains"
 )
@@ -136,8 +138,11 @@ func (l *checkedLease) Schedule(delay time.Duration, body func() error) coord.Ca
 		l.chains++
 		t.chain = l.chains
 		t.periodic = false
-		if thread == "fault-schema-change" {
-			t.chain = -t.chain // started by the harness's schema change: never periodic
+		if thread == "fault-schema-change" || strings.HasPrefix(thread, "source-end") {
+			// Started by the harness's schema change, or by finished sources
+			// (readyToClose: the COMPLETED_POINT retries after the pending
+			// back-off until nothing is pending): never periodic.
+			t.chain = -t.chain
 		}
 	}
 	t.inner = l.inner.Schedule(delay, func() error { return l.run(t, body) })

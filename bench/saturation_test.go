@@ -162,13 +162,21 @@ func benchSaturation(b *testing.B, d sched.Design) {
 // virtual time and deterministic for the seed (sim-* units are declared
 // assume=exact and gated by cmd/benchgate); ns/op is the wall cost of
 // simulating one firing.
-func BenchmarkSaturationSim(b *testing.B) {
+func BenchmarkSaturationSim(b *testing.B) { benchSaturationSim(b, sched.Shared) }
+
+// BenchmarkSaturationSimLeaderFollower is BenchmarkSaturationSim on the
+// leader-follower design.
+func BenchmarkSaturationSimLeaderFollower(b *testing.B) {
+	benchSaturationSim(b, sched.LeaderFollower)
+}
+
+func benchSaturationSim(b *testing.B, d sched.Design) {
 	for _, u := range utils {
 		b.Run(fmt.Sprintf("util=%d", u), func(b *testing.B) {
 			w := sim.New(sim.Config{Seed: 1, CPU: &sim.CPUModel{Cores: *simCores, PerStep: *simPerStep}})
 			run := &satRun{}
 			res := w.Run(func() {
-				s, err := startSaturation(w, sched.Shared, u, run, func(x sched.Firing, q int) {
+				s, err := startSaturation(w, d, u, run, func(x sched.Firing, q int) {
 					if len(run.delay) < b.N {
 						run.observe(x, q)
 					}

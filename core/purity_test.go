@@ -63,6 +63,9 @@ var bannedObjects = map[string]map[string]string{
 	"context": ruleSet("context", "WithTimeout", "WithDeadline", "WithTimeoutCause",
 		"WithDeadlineCause", "AfterFunc"),
 	"iter": ruleSet("iter", "Pull", "Pull2"),
+	// The wall environments are for callers to pass in: core code that
+	// names one runs on real time and threads even in simulation.
+	module + "/core/env": {"Wall": "wall-env", "PreciseWall": "wall-env"},
 }
 
 func ruleSet(pkg string, names ...string) map[string]string {
@@ -98,6 +101,10 @@ type checker struct {
 	info *types.Info
 	pkg  string // the package's path relative to the module, e.g. core/coord
 	out  []Finding
+	// assertions are the blank declarations (var _ T = v), compile-time
+	// interface checks: they may name a wall environment, since the value
+	// is discarded.
+	assertions []ast.Node
 }
 
 func (c *checker) add(n ast.Node, rule, what string) {
@@ -146,10 +153,19 @@ func (c *checker) node(n ast.Node) bool {
 				c.add(x, "chan-range", "range over a channel")
 			}
 		}
+	case *ast.ValueSpec:
+		if len(x.Names) == 1 && x.Names[0].Name == "_" {
+			c.assertions = append(c.assertions, x)
+		}
 	case *ast.Ident:
 		c.ident(x)
 	}
 	return true
+}
+
+// inAssertion reports whether n lies in a blank declaration.
+func (c *checker) inAssertion(n ast.Node) bool {
+	return slices.ContainsFunc(c.assertions, func(a ast.Node) bool { return a.Pos() <= n.Pos() && n.End() <= a.End() })
 }
 
 func (c *checker) ident(id *ast.Ident) {
@@ -165,7 +181,10 @@ func (c *checker) ident(id *ast.Ident) {
 		return // not a package-level object (a method, a field, a local)
 	}
 	if r, ok := bannedObjects[obj.Pkg().Path()][obj.Name()]; ok {
-		c.add(id, r, r+" (use core/env, or take it through configuration)")
+		if r == "wall-env" && c.inAssertion(id) {
+			return
+		}
+		c.add(id, r, obj.Pkg().Name()+"."+obj.Name()+" (use core/env, or take it through configuration)")
 	}
 }
 

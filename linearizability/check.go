@@ -30,6 +30,10 @@ type Options struct {
 	// PorcupineOnly skips the witness search and sends every partition to
 	// porcupine (for measurements; the verdicts are the same).
 	PorcupineOnly bool
+	// MaxSteps bounds porcupine's search per partition by model steps (0:
+	// no bound). A partition whose search needs more is Unknown whatever
+	// the machine's speed: the bound is deterministic, unlike Timeout.
+	MaxSteps int64
 }
 
 // Check checks history h against spec, partition by partition, within
@@ -128,13 +132,36 @@ func (c *checker) checkPart(idx []int32) Result {
 	if !ok {
 		return Unknown
 	}
-	switch porcupine.CheckOperationsTimeout(c.single(), gather(c.h, idx), timeout) {
+	m, spent := c.bounded()
+	switch porcupine.CheckOperationsTimeout(m, gather(c.h, idx), timeout) {
 	case porcupine.Ok:
-		return Ok
+		return Ok // every step of the linearization found ran within the bound
 	case porcupine.Illegal:
+		if spent() {
+			return Unknown // the search was cut: Illegal is not proven
+		}
 		return Illegal
 	}
 	return Unknown
+}
+
+// bounded is the partition model with its steps counted: once MaxSteps
+// are spent every further step is refused, which only prunes the search,
+// and spent reports whether that happened.
+func (c *checker) bounded() (porcupine.Model, func() bool) {
+	m := c.single()
+	if c.opt.MaxSteps <= 0 {
+		return m, func() bool { return false }
+	}
+	var n atomic.Int64
+	step := m.Step
+	m.Step = func(state, input, output any) (bool, any) {
+		if n.Add(1) > c.opt.MaxSteps {
+			return false, state
+		}
+		return step(state, input, output)
+	}
+	return m, func() bool { return n.Load() > c.opt.MaxSteps }
 }
 
 // remaining is the time left (0: no limit); false when it has run out.
@@ -234,9 +261,30 @@ func (c *checker) verdict() Verdict {
 	}
 	if unknown > 0 {
 		v.Result = Unknown
-		v.Message = fmt.Sprintf("time limit %s hit: %d of %d partitions unfinished", c.opt.Timeout, unknown, len(c.parts))
+		v.Message = fmt.Sprintf("%s hit: %d of %d partitions unfinished", c.limits(), unknown, len(c.parts))
+		for _, p := range c.parts {
+			if p.result == Unknown {
+				v.unknown = gather(c.h, p.idx)
+				break
+			}
+		}
 	}
 	return v
+}
+
+// limits names the limits that can leave a partition unfinished.
+func (c *checker) limits() string {
+	var l []string
+	if c.opt.MaxSteps > 0 {
+		l = append(l, fmt.Sprintf("step limit %d per partition", c.opt.MaxSteps))
+	}
+	if c.opt.Timeout > 0 {
+		l = append(l, fmt.Sprintf("time limit %s", c.opt.Timeout))
+	}
+	if len(l) == 0 {
+		return "a limit"
+	}
+	return strings.Join(l, " or ")
 }
 
 // failure is what a visualisation of an Illegal partition needs.
@@ -247,11 +295,11 @@ type failure struct {
 }
 
 func (c *checker) explain(v *Verdict, p part) {
-	v.Result, v.Partition = Illegal, c.spec.Label(p.key)
+	v.Result, v.Partition, v.Key = Illegal, c.spec.Label(p.key), p.key
 	m, ops := c.single(), gather(c.h, p.idx)
 	timeout, _ := c.remaining()
 	_, info := porcupine.CheckOperationsVerbose(m, ops, max(timeout, 10*time.Second))
-	v.Message = c.longestPrefix(m, ops, info)
+	v.Message, v.At = c.longestPrefix(m, ops, info)
 	info.AddAnnotations([]porcupine.Annotation{banner(ops, v.Model+" "+v.Partition+": illegal", v.Message)})
 	v.failure = &failure{model: m, info: info, ops: ops}
 }
@@ -270,8 +318,9 @@ func banner(ops []porcupine.Operation, title, details string) porcupine.Annotati
 }
 
 // longestPrefix describes the longest linearizable prefix porcupine found
-// and why the earliest operation left out of it cannot follow it.
-func (c *checker) longestPrefix(m porcupine.Model, ops []porcupine.Operation, info porcupine.LinearizationInfo) string {
+// and why the earliest operation left out of it cannot follow it; it
+// returns that operation's call timestamp too.
+func (c *checker) longestPrefix(m porcupine.Model, ops []porcupine.Operation, info porcupine.LinearizationInfo) (string, int64) {
 	var best []int
 	for _, seq := range firstOr(info.PartialLinearizations()) {
 		if len(seq) > len(best) {
@@ -285,7 +334,7 @@ func (c *checker) longestPrefix(m porcupine.Model, ops []porcupine.Operation, in
 	}
 	msg := fmt.Sprintf("no linearization; the longest legal prefix has %d of %d operations, ending in state {%s}",
 		len(best), len(ops), m.DescribeState(st))
-	next := -1
+	next, at := -1, int64(0)
 	for i := range ops {
 		if !in[i] && (next < 0 || ops[i].Call < ops[next].Call) {
 			next = i
@@ -293,10 +342,11 @@ func (c *checker) longestPrefix(m porcupine.Model, ops []porcupine.Operation, in
 	}
 	if next >= 0 {
 		o := ops[next]
+		at = o.Call
 		msg += fmt.Sprintf("; next %v by %s at %d: %s", m.DescribeOperation(o.Input, o.Output),
 			actorOf(o), o.Call, c.spec.Why(st, o.Input, o.Output))
 	}
-	return msg
+	return msg, at
 }
 
 func actorOf(op porcupine.Operation) string {

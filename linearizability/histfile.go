@@ -39,7 +39,7 @@ import (
 //	savepoints: commit id=I -> ok=B | delete id=I | list -> ids=1,2,3
 type HistoryFile struct {
 	Spec    model.Spec
-	Want    string // "ok", "illegal" or "malformed"
+	Want    string // "ok", "illegal", "malformed", or "unknown" (an unfinished check's artefact)
 	WantErr string // for "malformed": text the refusal must contain
 	Lines   []HistoryLine
 }
@@ -97,8 +97,8 @@ func (hf *HistoryFile) header(k, v string) error {
 		hf.Spec = spec
 	case "want":
 		hf.Want, hf.WantErr, _ = strings.Cut(v, " ")
-		if !slices.Contains([]string{"ok", "illegal", "malformed"}, hf.Want) {
-			return fmt.Errorf("want %q: not ok, illegal or malformed", hf.Want)
+		if !slices.Contains([]string{"ok", "illegal", "malformed", "unknown"}, hf.Want) {
+			return fmt.Errorf("want %q: not ok, illegal, malformed or unknown", hf.Want)
 		}
 	default:
 		return fmt.Errorf("unknown header %q", k)
@@ -296,7 +296,7 @@ func buildGeneration(verb string, in, out *args) (any, any) {
 		}
 		return op, model.EffectResult{Failed: true, Gen: out.int("failed")}
 	case "status":
-		return model.Status{Pipeline: p}, model.StatusResult{Gen: out.int("gen"), Failed: out.bool("failed")}
+		return model.ReadGen{Pipeline: p}, model.ReadGenResult{Gen: out.int("gen"), Failed: out.bool("failed")}
 	}
 	return nil, nil
 }
@@ -374,7 +374,7 @@ func formatInput(in any) string {
 		return fmt.Sprintf("trigger pipeline=%d gen=%d id=%d", o.Pipeline, o.Gen, o.ID)
 	case model.Effect:
 		return fmt.Sprintf("effect pipeline=%d armed=%d kind=%s id=%d", o.Pipeline, o.Armed, o.Kind, o.ID)
-	case model.Status:
+	case model.ReadGen:
 		return fmt.Sprintf("status pipeline=%d", o.Pipeline)
 	case model.Complete:
 		return fmt.Sprintf("complete pipeline=%d id=%d", o.Pipeline, o.ID)
@@ -399,7 +399,7 @@ func formatOutput(out any) string {
 			return "dropped=true"
 		}
 		return fmt.Sprintf("failed=%d", o.Gen)
-	case model.StatusResult:
+	case model.ReadGenResult:
 		return fmt.Sprintf("gen=%d failed=%t", o.Gen, o.Failed)
 	case model.ReadResult:
 		return fmt.Sprintf("id=%d", o.ID)

@@ -130,6 +130,21 @@ func (r *Recorder) Return(op Op, nowNs int64, output any) error {
 	return nil
 }
 
+// SetInput replaces the input of an operation still in progress: for an
+// observer that learns what an operation was only when it returns (the
+// generation a restore installed, the generation a failure failed), while
+// its call must keep its place in the history.
+func (r *Recorder) SetInput(op Op, input any) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	o, ok := r.open[op.id]
+	if !ok {
+		return r.refuse("", input, fmt.Sprintf("operation %d is not in progress", op.id))
+	}
+	o.input = input
+	return nil
+}
+
 // Cut records that op's outcome is unknown (for example, a failover cut it):
 // it may or may not have taken effect, at any time after its call.
 func (r *Recorder) Cut(op Op) error {

@@ -131,8 +131,8 @@ func (g *synthPipeline) coordinator(h map[string][]porcupine.Operation) {
 			model.Effect{Pipeline: g.p, Armed: gen, Kind: "expiry", ID: id}, model.EffectResult{}))
 		if k%6 == 0 {
 			s := t + 7*time.Second
-			gh = append(gh, g.op(roleMonitor, s, s+5*time.Microsecond, model.Status{Pipeline: g.p},
-				model.StatusResult{Gen: gen}))
+			gh = append(gh, g.op(roleMonitor, s, s+5*time.Microsecond, model.ReadGen{Pipeline: g.p},
+				model.ReadGenResult{Gen: gen}))
 		}
 	}
 	h["generation"], h["register"] = gh, rh

@@ -3,8 +3,14 @@ package linearizability
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/ckptsim/ckptsim/model"
 )
 
 // Result is a three-valued verdict. The zero Result is Unknown, so a
@@ -35,16 +41,40 @@ func (r Result) String() string {
 // Verdict is the outcome of one check: a model over a history, or the
 // run's invariants.
 type Verdict struct {
-	Model      string // model name, or "invariants"
-	Result     Result
-	Partition  string // the failing or unfinished partition ("pipeline 3 partition 1")
-	Message    string
-	HTMLPath   string // porcupine's visualisation of the failing partition, once written
-	Ops        int    // operations checked
+	Model     string // model name, or "invariants"
+	Result    Result
+	Partition string // the failing or unfinished partition ("pipeline 3 partition 1")
+	Message   string
+	HTMLPath  string // porcupine's visualisation of the failing partition, once written
+	// Key is the failing partition's key (Illegal only), and At the call
+	// timestamp (in the history's units) of the earliest operation that
+	// cannot follow the longest legal prefix: where the check fired.
+	Key        model.Key
+	At         int64
+	Ops        int // operations checked
 	Partitions int
 	Elapsed    time.Duration
 
-	failure *failure // what WriteVisualization needs; nil unless Illegal
+	failure *failure              // what WriteVisualization needs; nil unless Illegal
+	unknown []porcupine.Operation // the first unfinished partition; nil unless Unknown
+}
+
+// WriteUnknownHistory writes the first unfinished partition of an Unknown
+// verdict to dir/<model>-unknown.history (the history file format, so
+// that it can be checked again with more steps) and returns the path.
+func (v Verdict) WriteUnknownHistory(dir string, spec model.Spec) (string, error) {
+	if v.Result != Unknown || v.unknown == nil {
+		return "", fmt.Errorf("verdict %s has no unfinished partition", v.Result)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, v.Model+"-unknown.history")
+	var b strings.Builder
+	if err := WriteHistory(&b, spec, "unknown", v.unknown); err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 // Pass reports whether the verdict is Ok. Unknown is not a pass.

@@ -13,8 +13,8 @@ import "fmt"
 //     handleCoordinatorError caller: kind names it), with the generation
 //     that armed it (output EffectResult: which generation it failed, or
 //     dropped);
-//   - Status around a read of the coordinator's generation and whether it
-//     has failed (output StatusResult).
+//   - ReadGen around a read of the coordinator's generation and whether it
+//     has failed (output ReadGenResult).
 type (
 	Restore struct {
 		Pipeline int
@@ -30,14 +30,14 @@ type (
 		Kind     string // "expiry", "abort", "complete-failed", ...
 		ID       int64  // checkpoint id, for the visualisation
 	}
-	Status struct{ Pipeline int }
+	ReadGen struct{ Pipeline int }
 
 	TriggerResult struct{ Started bool }
 	EffectResult  struct {
 		Failed bool  // false: dropped as stale or already decided
 		Gen    int64 // the generation it failed
 	}
-	StatusResult struct {
+	ReadGenResult struct {
 		Gen    int64
 		Failed bool
 	}
@@ -46,12 +46,12 @@ type (
 func (o Restore) Key() Key { return Key{ID: o.Pipeline} }
 func (o Trigger) Key() Key { return Key{ID: o.Pipeline} }
 func (o Effect) Key() Key  { return Key{ID: o.Pipeline} }
-func (o Status) Key() Key  { return Key{ID: o.Pipeline} }
+func (o ReadGen) Key() Key { return Key{ID: o.Pipeline} }
 
 func (o Restore) String() string { return fmt.Sprintf("restore(g%d)", o.NewGen) }
 func (o Trigger) String() string { return fmt.Sprintf("trigger(g%d, #%d)", o.Gen, o.ID) }
 func (o Effect) String() string  { return fmt.Sprintf("%s(armed g%d, #%d)", o.Kind, o.Armed, o.ID) }
-func (o Status) String() string  { return "status" }
+func (o ReadGen) String() string { return "status" }
 func (r TriggerResult) String() string {
 	if r.Started {
 		return "started"
@@ -64,7 +64,7 @@ func (r EffectResult) String() string {
 	}
 	return "dropped"
 }
-func (r StatusResult) String() string {
+func (r ReadGenResult) String() string {
 	if r.Failed {
 		return fmt.Sprintf("g%d FAILED", r.Gen)
 	}
@@ -107,7 +107,7 @@ func (s GenerationState) apply(in, out any) (GenerationState, Reason) {
 		return s.trigger(op, out)
 	case Effect:
 		return s.effect(op, out)
-	case Status:
+	case ReadGen:
 		return s.status(out)
 	}
 	return s, ReasonBadInput
@@ -167,7 +167,7 @@ func (s GenerationState) status(out any) (GenerationState, Reason) {
 	switch r := out.(type) {
 	case Unknown:
 		return s, ""
-	case StatusResult:
+	case ReadGenResult:
 		if r.Gen != s.Gen || r.Failed != s.Failed {
 			return s, ReasonStatus
 		}

@@ -46,10 +46,10 @@ func TestApply(t *testing.T) {
 			{Effect{Armed: 0, Kind: "expiry"}, EffectResult{Failed: true, Gen: 1}, ReasonWrongGenFail},
 			{Effect{Armed: 0, Kind: "expiry"}, EffectResult{Failed: true, Gen: 0}, ReasonStaleFail},
 			{Effect{Armed: 0, Kind: "expiry"}, Unknown{}, ""},
-			{Status{}, StatusResult{Gen: 1}, ""},
+			{ReadGen{}, ReadGenResult{Gen: 1}, ""},
 			{Effect{Armed: 1, Kind: "expiry"}, EffectResult{Failed: true, Gen: 1}, ""},
 			{Trigger{Gen: 1, ID: 1}, TriggerResult{Started: true}, ReasonFailedTrigger},
-			{Status{}, StatusResult{Gen: 1}, ReasonStatus},
+			{ReadGen{}, ReadGenResult{Gen: 1}, ReasonStatus},
 			{Trigger{Gen: 1, ID: 1}, "bogus", ReasonBadOutput},
 		}},
 		{"register", Register, []step{

@@ -93,24 +93,79 @@ type LockEdge struct {
 // LockGraph is the lock-order graph over lock classes. It can be merged
 // across runs so that a campaign reports an ordering cycle that no single
 // run completed.
+//
+// Finding the file and line of a Lock call (runtime.Callers) cost about
+// half of a campaign's CPU when done on every acquisition, so a run records
+// the site of a class's acquisitions only while the class is still gaining
+// edges: until siteQuiet acquisitions in a row added no edge from or to it.
+// A new edge is exact on its To side (its site is taken then) and, when
+// the held lock's acquisition was not recorded, names the class's last
+// recorded site with "(approx.)".
 type LockGraph struct {
 	edges map[[2]string]*LockEdge
+	// The run's fast path, by class id (not merged).
+	ids    map[string]int32
+	names  []string
+	byID   map[[2]int32]*LockEdge
+	quiet  []int32   // acquisitions since the class's last new edge
+	lastPC []uintptr // the class's last recorded acquisition site
 }
 
+// siteQuiet is how many acquisitions in a row without a new edge end the
+// recording of a class's sites.
+const siteQuiet = 256
+
 // NewLockGraph returns an empty graph.
-func NewLockGraph() *LockGraph { return &LockGraph{edges: map[[2]string]*LockEdge{}} }
+func NewLockGraph() *LockGraph {
+	return &LockGraph{edges: map[[2]string]*LockEdge{}, ids: map[string]int32{}, byID: map[[2]int32]*LockEdge{}}
+}
+
+// classOf returns the id of a lock class, made on first use.
+func (g *LockGraph) classOf(name string) int32 {
+	id, ok := g.ids[name]
+	if !ok {
+		id = int32(len(g.names))
+		g.ids[name] = id
+		g.names = append(g.names, name)
+		g.quiet = append(g.quiet, 0)
+		g.lastPC = append(g.lastPC, 0)
+	}
+	return id
+}
+
+// recording reports whether an acquisition of the class records its site.
+func (g *LockGraph) recording(class int32) bool {
+	if g.quiet[class] < siteQuiet {
+		g.quiet[class]++
+		return true
+	}
+	return false
+}
 
 func (g *LockGraph) acquired(t *thread, m *mutex) {
 	for _, h := range t.held {
-		if h.name == m.name {
+		if h.class == m.class {
 			continue // same class: nesting of sibling instances
 		}
-		k := [2]string{h.name, m.name}
-		if e, ok := g.edges[k]; ok {
+		k := [2]int32{h.class, m.class}
+		if e, ok := g.byID[k]; ok {
 			e.Count++
 			continue
 		}
-		g.edges[k] = &LockEdge{From: h.name, To: m.name, FromSite: site(h.site), ToSite: site(m.site), Thread: t.name, Count: 1}
+		if m.site == 0 {
+			var pcs [1]uintptr
+			runtime.Callers(4, pcs[:]) // the caller of Lock or TryLock
+			m.site = pcs[0]
+			g.lastPC[m.class] = m.site
+		}
+		from := site(h.site)
+		if h.site == 0 {
+			from = site(g.lastPC[h.class]) + " (approx.)"
+		}
+		g.quiet[h.class], g.quiet[m.class] = 0, 0
+		e := &LockEdge{From: h.name, To: m.name, FromSite: from, ToSite: site(m.site), Thread: t.name, Count: 1}
+		g.byID[k] = e
+		g.edges[[2]string{h.name, m.name}] = e
 	}
 }
 

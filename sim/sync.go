@@ -11,7 +11,8 @@ type mutex struct {
 	name    string
 	owner   *thread
 	waiters []*thread
-	site    uintptr // pc of the current owner's Lock call (LockOrder only)
+	site    uintptr // pc of the current owner's Lock call, when recorded (LockOrder only)
+	class   int32   // lock class id in the world's lock graph (LockOrder only)
 }
 
 func (m *mutex) Lock() {
@@ -40,11 +41,15 @@ func (m *mutex) Lock() {
 
 func (m *mutex) acquire(t *thread) {
 	w := m.w
-	if w.locks != nil {
-		var pcs [1]uintptr
-		runtime.Callers(3, pcs[:])
-		m.site = pcs[0]
-		w.locks.acquired(t, m)
+	if g := w.locks; g != nil {
+		m.site = 0
+		if g.recording(m.class) {
+			var pcs [1]uintptr
+			runtime.Callers(3, pcs[:]) // the caller of Lock or TryLock
+			m.site = pcs[0]
+			g.lastPC[m.class] = m.site
+		}
+		g.acquired(t, m)
 	}
 	m.owner = t
 	t.held = append(t.held, m)

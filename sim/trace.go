@@ -53,15 +53,27 @@ func (w *World) Note(format string, args ...any) {
 	for i := 0; i < len(msg); i++ {
 		w.hash = (w.hash ^ uint64(msg[i])) * 0x100000001b3
 	}
-	if !w.cfg.Trace {
+	if !w.cfg.Trace && w.onNote == nil {
 		return
 	}
 	name := "harness"
 	if w.current != nil {
 		name = w.current.name
 	}
+	if w.onNote != nil {
+		w.onNote(time.Duration(w.now), name, msg)
+	}
+	if !w.cfg.Trace {
+		return
+	}
 	w.events = append(w.events, Event{Step: w.steps, At: time.Duration(w.now), Thread: name, Op: "note", Object: msg})
 }
+
+// OnNote makes fn see every Note as it is made, with its virtual time and
+// the thread that made it, whether or not the trace is kept (a timeline
+// of the run collects the harness's faults this way). fn must not call
+// back into the world.
+func (w *World) OnNote(fn func(at time.Duration, thread, msg string)) { w.onNote = fn }
 
 // Events returns the readable trace (empty unless Config.Trace).
 func (w *World) Events() []Event { return w.events }

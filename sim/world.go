@@ -101,14 +101,13 @@ type thread struct {
 	id    int32
 	name  string
 	state tstate
-	next  func() (struct{}, bool)
-	stop  func()
+	co    *coro // the coroutine that runs it
 	yield func(struct{}) bool
 
 	runIdx   int        // index in World.runq, -1 if absent
 	waitOn   waitReason // what it blocks on, for reports
 	wantMu   *mutex     // mutex it waits to acquire
-	timerGen uint64 // invalidates stale timer entries
+	timerGen uint64     // invalidates stale timer entries
 	timedOut bool
 	untimed  bool  // its current block has no deadline
 	since    int64 // virtual time of its current block
@@ -140,7 +139,9 @@ type World struct {
 	cpu      *cpuState
 	mainDone bool
 	handoff  *thread // picked by a scheduling point, to resume next
+	idle     []*coro // coroutines whose thread returned, to run the next one
 	bug      *buggify
+	onNote   func(at time.Duration, thread, msg string)
 }
 
 var _ env.Env = (*World)(nil)
@@ -301,7 +302,7 @@ func (w *World) resume(t *thread) {
 	if w.cpu != nil {
 		w.cpu.charge(w, t)
 	}
-	t.next()
+	t.co.next()
 	w.current = nil
 }
 
@@ -316,17 +317,59 @@ func (w *World) mix(a, b uint64) {
 type killed struct{}
 
 func (w *World) spawn(name string, fn func()) *thread {
-	t := &thread{id: int32(len(w.threads)), name: name, runIdx: -1}
+	t := &thread{id: int32(len(w.threads)), name: name, runIdx: -1, held: make([]*mutex, 0, 4)}
 	w.threads = append(w.threads, t)
-	t.next, t.stop = iter.Pull(func(yield func(struct{}) bool) {
-		t.yield = yield
-		defer w.finish(t)
-		fn()
-	})
+	c := w.coroutine()
+	c.t, c.fn = t, fn
+	t.co = c
 	w.strategy.spawned(w, t)
 	w.makeRunnable(t)
 	w.record(t, opSpawn, 0, name)
 	return t
+}
+
+// coro is a coroutine that runs simulated threads one after another: when
+// a thread returns, its coroutine waits in World.idle for the next spawn,
+// keeping its grown stack (a new coroutine per thread cost an allocation
+// set and stack growth each time). Which coroutine runs a thread never
+// shows in a run: decisions and trace hashes are the same.
+type coro struct {
+	next func() (struct{}, bool)
+	stop func()
+	t    *thread
+	fn   func()
+}
+
+// coroutine returns an idle coroutine or starts one.
+func (w *World) coroutine() *coro {
+	if n := len(w.idle); n > 0 {
+		c := w.idle[n-1]
+		w.idle = w.idle[:n-1]
+		return c
+	}
+	c := &coro{}
+	c.next, c.stop = iter.Pull(func(yield func(struct{}) bool) {
+		for {
+			t, fn := c.t, c.fn
+			t.yield = yield
+			w.runThread(t, fn)
+			c.t, c.fn = nil, nil
+			if w.killing || w.ended {
+				return
+			}
+			w.idle = append(w.idle, c)
+			if !yield(struct{}{}) {
+				return
+			}
+		}
+	})
+	return c
+}
+
+// runThread runs a thread's function; finish sees how it ended.
+func (w *World) runThread(t *thread, fn func()) {
+	defer w.finish(t)
+	fn()
 }
 
 func (w *World) finish(t *thread) {
@@ -478,10 +521,14 @@ func (w *World) killAll() {
 	for i := 0; i < len(w.threads); i++ {
 		if t := w.threads[i]; t.state != tDone {
 			w.current = t
-			t.stop()
+			t.co.stop()
 			w.current = nil
 		}
 	}
+	for _, c := range w.idle {
+		c.stop()
+	}
+	w.idle = nil
 	w.runq = nil
 	w.timers = nil
 }
@@ -638,11 +685,24 @@ func (w *World) Yield() { w.point() }
 // NewMutex returns a simulated mutex of the given lock class.
 func (w *World) NewMutex(name string) env.Mutex {
 	w.nextObj++
-	return &mutex{w: w, id: w.nextObj, name: name}
+	m := &mutex{w: w, id: w.nextObj, name: name}
+	if w.locks != nil {
+		m.class = w.locks.classOf(name)
+	}
+	return m
 }
 
 // NewCond returns a simulated condition variable bound to m.
 func (w *World) NewCond(m env.Mutex) env.Cond {
 	w.nextObj++
 	return &cond{w: w, id: w.nextObj, m: m.(*mutex)}
+}
+
+// ThreadID returns the id of the running simulated thread (-1 outside).
+// Ids are unique within a run, unlike names.
+func (w *World) ThreadID() int32 {
+	if w.current == nil {
+		return -1
+	}
+	return w.current.id
 }

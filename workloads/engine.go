@@ -96,8 +96,10 @@ type runner struct {
 	delays []time.Duration
 	find   oracle.Findings // every check reports here (workloads/oracle)
 	events *oracle.Events
+	gens   *oracle.Generations
 	healAt time.Duration
 	in     *injector
+	tl     tl // what the timeline page needs
 }
 
 func (r *runner) worldConfig() sim.Config {
@@ -127,6 +129,8 @@ func (r *runner) worldConfig() sim.Config {
 
 func (r *runner) run(out Outcome) Outcome {
 	r.w = sim.New(r.worldConfig())
+	r.tl.attach(r.w)
+	r.ccfg.Sched.Observe = func(f sched.Firing) { r.tl.firings = append(r.tl.firings, f) } // the timeline's hand-offs
 	res := r.w.Run(r.main)
 	out.TraceHash = fmt.Sprintf("%016x", res.TraceHash)
 	out.SimNs, out.Steps = int64(res.Elapsed), res.Steps
@@ -138,15 +142,21 @@ func (r *runner) run(out Outcome) Outcome {
 		r.find.Add(oracle.Deadlock, res.Elapsed, "world", "%s", res.Reason)
 	case sim.OutcomePanic:
 		r.fail(&out, Crash, fmt.Sprintf("panic in %s: %v\n%s", res.Panic.Thread, res.Panic.Value, res.Panic.Stack))
+		r.tl.check("panic", fmt.Sprintf("panic in %s: %v", res.Panic.Thread, res.Panic.Value), res.Elapsed, -1, -1)
 	case sim.OutcomeBudget:
 		r.fail(&out, Budget, res.Reason)
+		r.tl.check("budget", res.Reason, res.Elapsed, -1, -1)
 	case sim.OutcomeDivergence:
 		r.fail(&out, Crash, res.Reason)
+		r.tl.check("divergence", res.Reason, res.Elapsed, -1, -1)
 	}
 	if r.c != nil {
 		r.judge(&out, res)
 	}
 	r.report(&out)
+	if r.c != nil {
+		r.writeTimeline(&out)
+	}
 	return out
 }
 
@@ -161,6 +171,11 @@ func (r *runner) report(out *Outcome) {
 			v = Liveness
 		}
 		r.fail(out, v, f.String())
+		if strings.HasPrefix(f.Check, "model-") || f.Check == oracle.CheckpointProgress {
+			continue // drawn where the model or the liveness phase located it (locateModel, liveness)
+		}
+		j, p := subject(f.Subject)
+		r.tl.check(f.Check, f.Message, f.At, j, p)
 	}
 }
 
@@ -171,9 +186,10 @@ func (r *runner) fail(out *Outcome, v Verdict, msg string) {
 	out.Violations = append(out.Violations, msg)
 }
 
-// rank orders verdicts: safety first, then liveness, crash, budget.
+// rank orders verdicts: safety first, then liveness, crash, unknown,
+// budget.
 func rank(v Verdict) int {
-	return strings.Index("safety liveness crash budget pass", string(v))
+	return strings.Index("safety liveness crash unknown budget pass", string(v))
 }
 
 // main is the simulated program: build, start, inject faults, heal, wait.
@@ -183,12 +199,17 @@ func (r *runner) main() {
 	if err != nil {
 		panic(err)
 	}
+	r.c.OnTask = func(te cluster.TaskEvent) { r.tl.tasks = append(r.tl.tasks, te) }
 	if len(r.kinds) > 0 {
 		r.w.Note("swarm: %s", strings.Join(r.kinds, ","))
 	}
 	r.h = newHistories(r.w, r.s.Cluster.Jobs, r.s.Cluster.Pipelines)
 	r.h.attach(r.c)
 	r.events = oracle.NewEvents(&r.find, r.w.Elapsed)
+	r.gens = oracle.NewGenerations(&r.find, r.w.Elapsed, r.minTimeout())
+	r.gens.Buggify = r.s.buggifyConfig(r.opt.Buggify) != nil
+	r.gens.Attach(r.c)
+	r.h.attachGenerations(r.c, r.gens)
 	r.c.Recorder.OnEvent = func(rec cluster.Record) {
 		r.h.event(rec)
 		r.events.Observe(rec)
@@ -197,6 +218,10 @@ func (r *runner) main() {
 	r.wm.attach(r.c)
 	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines, r.faults.MasterCrash.on())
 	r.sp.h = r.h
+	r.sp.onError = func(job int64, pipeline int, id int64, err error) {
+		r.gens.Observe(cluster.Obs{Kind: cluster.ObsFault, Job: job, Pipeline: pipeline, ID: id, Fault: cluster.FaultSavepoint,
+			Thread: r.w.ThreadID()})
+	}
 	d := r.s.Run.Duration.D
 	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamFaults), end: d, sp: r.sp}
 	r.in = in
@@ -299,6 +324,7 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 		out.Counts["tasks-closed"], out.Counts["tasks-closed-idle"] = closed, idle
 	}
 	out.Windows = rec.Windows
+	out.Windows[WindowRacingFailures] = r.gens.Racing
 	st := r.c.Sched.Stats()
 	out.Windows[cluster.WindowCancelAfterHandoff] = int(st.RanAfterCancel) // the body ran although its cancel returned true
 }
@@ -306,27 +332,63 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 // models checks the recorded histories with porcupine.
 func (r *runner) models(out *Outcome) {
 	verdicts, harness := r.wm.check(r.h.check())
+	r.tl.verdicts = verdicts
 	for _, msg := range harness {
 		r.fail(out, Crash, msg)
 	}
-	for _, v := range verdicts {
+	for i := range verdicts {
+		v := &verdicts[i]
 		switch {
 		case v.Pass():
 			continue
 		case v.Result == linearizability.Unknown:
-			r.fail(out, Budget, fmt.Sprintf("model %s: check timed out after %v (unknown is not a pass)", v.Model, CheckTimeout))
+			r.fail(out, Unknown, fmt.Sprintf("%s %s: %s: unknown: %s (unknown is not a pass)", r.now(), v.Partition, modelCheckID(v.Model), v.Message))
+			r.unknownArtifact(out, v)
 		default:
-			r.find.Add(modelCheck(v.Model), r.now(), v.Partition, "%s", v.Message)
+			r.find.Add(modelCheckID(v.Model), r.now(), v.Partition, "%s", v.Message)
 			r.visualize(out, v)
+			r.locateModel(*v)
 		}
 	}
 }
 
-func (r *runner) visualize(out *Outcome, v linearizability.Verdict) {
+// unknownArtifact writes the unfinished partition of an unknown model
+// check as a history file, which a larger step bound can decide.
+func (r *runner) unknownArtifact(out *Outcome, v *linearizability.Verdict) {
 	if r.opt.ArtifactDir == "" {
 		return
 	}
-	dir := filepath.Join(r.opt.ArtifactDir, fmt.Sprintf("%s-seed-%d", r.s.Name, r.opt.Seed))
+	path, err := v.WriteUnknownHistory(r.artifactDir(), specs[v.Model])
+	if err != nil {
+		out.Violations = append(out.Violations, fmt.Sprintf("writing the unknown history: %v", err))
+		return
+	}
+	out.Artifacts = append(out.Artifacts, path)
+}
+
+// locateModel records where a porcupine check fired: the call of the
+// earliest operation that cannot follow the longest legal prefix (the
+// recorders use the Logical clock: virtual ns << 10).
+func (r *runner) locateModel(v linearizability.Verdict) {
+	at := time.Duration(v.At >> 10)
+	j, p := r.keyLane(v)
+	where := v.Partition
+	if p >= 0 {
+		where = fmt.Sprintf("%s (histories number pipelines job*%d+pipeline)", where, r.s.Cluster.Pipelines)
+	}
+	r.tl.check(modelCheckID(v.Model), where+": "+v.Message, at, j, p)
+}
+
+// artifactDir is this seed's directory under Options.ArtifactDir.
+func (r *runner) artifactDir() string {
+	return filepath.Join(r.opt.ArtifactDir, fmt.Sprintf("%s-seed-%d", r.s.Name, r.opt.Seed))
+}
+
+func (r *runner) visualize(out *Outcome, v *linearizability.Verdict) {
+	if r.opt.ArtifactDir == "" {
+		return
+	}
+	dir := r.artifactDir()
 	if err := v.WriteVisualization(dir); err != nil {
 		out.Violations = append(out.Violations, fmt.Sprintf("writing visualisation: %v", err))
 		return
@@ -349,6 +411,10 @@ func (r *runner) liveness(out *Outcome) {
 			continue
 		}
 		stuck = append(stuck, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
+		if len(stuck) <= 10 {
+			r.tl.check(oracle.CheckpointProgress, fmt.Sprintf("completed no checkpoint in the %v after faults stopped", within),
+				r.healAt+within, co.Job(), co.Pipeline())
+		}
 	}
 	r.unfinished()
 	if wm := r.wm.stuck(int64(r.healAt)); len(wm) > 0 {
@@ -400,8 +466,24 @@ func (r *runner) progressWithin(within time.Duration) map[[2]int64]bool {
 	return out
 }
 
-// modelCheck is the check id of a porcupine model.
-func modelCheck(model string) string { return "model-" + model }
+// WindowRacingFailures counts failures that began while another failure
+// of the same pipeline was in progress (two failure sources at once).
+const WindowRacingFailures = "racing-failures"
+
+// minTimeout is the smallest checkpoint timeout the coordinators use
+// (coord.Config's defaults: 30 s).
+func (r *runner) minTimeout() time.Duration {
+	def := func(d time.Duration) time.Duration {
+		if d <= 0 {
+			return 30 * time.Second
+		}
+		return d
+	}
+	return min(def(r.ccfg.Coord.Timeout), def(r.ccfg.Coord.SchemaTimeout))
+}
+
+// modelCheckID is the check id of a porcupine model.
+func modelCheckID(model string) string { return "model-" + model }
 
 func maxDur(ds []time.Duration) time.Duration {
 	var m time.Duration

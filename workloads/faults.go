@@ -91,7 +91,7 @@ func (in *injector) job() *coord.Manager { return in.c.Managers[in.r.IntN(len(in
 func (in *injector) failover(Schedule) {
 	m := in.job()
 	in.w.Note("fault: master failover of job %d", m.Job())
-	if err := m.Restore(); err != nil {
+	if err := in.c.Restore(m.Job()); err != nil {
 		in.w.Note("restore after failover: %v", err)
 	}
 }
@@ -108,7 +108,7 @@ func (in *injector) stepDown(sc Schedule) {
 		return
 	}
 	for _, m := range in.c.Managers {
-		if err := m.Restore(); err != nil {
+		if err := in.c.Restore(m.Job()); err != nil {
 			in.w.Note("restore after step-down: %v", err)
 		}
 	}
@@ -129,7 +129,7 @@ func (in *injector) savepoint(Schedule) {
 		if err != nil {
 			in.w.Note("savepoint of job %d failed: %v", m.Job(), err)
 		}
-		if err := m.Restore(); err != nil {
+		if err := in.c.Restore(m.Job()); err != nil {
 			in.w.Note("resume after savepoint: %v", err)
 		}
 	})

@@ -2,38 +2,54 @@ package workloads
 
 import (
 	"fmt"
-	"time"
+
+	"github.com/anishathalye/porcupine"
 
 	"github.com/ckptsim/ckptsim/core/coord"
 	"github.com/ckptsim/ckptsim/linearizability"
 	"github.com/ckptsim/ckptsim/model"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
-// CheckTimeout bounds each porcupine check (wall time); a check that runs
-// out is Unknown, which is never a pass.
-var CheckTimeout = 20 * time.Second
+// CheckSteps bounds each porcupine check by model steps per partition, so
+// that a verdict never depends on the machine's speed; a check that runs
+// out is Unknown (the unknown verdict, with the unfinished partition's
+// history as its artefact), never a pass. Most partitions never reach
+// porcupine: a linear witness search accepts them first.
+var CheckSteps int64 = 2_000_000
 
 // histories records the run's operations for the porcupine models:
-// generation-fenced failure and the latest-completed register per
-// pipeline, and savepoint retention per job. Pipelines are numbered
+// generations and the latest-completed register per pipeline, and
+// savepoint retention per job. Pipelines are numbered
 // job*pipelines+pipeline.
+//
+// The generation history holds boundary observations only (issue 13):
+// Restore around each restore call the harness made, with the generation
+// the harness counts for it (oracle.Generations); Trigger when the id
+// counter hands a checkpoint id out, in the harness's generation of that
+// moment, until the generation's failure notification (after it the
+// clean aborts whatever starts) and while no restore of the pipeline is in
+// flight; Status, the status store's value read by the harness at each
+// such trigger; and Effect for
+// each failure notification to the job master, spanning from the
+// failure's status write to the notification, with the generation the
+// harness assigned it. No coordinator label enters it.
 type histories struct {
 	w         *sim.World
 	pipelines int
 	gen, reg  *linearizability.Recorder
 	sp        *linearizability.Recorder
-	effects   map[[2]int64]linearizability.Op // (pipeline, op) -> open effect
-	completes map[int]linearizability.Op      // pipeline -> open completion
-	storing   map[int]int64                   // pipeline -> id being stored
+	completes map[int]linearizability.Op // pipeline -> open completion
+	storing   map[int]int64              // pipeline -> id being stored
 }
 
 func newHistories(w *sim.World, jobs, pipelines int) *histories {
 	h := &histories{w: w, pipelines: pipelines,
 		gen: linearizability.NewRecorder(linearizability.Logical), reg: linearizability.NewRecorder(linearizability.Logical),
-		sp:      linearizability.NewRecorder(linearizability.Logical),
-		effects: map[[2]int64]linearizability.Op{}, completes: map[int]linearizability.Op{}, storing: map[int]int64{}}
+		sp:        linearizability.NewRecorder(linearizability.Logical),
+		completes: map[int]linearizability.Op{}, storing: map[int]int64{}}
 	for p := range jobs * pipelines {
 		_ = h.gen.Record(fmt.Sprintf("restore-%d", p), 0, 0, model.Restore{Pipeline: p, NewGen: 1}, nil)
 	}
@@ -48,20 +64,10 @@ func (h *histories) attach(c *cluster.Cluster) {
 func (h *histories) pid(job int64, p int) int { return int(job)*h.pipelines + p }
 func (h *histories) now() int64               { return int64(h.w.Elapsed()) }
 
+// event follows completions for the register history.
 func (h *histories) event(r cluster.Record) {
 	p := h.pid(r.Job, r.Pipeline)
-	switch r.Kind {
-	case coord.EvGeneration:
-		_ = h.gen.Record(fmt.Sprintf("restore-%d", p), h.now(), h.now(), model.Restore{Pipeline: p, NewGen: int64(r.Gen)}, nil)
-	case coord.EvEffect:
-		op, err := h.gen.Invoke(fmt.Sprintf("effect-%d-%d", p, r.Op), h.now(),
-			model.Effect{Pipeline: p, Armed: int64(r.ArmedGen), Kind: string(r.Reason)})
-		if err == nil {
-			h.effects[[2]int64{int64(p), int64(r.Op)}] = op
-		}
-	case coord.EvGenFailed, coord.EvStaleDropped, coord.EvEffectNoop:
-		h.effectEnd(p, r)
-	case coord.EvCompleted:
+	if r.Kind == coord.EvCompleted {
 		if op, ok := h.completes[p]; ok && h.storing[p] == r.ID {
 			_ = h.reg.Return(op, h.now(), nil)
 			delete(h.completes, p)
@@ -69,14 +75,63 @@ func (h *histories) event(r cluster.Record) {
 	}
 }
 
-func (h *histories) effectEnd(p int, r cluster.Record) {
-	k := [2]int64{int64(p), int64(r.Op)}
-	op, ok := h.effects[k]
-	if r.Op == 0 || !ok {
-		return
+// attachGenerations records the generation history from the oracle's
+// boundary view of generations and the cluster's boundary calls.
+func (h *histories) attachGenerations(c *cluster.Cluster, g *oracle.Generations) {
+	restores := map[int64]linearizability.Op{}  // call -> open restore
+	failures := map[[2]int]linearizability.Op{} // (pipeline, thread) -> open failure
+	g.OnRestoreBegin = func(job int64, pipeline int, call int64) {
+		p := h.pid(job, pipeline)
+		if op, err := h.gen.Invoke(fmt.Sprintf("restore-%d-%d", p, call), h.now(), model.Restore{Pipeline: p}); err == nil {
+			restores[call] = op
+		}
 	}
-	delete(h.effects, k)
-	_ = h.gen.Return(op, h.now(), model.EffectResult{Failed: r.Kind == coord.EvGenFailed, Gen: int64(r.Gen)})
+	g.OnRestore = func(job int64, pipeline int, call int64, gen int) {
+		p := h.pid(job, pipeline)
+		if op, ok := restores[call]; ok {
+			delete(restores, call)
+			_ = h.gen.SetInput(op, model.Restore{Pipeline: p, NewGen: int64(gen)})
+			_ = h.gen.Return(op, h.now(), nil)
+		}
+	}
+	g.OnFailureBegin = func(job int64, pipeline int, thread int32) {
+		p := h.pid(job, pipeline)
+		k := [2]int{p, int(thread)}
+		if op, ok := failures[k]; ok {
+			_ = h.gen.Cut(op) // it notified nobody: another error won
+		}
+		if op, err := h.gen.Invoke(fmt.Sprintf("failure-%d-t%d", p, thread), h.now(), model.Effect{Pipeline: p, Kind: "failure"}); err == nil {
+			failures[k] = op
+		}
+	}
+	g.OnFailure = func(job int64, pipeline int, thread int32, gen int) {
+		p := h.pid(job, pipeline)
+		k := [2]int{p, int(thread)}
+		op, ok := failures[k]
+		if !ok {
+			return
+		}
+		delete(failures, k)
+		_ = h.gen.SetInput(op, model.Effect{Pipeline: p, Armed: int64(gen), Kind: "failure"})
+		_ = h.gen.Return(op, h.now(), model.EffectResult{Failed: true, Gen: int64(gen)})
+	}
+	g.OnTrigger = func(job int64, pipeline int, gen int, id int64, failed bool) {
+		if failed {
+			return
+		}
+		p := h.pid(job, pipeline)
+		_ = h.gen.Record(fmt.Sprintf("trigger-%d", p), h.now(), h.now(), model.Trigger{Pipeline: p, Gen: int64(gen), ID: id}, model.TriggerResult{Started: true})
+		h.status(c, job, pipeline, gen)
+	}
+}
+
+// status records the harness's read of a pipeline's status, in the
+// generation the harness counts now.
+func (h *histories) status(c *cluster.Cluster, job int64, pipeline int, gen int) {
+	p := h.pid(job, pipeline)
+	v := c.Status.Peek(fmt.Sprintf("checkpoint_state_%d_%d", job, pipeline))
+	_ = h.gen.Record(fmt.Sprintf("status-%d", p), h.now(), h.now(), model.ReadGen{Pipeline: p},
+		model.ReadGenResult{Gen: int64(gen), Failed: v == coord.Failed.String()})
 }
 
 func (h *histories) store(cp *coord.Completed, err error, begin bool) {
@@ -130,7 +185,16 @@ func (h *histories) check() (out []linearizability.Verdict, harness []string) {
 			harness = append(harness, fmt.Sprintf("%s: malformed history (harness bug): %v", c.spec.Name, err))
 			continue
 		}
-		out = append(out, linearizability.Check(c.spec, c.rec.Operations(), CheckTimeout))
+		out = append(out, checkModel(c.spec, c.rec.Operations()))
 	}
 	return out, harness
 }
+
+// checkModel runs one porcupine model within CheckSteps.
+func checkModel(spec model.Spec, ops []porcupine.Operation) linearizability.Verdict {
+	return linearizability.CheckWith(spec, ops, linearizability.Options{MaxSteps: CheckSteps})
+}
+
+// specs are the models by name, for artefacts.
+var specs = map[string]model.Spec{model.Generation.Name: model.Generation, model.Register.Name: model.Register,
+	model.Savepoints.Name: model.Savepoints, model.Watermark.Name: model.Watermark}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite testdata/trace-hashes.txt from this run")
@@ -69,22 +71,6 @@ func readPins(t *testing.T) map[string]pin {
 		pins[p.key()] = p
 	}
 	return pins
-}
-
-// parseVariantString inverts VariantString.
-func parseVariantString(s string) (map[string]string, error) {
-	m := map[string]string{}
-	if s == "fixed" {
-		return m, nil
-	}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, fmt.Errorf("variants %q: want fixed or k=v,k=v", s)
-		}
-		m[k] = v
-	}
-	return m, nil
 }
 
 // TestPinnedTraceHashes walks every embedded scenario and every pinned
@@ -149,7 +135,7 @@ func runPin(t *testing.T, c pin) pin {
 	if err != nil {
 		t.Fatalf("%s: %v", c.key(), err)
 	}
-	v, err := parseVariantString(c.variants)
+	v, err := variant.ParsePairs(c.variants)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,11 @@ const (
 	Safety   Verdict = "safety"
 	Liveness Verdict = "liveness"
 	Crash    Verdict = "crash"
-	Budget   Verdict = "budget"
+	// Unknown: a checker gave up (porcupine's step bound, CheckSteps)
+	// without a violation found: never a pass, and not a budget: the run
+	// itself finished. simrun exits 4 for it, as for budget.
+	Unknown Verdict = "unknown"
+	Budget  Verdict = "budget"
 )
 
 // Options are per-run settings on top of the scenario.
@@ -39,11 +43,16 @@ type Options struct {
 	Replay []int32
 	// RecordDecisions keeps the decision list in the outcome.
 	RecordDecisions bool
-	// ArtifactDir receives visualisations of failing checks ("": none).
+	// ArtifactDir receives visualisations of failing checks ("": none),
+	// and the timeline page of a failing seed (TimelineFile), in
+	// ArtifactDir/<scenario>-seed-<seed>/.
 	ArtifactDir string
 	// Buggify overrides the scenario's buggify.enabled: "on" (the
 	// scenario's probabilities, or the defaults), "off", or "" (the scenario).
 	Buggify string
+	// Timeline, when set, is a file that receives the run's timeline page
+	// whatever the verdict.
+	Timeline string
 }
 
 // Outcome is one seed's result.

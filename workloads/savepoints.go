@@ -23,6 +23,8 @@ type savepoints struct {
 	committed map[int64][]int64 // job -> savepoint ids
 	log       []string
 	h         *histories
+	// onError sees each pipeline write the savepoint store refused.
+	onError func(job int64, pipeline int, id int64, err error)
 
 	// The master_crash fault: what the harness wrote and saw committed.
 	crashIn   int                          // the crash step of the next commit; -1: none armed
@@ -85,15 +87,19 @@ type session struct {
 }
 
 func (s *session) WritePipeline(c *coord.Completed) error {
-	if s.err != nil {
-		return s.err
+	err := s.err
+	if err == nil {
+		k := [2]int64{s.job, s.id}  // what the harness hands the store, recorded before the call:
+		if s.sp.written[k] == nil { // the manager may commit while the call is still returning
+			s.sp.written[k] = map[int32]int64{}
+		}
+		s.sp.written[k][int32(c.Pipeline)] = c.ID
+		err = s.w.WritePipeline(toSavepoint(c))
 	}
-	k := [2]int64{s.job, s.id}  // what the harness hands the store, recorded before the call:
-	if s.sp.written[k] == nil { // the manager may commit while the call is still returning
-		s.sp.written[k] = map[int32]int64{}
+	if err != nil && s.sp.onError != nil { // the savepoint store refused: a failure cause the harness sees
+		s.sp.onError(c.Job, c.Pipeline, c.ID, err)
 	}
-	s.sp.written[k][int32(c.Pipeline)] = c.ID
-	return s.w.WritePipeline(toSavepoint(c))
+	return err
 }
 
 func (s *session) Commit() error {
@@ -218,9 +224,8 @@ func (s *session) Abort() {
 
 // toSavepoint converts a coordinator checkpoint to the storage type.
 func toSavepoint(c *coord.Completed) *savepoint.CompletedCheckpoint {
-	typ, _ := savepoint.ParseCheckpointType(c.Type.String()) // both spell the upstream names
 	out := &savepoint.CompletedCheckpoint{JobID: c.Job, PipelineID: int32(c.Pipeline), CheckpointID: c.ID,
-		Type: typ, TriggerTimestampMs: c.TriggeredAt.UnixMilli(),
+		Type: c.Type, TriggerTimestampMs: c.TriggeredAt.UnixMilli(),
 		CompletedTimestampMs: c.CompletedAt.UnixMilli()}
 	tasks := make([]coord.TaskID, 0, len(c.States))
 	for t := range c.States {

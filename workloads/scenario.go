@@ -1,9 +1,3 @@
-// Package workloads turns scenario files into simulated runs. A scenario
-// (YAML, decoded strictly) describes a member, its jobs and pipelines, the
-// workload and the faults; Run executes one seed of it through the
-// simulator with the real core and returns a verdict. Built-in scenarios
-// are embedded so that simrun needs nothing else. Every field is
-// documented in workloads/REFERENCE.md.
 package workloads
 
 import (

@@ -27,19 +27,23 @@ type watermarks struct {
 	pipelines int
 	rec       *linearizability.Recorder
 	used      bool
-	assigned  map[[2]int]bool  // (pipeline, partition) assigned now
-	committed map[[2]int]int64 // (pipeline, partition) -> virtual ns of the last commit
+	assigned  map[partitionID]bool  // assigned now
+	committed map[partitionID]int64 // virtual ns of the last commit
 }
+
+// partitionID is one partition of one pipeline, the pipeline numbered by
+// PipelineID.Seq.
+type partitionID struct{ pipeline, partition int }
 
 func newWatermarks(w *sim.World, pipelines int) *watermarks {
 	return &watermarks{w: w, pipelines: pipelines, rec: linearizability.NewRecorder(linearizability.Logical),
-		assigned: map[[2]int]bool{}, committed: map[[2]int]int64{}}
+		assigned: map[partitionID]bool{}, committed: map[partitionID]int64{}}
 }
 
 // track keeps what the liveness check needs: which partitions are
 // assigned and when each last committed.
 func (h *watermarks) track(o cluster.WatermarkOp) {
-	k := [2]int{int(o.Job)*h.pipelines + o.Pipeline, int(o.Partition)}
+	k := partitionID{cluster.PipelineID{Job: o.Job, Pipeline: o.Pipeline}.Seq(h.pipelines), int(o.Partition)}
 	switch o.Kind {
 	case cluster.WMBeginEpoch:
 		h.assigned[k] = true
@@ -60,7 +64,7 @@ func (h *watermarks) stuck(healAt int64) []string {
 	var out []string
 	for k := range h.assigned {
 		if h.committed[k] < healAt {
-			out = append(out, fmt.Sprintf("pipeline %d partition %d", k[0], k[1]))
+			out = append(out, fmt.Sprintf("pipeline %d partition %d", k.pipeline, k.partition))
 		}
 	}
 	slices.Sort(out)
@@ -90,7 +94,7 @@ func (h *watermarks) input(o cluster.WatermarkOp) any { return WatermarkModelOp(
 // WatermarkModelOp is the model.Watermark input of a recorded operation;
 // pipelines numbers them job*pipelines+pipeline as the other histories do.
 func WatermarkModelOp(o cluster.WatermarkOp, pipelines int) any {
-	p, q, e := int(o.Job)*pipelines+o.Pipeline, int(o.Partition), int64(o.Epoch)
+	p, q, e := cluster.PipelineID{Job: o.Job, Pipeline: o.Pipeline}.Seq(pipelines), int(o.Partition), int64(o.Epoch)
 	switch o.Kind {
 	case cluster.WMBeginEpoch:
 		return model.BeginEpoch{Pipeline: p, Partition: q, Epoch: e}
@@ -116,7 +120,7 @@ func (h *watermarks) check(out []linearizability.Verdict, harness []string) ([]l
 	if err := h.rec.Err(); err != nil {
 		return out, append(harness, fmt.Sprintf("%s: malformed history (harness bug): %v", model.Watermark.Name, err))
 	}
-	return append(out, linearizability.Check(model.Watermark, h.rec.Operations(), CheckTimeout)), harness
+	return append(out, checkModel(model.Watermark, h.rec.Operations())), harness
 }
 
 // rebalance moves partitions of a random pipeline away and back (a

@@ -28,7 +28,7 @@ func TestWatermarkLivenessNamesStuckPartitions(t *testing.T) {
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("stuck = %v, want %v", got, want)
 	}
-	h.committed[[2]int{1, 0}] = 5
+	h.committed[partitionID{1, 0}] = 5
 	if got := h.stuck(1); len(got) != 1 || got[0] != want[1] {
 		t.Fatalf("after a commit: %v", got)
 	}

@@ -93,6 +93,42 @@ func TestWatermarksDeterministic(t *testing.T) {
 	}
 }
 
+// TestModelStepBoundGivesUnknown: a porcupine check cut by CheckSteps is
+// reported as unknown with the model's id, never as a pass and never as
+// its check having fired; with the artefact folder set its unfinished
+// partition is written.
+func TestModelStepBoundGivesUnknown(t *testing.T) {
+	defer func(n int64) { CheckSteps = n }(CheckSteps)
+	CheckSteps = 1
+	s, err := Lookup("watermarks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	r := &runner{s: s, opt: Options{Seed: 0, ArtifactDir: dir}, faults: s.Faults}
+	if r.ccfg, err = s.clusterConfig(s.effectiveVariants(nil), s.Faults); err != nil {
+		t.Fatal(err)
+	}
+	r.ccfg.Workload.PlantCommitPastWatermark = true
+	out := r.run(Outcome{})
+	if out.Verdict == Pass {
+		t.Fatal("pass")
+	}
+	var line string
+	for _, v := range out.Violations {
+		if strings.Contains(v, "model-watermark: unknown: step limit 1 per partition") {
+			line = v
+		}
+	}
+	if line == "" || slices.Contains(out.Checks, oracle.ModelWatermark) {
+		t.Fatalf("no unknown model-watermark line (checks %v): %.600v", out.Checks, out.Violations)
+	}
+	if len(out.Artifacts) == 0 || !strings.HasSuffix(out.Artifacts[len(out.Artifacts)-1], "watermark-unknown.history") {
+		t.Fatalf("artefacts %v", out.Artifacts)
+	}
+	t.Log(line)
+}
+
 // TestWatermarkUnderCommit: a runtime that commits one offset short of each
 // watermark is found by watermark-under-commit (the harness's source reads
 // against its broker's commits at quiesce); the real one passes.

@@ -13,9 +13,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +27,7 @@ import (
 	"github.com/ckptsim/ckptsim/sim/cluster"
 	"github.com/ckptsim/ckptsim/workloads"
 	"github.com/ckptsim/ckptsim/workloads/campaign"
+	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
 // hazard is one row of the catalog.
@@ -33,46 +36,51 @@ type hazard struct {
 	Scenario  string
 	Bug       map[string]string // variants that reintroduce it
 	Fixed     map[string]string // variants of the fixed design (nil: defaults)
-	Detector  string
-	Window    string // the race window that matters, if one is counted
-	Note      string
+	// Checks are the ids of the checks (workloads/oracle) whose firing
+	// counts as finding the hazard; a seed that fails otherwise (another
+	// check, a crash, a budget) is not a detection.
+	Checks   []string
+	Detector string // for rows without a scenario: how it is prevented
+	// Pending, when set, says why the row is not measured yet.
+	Pending string
+	Window  string // the race window that matters, if one is counted
+	Note    string
 }
 
 var catalog = []hazard{
 	{ID: "H1", Title: "stale expiry fails a restored generation", Scenario: "h1-stale-expiry",
-		Bug: map[string]string{"expiry-fence": "none"}, Detector: "generation model (porcupine) and the generation-fence invariant",
+		Bug: map[string]string{"expiry-fence": "none"}, Checks: []string{oracle.GenerationJustified, oracle.OneFailurePerGeneration},
 		Window: cluster.WindowExpiryVsAck},
 	{ID: "H2", Title: "cancel after the hand-off runs the body once", Scenario: "h2-cancel-after-handoff",
-		Bug:      map[string]string{"expiry-fence": "none", "watchdog-recheck": "none"},
-		Detector: "generation model (porcupine), with the cancel-after-handoff window counted",
-		Window:   cluster.WindowCancelAfterHandoff,
-		Note: "a body that runs once after its cancel returned true is harmless while bodies re-validate, so the variant removes both " +
-			"re-validations (the watchdog's \"still pending\" and the expiry's fence); the window is zero virtual time wide and is reached " +
-			"only because the scenario puts watchdogs and failovers on one time grid (a first version without the grid reached it 0 times " +
-			"in 1 600 seeds). With both re-validations gone, an expiry armed before the restore also fails the new generation without " +
-			"the cancel (the H1 path), so the table's count does not isolate the late body; the window column shows it is reached"},
+		Bug: map[string]string{"watchdog-recheck": "none"}, Checks: []string{oracle.LeaseCancelEffect}, Window: cluster.WindowCancelAfterHandoff,
+		Note: "the variant removes only the watchdog's re-check; the expiry's fence stays, so the generation checks cannot see it " +
+			"and the lease contract check (a body that starts after its cancel won makes no boundary call) does"},
 	{ID: "H3", Title: "re-throw kills the dispatch worker", Scenario: "h3-kill-worker",
-		Bug: map[string]string{"task-failure": "kill-worker"}, Detector: "worker-death invariant on the dispatch pool"},
+		Bug: map[string]string{"task-failure": "kill-worker"}, Checks: []string{oracle.WorkerDied}},
 	{ID: "H4", Title: "periodic trigger silently stops after a throw", Scenario: "h4-trigger-silent",
-		Bug: map[string]string{"trigger-errors": "silent"}, Detector: "liveness phase (no checkpoint after faults stop)"},
+		Bug: map[string]string{"trigger-errors": "silent"}, Checks: []string{oracle.CheckpointProgress}},
 	{ID: "H5", Title: "savepoint holds coord.lock across its sleep-poll", Scenario: "h5-savepoint-under-lock",
-		Bug: map[string]string{"savepoint-wait": "under-lock"}, Detector: "scheduling-delay bound (checks.max_delay)"},
+		Bug: map[string]string{"savepoint-wait": "under-lock"}, Checks: []string{oracle.LatencyBound}},
 	{ID: "H6", Title: "thenAccept runs the continuation inline on the lock holder", Scenario: "h6-inline-continuation",
-		Bug: map[string]string{"barrier-continuation": "inline"}, Detector: "one-pending invariant (pending counter -1)",
-		Window: cluster.WindowInlineContinuation},
+		Bug: map[string]string{"barrier-continuation": "inline"}, Checks: []string{oracle.OnePending},
+		Window: cluster.WindowInlineContinuation,
+		Note:   "one-pending still reads the coordinator's own counter (self-report, see workloads/oracle/CHECKS.md): a boundary check of one outstanding checkpoint is still to come"},
 	{ID: "H7", Title: "null lease from mocks", Detector: "construction check: coord.New refuses a nil lease with the job and pipeline (TestNilLeaseRefused)",
 		Note: "not a run-time race: prevented by construction and pinned by a unit test"},
 	{ID: "H8", Title: "dispatch pool saturation delays triggers", Scenario: "h8-saturation",
 		Bug: map[string]string{"design": "shared"}, Fixed: map[string]string{"design": "per-pipeline"},
-		Detector: "scheduling-delay bound (checks.max_delay)",
-		Note:     "the shared design trades drops for delay by design; the per-pipeline design is the comparison, at 2 threads per pipeline"},
+		Checks: []string{oracle.LatencyBound},
+		Note:   "the shared design trades drops for delay by design; the per-pipeline design is the comparison, at 2 threads per pipeline"},
 	{ID: "H9", Title: "deferred error callers carry no generation", Scenario: "h9-deferred-fence",
-		Bug: map[string]string{"deferred-fence": "none"}, Detector: "generation model (porcupine) and the generation-fence invariant"},
+		Bug: map[string]string{"deferred-fence": "none"}, Checks: []string{oracle.GenerationJustified, oracle.OneFailurePerGeneration}},
 	{ID: "H10", Title: "retention desync after coordinator recreation", Scenario: "h10-retention",
-		Bug: map[string]string{"retention": "memory"}, Detector: "retention invariant (at most 2N-1 checkpoints kept)"},
+		Bug: map[string]string{"retention": "memory"}, Checks: []string{oracle.Retention}},
 	{ID: "H11", Title: "expiry rejected by a shut-down coordinator executor", Scenario: "h11-step-down",
-		Bug: map[string]string{"expiry-fallback": "drop"}, Detector: "liveness phase (no checkpoint after faults stop)",
-		Window: ""},
+		Bug: map[string]string{"expiry-fallback": "drop"}, Checks: []string{oracle.CheckpointProgress},
+		Note: "the scenario's step-downs keep the coordinators (keep_coordinators: true): the executor is shut down and replaced " +
+			"while the same master stays leader (a leadership flap that returns to the same member), which is the case upstream's " +
+			"fallback exists for; when a step-down recreates the coordinators (every job restored, as in the failovers scenario) the " +
+			"restore cleans the checkpoint whose expiry was dropped and nothing is left to find"},
 }
 
 type config struct {
@@ -82,11 +90,23 @@ type config struct {
 	shrink                          bool
 }
 
+// command is the command line that reproduces this configuration's catalog.
+func (cfg config) command() string {
+	c := fmt.Sprintf("go run ./cmd/hazards -campaigns %d -cap %d -fixed %d", cfg.campaigns, cfg.cap, cfg.fixed)
+	if !cfg.shrink {
+		c += " -shrink=false"
+	}
+	return c
+}
+
 // result is one row's measurements.
 type result struct {
 	Hazard      hazard
-	Detect      map[string][]int // strategy -> seeds to first detection per campaign (0: not found)
-	FirstSeed   map[string]int64 // strategy -> first detecting seed of campaign 0
+	Detect      map[string][]int  // strategy -> seeds to first detection per campaign (0: not found)
+	Runs        map[string]int    // strategy -> bug-variant seeds run (the detection rate's trials)
+	Fired       map[string]int    // named check id -> detecting seeds it fired in
+	Fixed       map[string][2]int // strategy -> fixed design (passed, seeds), over the bug campaigns' seed ranges
+	FirstSeed   map[string]int64  // strategy -> first detecting seed of campaign 0
 	FirstReason string
 	// ReproStrategy is the strategy of the reproduction (random when it
 	// found the hazard, else pct).
@@ -111,7 +131,11 @@ func main() {
 	flag.StringVar(&cfg.out, "out", "results", "output folder")
 	flag.StringVar(&only, "only", "", "comma-separated hazard ids (default: all)")
 	flag.BoolVar(&cfg.shrink, "shrink", true, "shrink the first detecting seed (in-process, as simrun shrink)")
+	quick := flag.Bool("quick", false, "a quick pass for testing: 2 campaigns of 8 seeds, 8 fixed seeds per strategy, no shrinking (overrides those flags)")
 	flag.Parse()
+	if *quick {
+		cfg.campaigns, cfg.cap, cfg.fixed, cfg.shrink = 2, 8, 8, false
+	}
 	if only != "" {
 		cfg.only = map[string]bool{}
 		for _, id := range strings.Split(only, ",") {
@@ -186,10 +210,28 @@ func mergePrevious(cfg config, fresh []result) []result {
 // library's pool).
 func pool[T any](n, parallel int, fn func(i int) T) []T { return campaign.Map(n, parallel, fn) }
 
+// seedBase is the first seed of campaign c of a strategy: disjoint ranges.
+func seedBase(c, strategy int) uint64 { return uint64(c)*1_000_000 + uint64(strategy)*500_000 }
+
+var strategies = []string{"random", "pct"}
+
+// detects reports whether a run found the hazard: one of its named checks
+// fired. Any other failure (another check, a crash, a budget, unknown) is
+// not a detection.
+func detects(h hazard, out workloads.Outcome) (string, bool) {
+	for _, id := range out.Checks {
+		if slices.Contains(h.Checks, id) {
+			return id, true
+		}
+	}
+	return "", false
+}
+
 func measure(cfg config, h hazard, locks *sim.LockGraph) (result, error) {
 	start := time.Now()
-	r := result{Hazard: h, Detect: map[string][]int{}, FirstSeed: map[string]int64{}, Windows: map[string]int{}, BugWindows: map[string]int{}}
-	if h.Scenario == "" {
+	r := result{Hazard: h, Detect: map[string][]int{}, FirstSeed: map[string]int64{}, Windows: map[string]int{}, BugWindows: map[string]int{},
+		Runs: map[string]int{}, Fired: map[string]int{}, Fixed: map[string][2]int{}}
+	if h.Scenario == "" || h.Pending != "" {
 		r.Elapsed = time.Since(start)
 		return r, nil
 	}
@@ -198,25 +240,28 @@ func measure(cfg config, h hazard, locks *sim.LockGraph) (result, error) {
 		return r, err
 	}
 	var mu sync.Mutex
-	for si, strategy := range []string{"random", "pct"} {
+	for si, strategy := range strategies {
 		found := pool(cfg.campaigns, cfg.parallel, func(c int) int {
-			base := uint64(c)*1_000_000 + uint64(si)*500_000
+			base := seedBase(c, si)
 			for i := range cfg.cap {
 				out := workloads.Run(s, workloads.Options{Seed: base + uint64(i), Variants: h.Bug, Strategy: strategy})
+				id, hit := detects(h, out)
 				mu.Lock()
+				r.Runs[strategy]++
 				for k, v := range out.Windows {
 					r.BugWindows[k] += v
 				}
-				mu.Unlock()
-				if out.Verdict != workloads.Pass {
-					mu.Lock()
+				if hit {
+					r.Fired[id]++
 					if _, ok := r.FirstSeed[strategy]; !ok || c == 0 {
 						r.FirstSeed[strategy] = int64(base + uint64(i))
 						if r.FirstReason == "" || strategy == "random" {
-							r.FirstReason = fmt.Sprintf("%s: %s", out.Verdict, firstLine(out.Violations))
+							r.FirstReason = fmt.Sprintf("%s [%s]: %s", out.Verdict, id, firstFinding(out, id))
 						}
 					}
-					mu.Unlock()
+				}
+				mu.Unlock()
+				if hit {
 					return i + 1
 				}
 			}
@@ -224,20 +269,32 @@ func measure(cfg config, h hazard, locks *sim.LockGraph) (result, error) {
 		})
 		r.Detect[strategy] = found
 	}
-	fixed := pool(cfg.fixed, cfg.parallel, func(i int) workloads.Outcome {
-		return workloads.Run(s, workloads.Options{Seed: uint64(i), Variants: h.Fixed})
-	})
-	for _, out := range fixed {
-		r.FixedSeeds++
-		if out.Verdict == workloads.Pass {
-			r.FixedPass++
-		} else if len(r.FixedFail) < 5 {
-			r.FixedFail = append(r.FixedFail, fmt.Sprintf("seed %d %s: %s", out.Seed, out.Verdict, firstLine(out.Violations)))
+	// The fixed design runs with every strategy that found the bug (random
+	// when none did), over the bug campaigns' seed ranges.
+	per := (cfg.fixed + cfg.campaigns - 1) / max(cfg.campaigns, 1)
+	for si, strategy := range strategies {
+		if _, _, hits := stats(r.Detect[strategy]); hits == 0 && (strategy != "random" || len(r.FirstSeed) > 0) {
+			continue
 		}
-		for k, v := range out.Windows {
-			r.Windows[k] += v
+		fixed := pool(cfg.campaigns*per, cfg.parallel, func(i int) workloads.Outcome {
+			return workloads.Run(s, workloads.Options{Seed: seedBase(i/per, si) + uint64(i%per), Variants: h.Fixed, Strategy: strategy})
+		})
+		var st [2]int
+		for _, out := range fixed {
+			st[1]++
+			if out.Verdict == workloads.Pass {
+				st[0]++
+			} else if len(r.FixedFail) < 5 {
+				r.FixedFail = append(r.FixedFail, fmt.Sprintf("%s seed %d %s: %s", strategy, out.Seed, out.Verdict, firstLine(out.Violations)))
+			}
+			for k, v := range out.Windows {
+				r.Windows[k] += v
+			}
+			locks.Merge(out.LockGraph)
 		}
-		locks.Merge(out.LockGraph)
+		r.Fixed[strategy] = st
+		r.FixedSeeds += st[1]
+		r.FixedPass += st[0]
 	}
 	strategy := "random"
 	seed, ok := r.FirstSeed[strategy]
@@ -257,6 +314,29 @@ func measure(cfg config, h hazard, locks *sim.LockGraph) (result, error) {
 	}
 	r.Elapsed = time.Since(start)
 	return r, nil
+}
+
+// firstFinding is the message of the first finding of check id.
+func firstFinding(out workloads.Outcome, id string) string {
+	for _, f := range out.Findings {
+		if f.Check == id {
+			return firstLine([]string{f.String()})
+		}
+	}
+	return firstLine(out.Violations)
+}
+
+// wilson is the 95% Wilson score interval of k successes in n trials.
+func wilson(k, n int) (lo, hi float64) {
+	if n == 0 {
+		return 0, 1
+	}
+	const z = 1.959963984540054
+	p, nf := float64(k)/float64(n), float64(n)
+	d := 1 + z*z/nf
+	c := (p + z*z/(2*nf)) / d
+	w := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / d
+	return math.Max(0, c-w), math.Min(1, c+w)
 }
 
 // shrink shrinks the first detecting seed in-process (the campaign

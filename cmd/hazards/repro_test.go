@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,9 +12,10 @@ import (
 )
 
 // TestReproductionsStillFail replays every shrunk hazard reproduction of
-// results/hazards/repro.mk (what `make repro-hN` runs) and requires it to
-// fail: a catalog entry that stops reproducing is a regression of the
-// harness, not a fix.
+// results/hazards/repro.mk (what `make repro-hN` runs) and requires the
+// row's named check to fire (a crash or another failure is not a
+// reproduction), and the fixed design to pass the same case: a catalog
+// entry that stops reproducing is a regression of the harness, not a fix.
 func TestReproductionsStillFail(t *testing.T) {
 	f, err := os.Open("../../results/hazards/repro.mk")
 	if err != nil {
@@ -22,15 +24,33 @@ func TestReproductionsStillFail(t *testing.T) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	n := 0
+	var h hazard
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
+		if id, ok := strings.CutPrefix(line, "repro-"); ok && strings.HasSuffix(id, ":") {
+			id = strings.ToUpper(strings.TrimSuffix(id, ":"))
+			for _, c := range catalog {
+				if c.ID == id {
+					h = c
+				}
+			}
+			continue
+		}
 		if !strings.HasPrefix(line, "go run ./cmd/simrun replay ") {
+			continue
+		}
+		if h.Pending != "" {
+			t.Logf("%s pending (%s): %s not replayed", h.ID, h.Pending, line)
 			continue
 		}
 		n++
 		s, opt := parseReplay(t, strings.Fields(line)[4:])
-		if out := workloads.Run(s, opt); out.Verdict == workloads.Pass {
-			t.Errorf("%s no longer fails", line)
+		if out := workloads.Run(s, opt); !slices.ContainsFunc(out.Checks, func(id string) bool { return slices.Contains(h.Checks, id) }) {
+			t.Errorf("%s: %s no longer fires %v (verdict %s, checks %v)", h.ID, line, h.Checks, out.Verdict, out.Checks)
+		}
+		opt.Variants = h.Fixed
+		if out := workloads.Run(s, opt); out.Verdict != workloads.Pass {
+			t.Errorf("%s: the fixed design fails the reproduction %s: %s %.300v", h.ID, line, out.Verdict, out.Violations)
 		}
 	}
 	if n == 0 {

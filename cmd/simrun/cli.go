@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ckptsim/ckptsim/core/variant"
 	"github.com/ckptsim/ckptsim/workloads"
 )
 
@@ -35,7 +36,7 @@ func verdictExit(v workloads.Verdict) int {
 		return exitSafety
 	case workloads.Liveness:
 		return exitLiveness
-	case workloads.Budget:
+	case workloads.Budget, workloads.Unknown: // a step budget ran out: the simulator's or the checker's
 		return exitBudget
 	}
 	return exitCrash // crash, and anything unknown
@@ -81,20 +82,7 @@ func (v variantFlag) Set(s string) error {
 }
 
 // parseVariants reads "k=v[,k=v...]" and checks every pair.
-func parseVariants(s string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, kv := range strings.Split(s, ",") {
-		k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("want key=value, got %q (keys: see simrun list)", kv)
-		}
-		if err := workloads.CheckVariant(k, val); err != nil {
-			return nil, err
-		}
-		out[k] = val
-	}
-	return out, nil
-}
+func parseVariants(s string) (map[string]string, error) { return variant.ParsePairs(s) }
 
 // shard is --shard i/n: the seeds s with (s - first) % n == i.
 type shard struct{ i, n uint64 }

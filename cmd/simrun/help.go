@@ -18,8 +18,9 @@ after arguments; a scenario name or file may be typed as an argument
 instead of --scenario (simrun replay my.yaml --seed 7).
 
 exit codes: 0 pass, 1 safety violation, 2 liveness violation, 3 harness
-crash, 4 step budget exhausted (a campaign exits with its worst seed in
-that order), 64 usage or scenario error, 130 interrupted.
+crash, 4 step budget exhausted or verdict unknown (a checker gave up), 64
+usage or scenario error, 130 interrupted; a campaign exits with its worst
+seed in that order.
 `
 
 func helpCmd(args []string, stdout, stderr io.Writer) int {

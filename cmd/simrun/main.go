@@ -1,11 +1,14 @@
 // Command simrun runs simulated checkpoint scenarios: campaigns of many
 // seeds in parallel (run), one seed with its readable trace (replay), the
 // reduction of a failing seed to a smaller scenario (shrink), a listing of
-// the built-in scenarios and variants (list) and several designs side by
-// side (compare).
+// the built-in scenarios and variants (list), several designs side by side
+// (compare) and the merge of a sharded campaign's results folders (merge).
+// A campaign with --out appends each seed to results.jsonl as it finishes
+// and can be continued with run --resume DIR.
 //
 // Exit codes: 0 pass, 1 safety violation, 2 liveness violation, 3 harness
-// crash, 4 step budget exhausted, 64 usage or scenario error, 130
+// crash, 4 step budget exhausted or a checker's verdict unknown, 64 usage
+// or scenario error, 130
 // interrupted with nothing failed. A campaign exits with its worst seed in
 // the order 1, 2, 3, 4, 0.
 package main

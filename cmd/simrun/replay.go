@@ -19,13 +19,17 @@ then its verdict, trace hash, violations and artefact paths. The same
 scenario, seed, variants, strategy and budget give the same trace hash on
 every machine. With --out DIR it also writes DIR/trace.txt and
 DIR/outcome.json, and failing checks leave their visualisations there.
+A failing seed also leaves its timeline page (timeline.html: generations,
+checkpoints, faults, restores, expiries, hand-offs and the check that
+fired on one virtual-time axis) in its artefact directory; --timeline FILE
+writes that page to FILE whatever the verdict.
 
-exit: the seed's verdict: 0 pass, 1 safety, 2 liveness, 3 crash, 4 budget;
+exit: the seed's verdict: 0 pass, 1 safety, 2 liveness, 3 crash, 4 budget or unknown;
 64 usage or scenario error.`
 
 func replayCmd(args []string, stdout, stderr io.Writer) int {
 	var f runFlags
-	var ref string
+	var ref, timelineFile string
 	trace := true
 	fs := newFlagSet("replay", "[--scenario] NAME|FILE --seed S [flags]", replayAbout, stdout, stderr)
 	fs.StringVar(&ref, "scenario", "", "scenario `name|file` (required)")
@@ -34,6 +38,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	f.addOut(fs, "write trace.txt, outcome.json and artefacts to `dir`")
 	f.addJSON(fs, "print the outcome as one JSON line instead of the report (the trace only goes to --out)")
 	fs.BoolVar(&trace, "trace", true, "print the readable trace")
+	fs.StringVar(&timelineFile, "timeline", "", "write the run's timeline page (self-contained HTML) to `file`")
 	if c := parse(fs, args, stderr); c >= 0 {
 		return c
 	}
@@ -46,6 +51,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	opt := f.options(f.seed)
 	opt.Trace = true
+	opt.Timeline = timelineFile
 	opt.ArtifactDir = filepath.Join(os.TempDir(), "simrun-artifacts")
 	if f.out != "" {
 		opt.ArtifactDir = f.out

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -13,7 +14,8 @@ import (
 )
 
 // verdictOrder is the order verdict counts are shown in.
-var verdictOrder = []workloads.Verdict{workloads.Pass, workloads.Safety, workloads.Liveness, workloads.Crash, workloads.Budget}
+var verdictOrder = []workloads.Verdict{workloads.Pass, workloads.Safety, workloads.Liveness, workloads.Crash, workloads.Unknown,
+	workloads.Budget}
 
 // seedRef names one seed in a report.
 type seedRef struct {
@@ -26,6 +28,7 @@ type seedRef struct {
 	Replay    string            `json:"replay"`
 	group     int
 	variants  string
+	Timeline  string `json:"-"` // the failing seed's timeline page, when written
 }
 
 // group is the report of one scenario (run) or one variant set (compare).
@@ -112,6 +115,11 @@ func (r *report) add(g *group, rec record) {
 	r.SimNs += o.SimNs
 	r.lat.merge(rec.Latency)
 	if o.Verdict != workloads.Pass {
+		for _, a := range o.Artifacts {
+			if filepath.Base(a) == workloads.TimelineFile {
+				ref.Timeline = a
+			}
+		}
 		r.Failures = append(r.Failures, ref)
 	}
 	r.addBuggify(g.index, o)
@@ -228,6 +236,9 @@ func (r *report) writeFailures(w io.Writer) {
 	}
 	for _, f := range r.Failures {
 		fmt.Fprintf(w, "  %s seed %d: %s%s: %s\n    replay: %s\n", f.Scenario, f.Seed, f.Verdict, checkList(f.Checks), f.Violation, f.Replay)
+		if f.Timeline != "" {
+			fmt.Fprintf(w, "    timeline: %s\n", f.Timeline)
+		}
 	}
 	if len(r.Resume) > 0 {
 		fmt.Fprintf(w, "\ninterrupted after %d of %d seeds; to run the rest:\n", r.Seeds, r.Planned)

@@ -31,7 +31,7 @@ results, skipping the seeds it finished, and ends with the summary an
 uninterrupted run gives. Ctrl-C stops starting seeds, lets running ones
 finish, writes what finished and prints the command that runs the rest.
 
-exit: 0 pass, 1 safety, 2 liveness, 3 crash, 4 budget (the worst seed, in
+exit: 0 pass, 1 safety, 2 liveness, 3 crash, 4 budget or unknown (the worst seed, in
 that order of precedence), 64 usage or scenario error, 130 interrupted.`
 
 const binary = "go run ./cmd/simrun"

@@ -178,10 +178,15 @@ func TestPlantedBug(t *testing.T) {
 	if bad == nil || !strings.Contains(r.stderr, bad.Replay) || !strings.Contains(r.stderr, bad.Violations[0]) {
 		t.Fatalf("no failing seed listed with its replay command and violation:\n%s", r.stderr)
 	}
-	rep := simrunExec(t, append(replayArgs(t, bad.Replay), "--trace=false")...)
+	page := filepath.Join(t.TempDir(), "timeline.html")
+	rep := simrunExec(t, append(replayArgs(t, bad.Replay), "--trace=false", "--timeline", page)...)
 	rep.want(t, exitLiveness)
 	if v, h := field(t, rep.stdout, "verdict"), field(t, rep.stdout, "trace_hash"); v != "liveness" || h != bad.TraceHash {
 		t.Fatalf("replay gives %s %s, the run gave liveness %s", v, h, bad.TraceHash)
+	}
+	if html, err := os.ReadFile(page); err != nil || !strings.Contains(string(html), `id="timeline-data"`) ||
+		!strings.Contains(string(html), `<section class="lane failing"`) || !strings.Contains(rep.stdout, "artifact: "+page) {
+		t.Errorf("replay --timeline %s: no timeline page with a failing lane listed among the artifacts (%v)", page, err)
 	}
 
 	out := filepath.Join(t.TempDir(), "shrunk.yaml")

@@ -98,6 +98,12 @@ type Executor interface {
 type Hooks struct {
 	// TriggerFault is called in the trigger path before the lock (H4).
 	TriggerFault func(job int64, pipeline int) error
+	// Relabel, nil in production, plants the relabelling mutant of the
+	// harness's own tests (issue 13): a failing expiry reports as the
+	// generation that armed it the one Relabel returns from (armed,
+	// current), so that a stale expiry looks fenced to any check that
+	// trusts the label. It adds no scheduling point.
+	Relabel func(armed, current uint64) uint64
 }
 
 // EventKind names an observable coordinator step.

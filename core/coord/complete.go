@@ -158,7 +158,7 @@ func (c *Coordinator) notifyCompleted(cp *Completed) error {
 		if !c.schemaChanging.CompareAndSwap(true, false) {
 			return fmt.Errorf("schema change after checkpoint %d completed while not schema changing", cp.ID)
 		}
-		c.scheduleTrigger(Checkpoint, c.cfg.Interval)
+		c.armPeriodic(c.cfg.Interval)
 	}
 	return nil
 }
@@ -178,7 +178,7 @@ func (c *Coordinator) finish(gen uint64, t Type) {
 		return // a restore already replaced the generation
 	}
 	c.clean(ReasonCompleted, gen)
-	c.updateStatus(st)
+	c.updateStatus(gen, st)
 	if f.Complete(st) {
 		c.emit(Event{Kind: EvFinished, Gen: gen, Type: t})
 	}

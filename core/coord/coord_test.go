@@ -43,7 +43,7 @@ func TestGuardTable(t *testing.T) {
 				e.Sleep(time.Minute) // past the first interval
 				r.c.allTaskReady.Store(true)
 				row.setup(r)
-				if err := r.c.tryTrigger(row.typ); err != nil {
+				if err := r.c.tryTrigger(row.typ, 0); err != nil {
 					t.Fatal(err)
 				}
 				r.checkRow(row.stopped, row.rearm, row.creates)
@@ -163,7 +163,7 @@ func TestSavepointWaitsForPending(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cp, err, ok := f.GetFor(time.Minute)
+		cp, ok, err := f.GetFor(time.Minute)
 		if !ok || err != nil || cp.Type != Savepoint {
 			t.Fatalf("savepoint: %v %v %v", cp, err, ok)
 		}

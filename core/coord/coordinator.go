@@ -84,6 +84,7 @@ type Deps struct {
 //	                  barrier-continuation=inline variant only
 //	coord.generation  the generation counter and its terminal future
 //	coord.pending     the pending map, task status, ready-to-close and idle sets (leaf)
+//	coord.periodic    the live periodic trigger chain; held across Lease.Schedule and Cancel
 //	coord.ack, coord.future, sched.lease, exec.*   leaves
 //
 // The manager's "coord.manager" lock is taken only before coord.lock or
@@ -103,9 +104,14 @@ type Coordinator struct {
 	lock      env.Mutex
 	complMu   env.Mutex
 	genMu     env.Mutex
-	gen       uint64          // guarded by genMu
-	fut       *Future[Status] // guarded by genMu; replaced by restore
+	statusMu  env.Mutex          // serialises status writes with their generation check
+	gen       uint64             // guarded by genMu
+	fut       *Future[GenStatus] // guarded by genMu; replaced by restore
 	mapMu     env.Mutex
+
+	periodicMu   env.Mutex  // "coord.periodic": the live periodic chain
+	periodicTok  uint64     // guarded by periodicMu: the live chain's token
+	periodicTask Cancelable // guarded by periodicMu: its waiting trigger
 
 	// guarded by mapMu
 	pending      map[int64]*Pending
@@ -120,7 +126,6 @@ type Coordinator struct {
 	effects          atomic.Uint64 // failure effects started, for pairing events
 	savepointWaiting atomic.Int32  // savepoints waiting outside coord.lock for the pending checkpoint
 	pendingCounter   atomic.Int32
-	cleanEpoch       atomic.Uint64 // cleans so far, readable without coord.pending (re-arm fence)
 	latestCompleted  atomic.Pointer[Completed]
 	latestTrigger    atomic.Int64 // unix ns
 	shutdown         atomic.Bool
@@ -140,14 +145,15 @@ func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coor
 	e := d.Env
 	c := &Coordinator{d: d, e: e, cfg: cfg, job: job, pipeline: pipeline,
 		restoreMu: e.NewMutex("coord.restore"), lock: e.NewMutex("coord.lock"), complMu: e.NewMutex("coord.completion"),
-		genMu: e.NewMutex("coord.generation"), mapMu: e.NewMutex("coord.pending"),
-		pending: map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{},
+		genMu: e.NewMutex("coord.generation"), statusMu: e.NewMutex("coord.status"), mapMu: e.NewMutex("coord.pending"),
+		periodicMu: e.NewMutex("coord.periodic"),
+		pending:    map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{},
 		idle: newIdleSets()}
 	for i := range cfg.Tasks {
 		c.tasks = append(c.tasks, TaskID(i))
 	}
 	c.gen = 1
-	c.fut = NewFuture[Status](e)
+	c.fut = NewFuture[GenStatus](e)
 	if restored != nil {
 		r := *restored
 		r.Restored = true
@@ -162,7 +168,7 @@ func (c *Coordinator) Job() int64    { return c.job }
 func (c *Coordinator) Pipeline() int { return c.pipeline }
 
 // Generation returns the current generation and its terminal future.
-func (c *Coordinator) Generation() (uint64, *Future[Status]) {
+func (c *Coordinator) Generation() (uint64, *Future[GenStatus]) {
 	c.genMu.Lock()
 	defer c.genMu.Unlock()
 	return c.gen, c.fut

@@ -63,6 +63,28 @@
 //   - A completion handler rejected by a shut-down executor runs inline, as
 //     the expiry does (H11); upstream loses it, leaving a fully acknowledged
 //     checkpoint that no watchdog will expire.
+//   - A task's error report names its checkpoint (ReportTaskError(id, msg))
+//     and fails that checkpoint's generation, or is dropped when the
+//     checkpoint is no longer pending; upstream's report carries no id and
+//     fails whatever generation is current when it arrives, so a report in
+//     flight from the previous deployment failed the restored generation
+//     (found by the harness's generation-justified check on H9's scenario;
+//     deferred-fence=none keeps upstream's behaviour).
+//   - Status writes are serialised (coord.status) and skipped for a
+//     generation a restore already replaced, whose failure then needs no
+//     failover: otherwise a slow FAILED write of the old generation landed
+//     after the restore's RUNNING and left a running pipeline marked FAILED
+//     (found by the generation model reading the status store).
+//   - One periodic trigger chain per pipeline: arming one (tasks ready, a
+//     restore's inline trigger, the end of a schema change) supersedes the
+//     live one (coord.periodic): its waiting trigger is cancelled, its body
+//     stops, its re-arms are dropped. Upstream re-arms unconditionally, so
+//     a trigger armed before a schema change or a restore that fires after
+//     it keeps a second chain running (found by the lease checks on swarm).
+//   - A pipeline's savepoint is answered once completion stored it, not on
+//     its last acknowledgement; the manager then commits only bundles every
+//     pipeline wrote (found while building the master-crash checks: most
+//     savepoints failed "never wrote").
 //   - The id counter, retention deque and ready-to-close set follow SPEC 1.2,
 //     1.8 and 1.12; with retention=durable (the default) the deque is rebuilt
 //     from storage on restore, retention=memory keeps upstream's loss (H10).

@@ -109,6 +109,9 @@ func (c *Coordinator) failGeneration(armed uint64, r Reason, err error, f fencin
 	c.genMu.Lock()
 	cur, fut := c.gen, c.fut
 	c.genMu.Unlock()
+	if h := c.cfg.Hooks.Relabel; h != nil && r == ReasonExpired {
+		armed = h(armed, cur) // the planted relabelling mutant (tests only)
+	}
 	if c.fenced(f) && armed != cur {
 		c.stale(armed, r, op)
 		return 0, false
@@ -117,7 +120,10 @@ func (c *Coordinator) failGeneration(armed uint64, r Reason, err error, f fencin
 		c.emit(Event{Kind: EvEffectNoop, ArmedGen: armed, Gen: cur, Reason: r, Op: op})
 		return 0, false // first error wins
 	}
-	c.updateStatus(Failed)
+	if !c.updateStatus(cur, Failed) {
+		c.stale(armed, r, op) // a restore replaced the generation while this effect ran: it needs no failover
+		return 0, false
+	}
 	if !fut.Complete(Failed) {
 		c.emit(Event{Kind: EvEffectNoop, ArmedGen: armed, Gen: cur, Reason: r, Op: op})
 		return 0, false
@@ -128,16 +134,29 @@ func (c *Coordinator) failGeneration(armed uint64, r Reason, err error, f fencin
 	return cur, true
 }
 
-// updateStatus writes the status to the status store, retrying retryable
-// errors up to StatusRetries times with StatusBackoff between (30 x 2 s
-// upstream: the slow, blocking part of the error path).
-func (c *Coordinator) updateStatus(s Status) {
+// updateStatus writes generation gen's status to the status store,
+// retrying retryable errors up to StatusRetries times with StatusBackoff
+// between (30 x 2 s upstream: the slow, blocking part of the error path).
+// Writes are serialised, and a write for a generation a restore already
+// replaced is skipped: otherwise a failing generation's FAILED, written
+// while a restore installs the next one, could land after the new
+// generation's RUNNING and leave a running pipeline marked FAILED (found
+// by the generation model once it read the status store in simulation,
+// issue 13). It returns false when it skipped the write for that reason.
+func (c *Coordinator) updateStatus(gen uint64, s GenStatus) bool {
+	c.statusMu.Lock()
+	defer c.statusMu.Unlock()
+	if cur, _ := c.Generation(); cur != gen {
+		c.log().Info("skipping the status write of a replaced generation", "status", s, "generation", gen, "current", cur)
+		return false
+	}
 	if env.Buggify(c.e, env.SiteStatusSlow) {
 		c.e.Sleep(c.cfg.StatusBackoff) // BUGGIFY: the write is slow
 	}
 	if err := c.retryStatus(func() error { return c.d.Status.Set(c.statusKey(), s.String()) }); err != nil {
 		c.log().Error("status update failed", "status", s, "err", err)
 	}
+	return true
 }
 
 // retryStatus runs a status-store operation with the IMap retry loop.
@@ -195,7 +214,6 @@ func (c *Coordinator) takePending() []*Pending {
 	ps := c.pendingSnapshot()
 	c.mapMu.Lock()
 	c.cleans++
-	c.cleanEpoch.Add(1)
 	c.pendingCounter.Store(0)
 	clear(c.pending)
 	clear(c.taskStatus)
@@ -219,10 +237,25 @@ func (c *Coordinator) abort(p *Pending, r Reason) {
 	p.fut.Fail(&Aborted{Reason: r})
 }
 
-// ReportTaskError is reportCheckpointErrorFromTask: a task failed its
-// checkpoint. It is handed to the executor, fenced by generation.
-func (c *Coordinator) ReportTaskError(msg string) {
+// ReportTaskError is reportCheckpointErrorFromTask: a task failed
+// checkpoint id. It is handed to the executor, fenced by generation: the
+// report fails the generation that triggered id, and is dropped as stale
+// when id is no longer pending (a restore replaced its generation: the
+// report was in flight from a task of the earlier deployment). Upstream's
+// report carries no checkpoint id and fails whatever generation is current
+// when it arrives, which deferred-fence=none keeps (H9; found by the
+// oracle's generation-justified check: the fixed design failed a
+// generation with a stale task report).
+func (c *Coordinator) ReportTaskError(id int64, msg string) {
 	gen, _ := c.Generation()
+	if c.deferredFence() {
+		p := c.lookup(id)
+		if p == nil {
+			c.stale(gen, ReasonTaskReported, 0)
+			return
+		}
+		gen = p.Gen
+	}
 	err := fmt.Errorf("task reported: %s", msg)
 	if xerr := c.async(func() { c.handleError(gen, ReasonTaskReported, err, fenceDeferred) }); xerr != nil {
 		c.handleError(gen, ReasonTaskReported, err, fenceDeferred)

@@ -83,19 +83,19 @@ func (f *Future[T]) Get() (T, error) {
 	return f.val, f.err
 }
 
-// GetFor waits up to d; ok is false on timeout.
-func (f *Future[T]) GetFor(d time.Duration) (v T, err error, ok bool) {
+// GetFor waits up to d for the future's outcome; ok is false on timeout.
+func (f *Future[T]) GetFor(d time.Duration) (v T, ok bool, err error) {
 	deadline := f.e.Now().Add(d)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for !f.set {
 		left := deadline.Sub(f.e.Now())
 		if left <= 0 {
-			return v, nil, false
+			return v, false, nil
 		}
 		f.cv.WaitFor(left)
 	}
-	return f.val, f.err, true
+	return f.val, true, f.err
 }
 
 // Pending is a checkpoint that was triggered and is waiting for acks.

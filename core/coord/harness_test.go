@@ -32,7 +32,9 @@ type rig struct {
 	failures []Reason
 	ids      int64
 	status   map[string]string
-	barriers []sentBarrier // every barrier dispatched
+	// statusLat, when set, is each status write's latency by value.
+	statusLat map[string]time.Duration
+	barriers  []sentBarrier // every barrier dispatched
 }
 
 // sentBarrier is one barrier the rig's transport dispatched, at virtual time at.
@@ -192,7 +194,13 @@ func (s *rigStatus) Get(k string) (string, error) {
 	}
 	return s.status[k], nil
 }
-func (s *rigStatus) Set(k, v string) error { s.status[k] = v; return nil }
+func (s *rigStatus) Set(k, v string) error {
+	if d := s.statusLat[v]; d > 0 {
+		s.e.Sleep(d)
+	}
+	s.status[k] = v
+	return nil
+}
 func (s *rigStatus) Delete(k string) error { delete(s.status, k); return nil }
 
 type rigIDs rig

@@ -63,7 +63,7 @@ func (c *Coordinator) allTaskReadyCheck() error {
 		return err
 	}
 	if c.cfg.Interval > 0 {
-		c.scheduleTrigger(Checkpoint, c.cfg.Interval)
+		c.armPeriodic(c.cfg.Interval)
 	}
 	return nil
 }
@@ -97,11 +97,11 @@ func (c *Coordinator) Restore(alreadyStarted bool) error {
 	c.genMu.Lock()
 	c.gen++
 	gen := c.gen
-	c.fut = NewFuture[Status](c.e)
+	c.fut = NewFuture[GenStatus](c.e)
 	c.emit(Event{Kind: EvGeneration, Gen: gen}) // the restore's linearisation point
 	c.genMu.Unlock()
 	c.firstError.Store(nil)
-	c.updateStatus(Running)
+	c.updateStatus(gen, Running)
 	c.clean(ReasonReset, gen)
 	if err := c.restoreState(gen); err != nil {
 		c.handleError(gen, ReasonInsideError, fmt.Errorf("restore: %w", err), fenceAlways)
@@ -155,11 +155,11 @@ func (c *Coordinator) resume() error {
 	if err := c.notifyCompleted(c.latestCompleted.Load()); err != nil {
 		return err
 	}
-	typ := Checkpoint
+	typ, tok := Checkpoint, c.newChain() // the inline trigger starts the periodic chain
 	if c.allReadyToClose() {
 		typ = CompletedPoint
 	}
-	return c.tryTrigger(typ)
+	return c.tryTrigger(typ, tok)
 }
 
 // reloadLatest reads the latest stored checkpoint (restore's read of the
@@ -229,7 +229,7 @@ func (c *Coordinator) ReadyToClose(task TaskID) error {
 		return fmt.Errorf("persist ready-to-close: %w", err)
 	}
 	if c.allReadyToClose() {
-		return c.tryTrigger(CompletedPoint)
+		return c.tryTrigger(CompletedPoint, 0)
 	}
 	return nil
 }
@@ -252,7 +252,7 @@ func (c *Coordinator) SchemaChangeBefore() bool {
 		c.log().Warn("schema change already in progress")
 		return false
 	}
-	c.scheduleTrigger(SchemaChangeBefore, 0)
+	c.scheduleTrigger(SchemaChangeBefore, 0, 0)
 	return true
 }
 
@@ -261,7 +261,7 @@ func (c *Coordinator) SchemaChangeAfter() bool {
 	if !c.schemaChanging.Load() {
 		return false
 	}
-	c.scheduleTrigger(SchemaChangeAfter, 0)
+	c.scheduleTrigger(SchemaChangeAfter, 0, 0)
 	return true
 }
 
@@ -273,7 +273,7 @@ func (c *Coordinator) Cancel() {
 		return
 	}
 	c.clean(ReasonPipelineEnd, gen)
-	c.updateStatus(Canceled)
+	c.updateStatus(gen, Canceled)
 	if f.Complete(Canceled) {
 		c.emit(Event{Kind: EvCanceled, Gen: gen})
 	}

@@ -172,7 +172,10 @@ func (s *script) run(d *datadriven.TestData) error {
 	case "cancel":
 		s.c.Cancel()
 	case "report-error":
-		s.c.ReportTaskError("task says no")
+		s.mu.Lock()
+		id := s.ids
+		s.mu.Unlock()
+		s.c.ReportTaskError(id, "task says no")
 	case "fail":
 		s.mu.Lock()
 		s.fail[d.CmdArgs[0].Key] += intArg(d, "times", 1)

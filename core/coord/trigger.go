@@ -8,34 +8,90 @@ import (
 	"github.com/ckptsim/ckptsim/core/variant"
 )
 
-// scheduleTrigger arms a trigger of typ after delay on the lease.
-func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration) { c.armTrigger(typ, delay, nil) }
+// scheduleTrigger arms a trigger of typ after delay on the lease; tok is
+// the periodic chain a CHECKPOINT trigger belongs to.
+func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration, tok uint64) Cancelable {
+	c.emit(Event{Kind: EvTriggerArmed, Type: typ, Delay: delay})
+	return c.d.Lease.Schedule(delay, func() error { return c.triggerBody(typ, tok) })
+}
 
-// armTrigger arms a trigger; with since set (a re-arm decided outside
-// coord.lock, guards 3 and 4) it drops the arm when a clean ran since the
-// trigger began: a restore after that clean armed its own chain, and this
-// one would make two periodic chains (found by BUGGIFY, site
-// rearm-races-cancel, idle-close seed 3; a thread preempted between the
-// guard and the arm has the same window).
-func (c *Coordinator) armTrigger(typ Type, delay time.Duration, since *uint64) {
+// buggifyRearm: the re-arm reaches the lease late, maybe after a CancelAll
+// (BUGGIFY; outside coord.periodic).
+func (c *Coordinator) buggifyRearm() {
 	if env.Buggify(c.e, env.SiteRearmRacesCancel) {
-		c.e.Sleep(c.cfg.PendingBackoff) // BUGGIFY: the re-arm reaches the lease late, maybe after a CancelAll
+		c.e.Sleep(c.cfg.PendingBackoff)
 	}
-	if since != nil && c.cleanEpoch.Load() != *since {
-		c.stopped("re-arm dropped: a clean ran since the trigger began")
+}
+
+// armPeriodic starts a new periodic chain (tasks ready, restore, end of a
+// schema change) and ends the live one: its waiting trigger is cancelled
+// and its running body can no longer re-arm. Without it a chain armed
+// before a schema change or a restore and firing after it kept running
+// beside the new one (two periodic chains per pipeline, found by the lease
+// checks' lease-trigger-chains on swarm).
+func (c *Coordinator) armPeriodic(delay time.Duration) {
+	c.buggifyRearm()
+	c.periodicMu.Lock()
+	defer c.periodicMu.Unlock()
+	c.periodicTask = c.scheduleTrigger(Checkpoint, delay, c.newChainLocked())
+}
+
+// newChain ends the live periodic chain and returns the token of the next
+// (a restore's inline trigger starts it).
+func (c *Coordinator) newChain() uint64 {
+	c.periodicMu.Lock()
+	defer c.periodicMu.Unlock()
+	return c.newChainLocked()
+}
+
+func (c *Coordinator) newChainLocked() uint64 {
+	c.periodicTok++
+	if c.periodicTask != nil {
+		c.periodicTask.Cancel()
+		c.periodicTask = nil
+	}
+	return c.periodicTok
+}
+
+// rearm continues periodic chain tok (guards 3, 4, 7 and 9) unless a newer
+// chain replaced it; other types re-arm as they are.
+func (c *Coordinator) rearm(typ Type, delay time.Duration, tok uint64) {
+	c.buggifyRearm()
+	if typ != Checkpoint {
+		c.scheduleTrigger(typ, delay, 0)
 		return
 	}
-	c.emit(Event{Kind: EvTriggerArmed, Type: typ, Delay: delay})
-	c.d.Lease.Schedule(delay, func() error { return c.triggerBody(typ) })
+	c.periodicMu.Lock()
+	defer c.periodicMu.Unlock()
+	if tok != c.periodicTok {
+		c.stopped("superseded periodic trigger")
+		return
+	}
+	c.periodicTask = c.scheduleTrigger(Checkpoint, delay, tok)
+}
+
+// superseded reports whether a CHECKPOINT trigger of chain tok was
+// replaced by a newer chain.
+func (c *Coordinator) superseded(typ Type, tok uint64) bool {
+	if typ != Checkpoint {
+		return false
+	}
+	c.periodicMu.Lock()
+	defer c.periodicMu.Unlock()
+	return tok != c.periodicTok
 }
 
 // triggerBody is what the scheduler runs. With trigger-errors=report a
 // failure in the trigger path fails the generation visibly (the job master
 // then restores it); with silent (H4) the error only fails the task, and
 // since the trigger was the only re-armer, checkpoints stop.
-func (c *Coordinator) triggerBody(typ Type) (err error) {
+func (c *Coordinator) triggerBody(typ Type, tok uint64) (err error) {
+	if c.superseded(typ, tok) {
+		c.stopped("superseded periodic trigger")
+		return nil
+	}
 	if c.cfg.Variants.TriggerErrors == variant.ErrorsSilent {
-		return c.tryTrigger(typ)
+		return c.tryTrigger(typ, tok)
 	}
 	gen, _ := c.Generation()
 	defer func() {
@@ -47,20 +103,20 @@ func (c *Coordinator) triggerBody(typ Type) (err error) {
 			c.handleError(gen, ReasonTriggerFailed, err, fenceAlways)
 		}
 	}()
-	return c.tryTrigger(typ)
+	return c.tryTrigger(typ, tok)
 }
 
 // TryTrigger is tryTriggerPendingCheckpoint (SPEC 1.4), with its guards in
-// upstream order.
-func (c *Coordinator) tryTrigger(typ Type) error {
+// upstream order. tok is the periodic chain of a CHECKPOINT trigger (0:
+// none, as for a trigger requested by hand: it never re-arms).
+func (c *Coordinator) tryTrigger(typ Type, tok uint64) error {
 	if c.d.Lease.Closed() { // guard 0: the scheduler was shut down (Java: interrupted)
 		c.stopped("scheduler closed")
 		return nil
 	}
-	epoch := c.cleanEpoch.Load()
 	now := c.e.Now()
 	if typ == Checkpoint {
-		if rearmed, stop := c.periodicGuards(now, epoch); rearmed || stop {
+		if rearmed, stop := c.periodicGuards(now, tok); rearmed || stop {
 			return nil
 		}
 	}
@@ -71,11 +127,11 @@ func (c *Coordinator) tryTrigger(typ Type) error {
 	}
 	c.lock.Lock()
 	defer c.lock.Unlock()
-	return c.triggerLocked(now, typ)
+	return c.triggerLocked(now, typ, tok)
 }
 
 // periodicGuards are guards 1-4; they apply to CHECKPOINT only.
-func (c *Coordinator) periodicGuards(now time.Time, epoch uint64) (rearmed, stop bool) {
+func (c *Coordinator) periodicGuards(now time.Time, tok uint64) (rearmed, stop bool) {
 	if !c.allTaskReady.Load() {
 		c.stopped("tasks not ready") // guard 1: allTaskReady or restore re-arms
 		return false, true
@@ -85,12 +141,12 @@ func (c *Coordinator) periodicGuards(now time.Time, epoch uint64) (rearmed, stop
 		c.log().Error("clock went backwards or trigger in the same instant", "elapsed", elapsed)
 	}
 	if elapsed < c.cfg.Interval { // guard 3
-		c.armTrigger(Checkpoint, c.cfg.Interval-elapsed, &epoch)
+		c.rearm(Checkpoint, c.cfg.Interval-elapsed, tok)
 		return true, false
 	}
 	if l := c.latestCompleted.Load(); l != nil && c.cfg.MinPause > 0 { // guard 4
 		if since := now.Sub(l.CompletedAt); since < c.cfg.MinPause {
-			c.armTrigger(Checkpoint, c.cfg.MinPause-since, &epoch)
+			c.rearm(Checkpoint, c.cfg.MinPause-since, tok)
 			return true, false
 		}
 	}
@@ -98,7 +154,7 @@ func (c *Coordinator) periodicGuards(now time.Time, epoch uint64) (rearmed, stop
 }
 
 // triggerLocked is guards 5-9; the caller holds coord.lock.
-func (c *Coordinator) triggerLocked(now time.Time, typ Type) error {
+func (c *Coordinator) triggerLocked(now time.Time, typ Type, tok uint64) error {
 	if c.isCompleted() || c.shutdown.Load() { // guard 5
 		c.stopped("completed or shut down")
 		if typ.SchemaChange() {
@@ -117,7 +173,7 @@ func (c *Coordinator) triggerLocked(now time.Time, typ Type) error {
 		return nil
 	}
 	if c.pendingCounter.Load() > 0 || (typ == Checkpoint && c.savepointWaiting.Load() > 0) { // guard 7 (+ a waiting savepoint goes first)
-		c.scheduleTrigger(typ, c.cfg.PendingBackoff)
+		c.rearm(typ, c.cfg.PendingBackoff, tok)
 		return nil
 	}
 	pf, err := c.createPending(now, typ) // guard 8
@@ -126,7 +182,7 @@ func (c *Coordinator) triggerLocked(now time.Time, typ Type) error {
 	}
 	c.startPending(pf)
 	if typ == Checkpoint { // guard 9
-		c.scheduleTrigger(Checkpoint, c.cfg.Interval)
+		c.rearm(Checkpoint, c.cfg.Interval, tok)
 	}
 	return nil
 }

@@ -5,30 +5,23 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/ckptsim/ckptsim/core/savepoint"
 )
 
-// Type is a checkpoint type (SeaTunnel's CheckpointType).
-type Type int
+// Type is a checkpoint type. It has one spelling in the project,
+// savepoint.CheckpointType, which storage writes by name; the coordinator
+// uses it under these shorter names.
+type Type = savepoint.CheckpointType
 
 // The checkpoint types.
 const (
-	Checkpoint Type = iota
-	SchemaChangeBefore
-	SchemaChangeAfter
-	Savepoint
-	CompletedPoint
+	Checkpoint         = savepoint.TypeCheckpoint
+	SchemaChangeBefore = savepoint.TypeSchemaChangeBefore
+	SchemaChangeAfter  = savepoint.TypeSchemaChangeAfter
+	Savepoint          = savepoint.TypeSavepoint
+	CompletedPoint     = savepoint.TypeCompletedPoint
 )
-
-var typeNames = [...]string{"CHECKPOINT", "SCHEMA_CHANGE_BEFORE", "SCHEMA_CHANGE_AFTER", "SAVEPOINT", "COMPLETED_POINT"}
-
-func (t Type) String() string { return typeNames[t] }
-
-// Final reports whether the type ends the pipeline (savepoint or the
-// completed point of a bounded source).
-func (t Type) Final() bool { return t == Savepoint || t == CompletedPoint }
-
-// SchemaChange reports whether the type is one of the schema-change pair.
-func (t Type) SchemaChange() bool { return t == SchemaChangeBefore || t == SchemaChangeAfter }
 
 // CompletedPointID is the sentinel id of the COMPLETED_POINT checkpoint.
 const CompletedPointID = math.MaxInt64
@@ -78,12 +71,15 @@ type Completed struct {
 	Closed []TaskID
 }
 
-// Status is the terminal state of one coordinator generation.
-type Status int
+// GenStatus is the status of one coordinator generation: RUNNING, then
+// one terminal state. (The status store, StatusStore, is where the
+// coordinator writes it; cluster.StatusStore simulates that store, and
+// model.ReadGen is a recorded read of a generation's status.)
+type GenStatus int
 
 // The coordinator statuses.
 const (
-	Running Status = iota
+	Running GenStatus = iota
 	Finished
 	Suspended
 	Failed
@@ -92,7 +88,7 @@ const (
 
 var statusNames = [...]string{"RUNNING", "FINISHED", "SUSPEND", "FAILED", "CANCELED"}
 
-func (s Status) String() string { return statusNames[s] }
+func (s GenStatus) String() string { return statusNames[s] }
 
 // Reason is why a pending checkpoint was aborted or a coordinator failed.
 type Reason string

@@ -321,3 +321,29 @@ func TestTimerDieOnPanicReplacesThread(t *testing.T) {
 		})
 	}
 }
+
+// Bursts of entries due together that block until a later one runs, with
+// threads to spare: whoever takes a due entry (leader or a woken follower)
+// must leave a leader behind, or the later entry never fires.
+func TestTimerLeavesALeaderAfterABurst(t *testing.T) {
+	simtest.Both(t, 1000, func(t testing.TB, e env.Env) {
+		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 4})
+		defer tm.ShutdownNow()
+		release := simtest.NewLatch(e)
+		ran := simtest.NewCounter(e)
+		for range 4 {
+			tm.Schedule(0, ran.Add) // start all four threads
+		}
+		ran.Await(4)
+		tm.Schedule(5*time.Millisecond, ran.Add)
+		tm.Schedule(10*time.Millisecond, release.Wait)
+		tm.Schedule(10*time.Millisecond, ran.Add)
+		tm.Schedule(10*time.Millisecond, release.Wait)
+		tm.Schedule(20*time.Millisecond, release.Release)
+		release.AwaitArrivals(2)
+		release.Wait() // returns once the 20 ms entry released the latch
+		if !ran.AwaitFor(e, 6, time.Minute) {
+			t.Fatalf("ran %d of 6", ran.N())
+		}
+	})
+}

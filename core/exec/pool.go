@@ -171,7 +171,11 @@ func (p *Pool) take() (func(string), bool) {
 		if len(p.queue) > 0 {
 			fn := p.queue[0]
 			p.queue[0] = nil
-			p.queue = p.queue[1:]
+			if len(p.queue) == 1 {
+				p.queue = p.queue[:0] // empty: reuse the array from its start (no regrowth)
+			} else {
+				p.queue = p.queue[1:]
+			}
 			p.s.Queued = len(p.queue)
 			return fn, true
 		}

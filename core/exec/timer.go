@@ -127,10 +127,13 @@ func (t *Timer) loop(name string) {
 // nextDue waits, as a follower and then as the leader, for the earliest
 // entry to come due and removes it; nil once the timer is closed.
 //
-// Every thread that is neither the leader nor an idle follower (it runs a
-// function, is starting, or was just promoted) comes back through this
-// loop, so whenever there is no leader one of them takes the lead; when
-// every thread runs a function, due entries wait in the heap.
+// A due head is taken by whichever thread comes through here first,
+// leader or not: leadership only matters for waiting, so a thread that
+// comes free from a function never waits behind a promoted leader that
+// has not run yet. Every thread that is neither the leader nor an idle
+// follower (it runs a function, is starting, or was just woken) comes back
+// through this loop, so whenever there is no leader one of them takes the
+// lead; when every thread runs a function, due entries wait in the heap.
 func (t *Timer) nextDue() *Handle {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -143,35 +146,48 @@ func (t *Timer) nextDue() *Handle {
 			}
 			return nil
 		}
-		if !leading && t.leader {
-			t.s.Followers++
-			t.follow.Wait()
-			t.s.Followers--
-			continue
+		var now time.Time
+		if len(t.h) > 0 {
+			if now = t.e.Now(); !t.h[0].at.After(now) {
+				return t.takeLocked(now, leading)
+			}
 		}
-		leading, t.leader = true, true
+		if !leading {
+			if t.leader {
+				t.s.Followers++
+				t.follow.Wait()
+				t.s.Followers--
+				continue
+			}
+			leading, t.leader = true, true
+		}
 		if len(t.h) == 0 {
 			t.lead.Wait()
-			continue
+		} else {
+			t.lead.WaitFor(t.h[0].at.Sub(now))
 		}
-		if wait := t.h[0].at.Sub(t.e.Now()); wait > 0 {
-			t.lead.WaitFor(wait)
-			continue
-		}
-		return t.takeLocked()
 	}
 }
 
-// takeLocked pops the due head and promotes a follower before the caller
-// runs it: the promoted thread's wake-up happens while the function runs,
-// off its critical path.
-func (t *Timer) takeLocked() *Handle {
+// takeLocked pops the due head. A leader taking it (or any thread, when
+// there is no leader) promotes a follower before the caller runs it: the promoted thread's wake-up happens while
+// the function runs, off its critical path. When more entries are already
+// due, it also wakes one follower for each (as many as wait), so that
+// they take them at the speed of the lock, not of one wake-up per entry in
+// a chain.
+func (t *Timer) takeLocked(now time.Time, leading bool) *Handle {
 	h := heap.Pop(&t.h).(*Handle)
 	h.fired = true
 	t.s.Fired++
 	t.s.Pending = len(t.h)
-	t.leader = false
-	if t.s.Followers > 0 {
+	wake := t.h.countDue(0, now) // stops at the root when the next head is not due
+	if leading {
+		t.leader = false
+	}
+	if !t.leader {
+		wake++ // someone must take the lead (a follower that took a due entry leaves none)
+	}
+	for range min(t.s.Followers, wake) {
 		t.follow.Signal()
 	}
 	return h

@@ -33,6 +33,15 @@ func (t CheckpointType) String() string {
 	return fmt.Sprintf("CheckpointType(%d)", int(t))
 }
 
+// Final reports whether the type ends the pipeline (savepoint or the
+// completed point of a bounded source).
+func (t CheckpointType) Final() bool { return t == TypeSavepoint || t == TypeCompletedPoint }
+
+// SchemaChange reports whether the type is one of the schema-change pair.
+func (t CheckpointType) SchemaChange() bool {
+	return t == TypeSchemaChangeBefore || t == TypeSchemaChangeAfter
+}
+
 // ParseCheckpointType returns the type whose stored name is name.
 func ParseCheckpointType(name string) (CheckpointType, error) {
 	for t, n := range checkpointTypeNames {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -32,7 +33,11 @@ func ParseDesign(s string) (Design, error) {
 			return d, nil
 		}
 	}
-	return "", fmt.Errorf("unknown scheduler design %q (want per-pipeline, shared, shared-inline or leader-follower)", s)
+	names := make([]string, len(Designs))
+	for i, d := range Designs {
+		names[i] = string(d)
+	}
+	return "", fmt.Errorf("unknown scheduler design %q (want one of %s)", s, strings.Join(names, ", "))
 }
 
 // TaskFailure is what a dispatch thread does when a body fails.

@@ -39,15 +39,28 @@ func newSched(t testing.TB, e env.Env, cfg sched.Config) (sched.Scheduler, *firi
 
 const seeds = 1000
 
+// heavySeeds is seeds for the tests that build 500 leases per seed: a
+// tenth of it under the race detector (-short cuts it by ten again).
+func heavySeeds() int {
+	if raceEnabled {
+		return seeds / 10
+	}
+	return seeds
+}
+
 // eachDesign runs p for every design in ds (all designs when ds is empty),
 // over seeds in sim and once in wall mode.
 func eachDesign(t *testing.T, p func(t testing.TB, e env.Env, d sched.Design), ds ...sched.Design) {
+	eachDesignSeeds(t, seeds, p, ds...)
+}
+
+func eachDesignSeeds(t *testing.T, n int, p func(t testing.TB, e env.Env, d sched.Design), ds ...sched.Design) {
 	if len(ds) == 0 {
 		ds = sched.Designs
 	}
 	for _, d := range ds {
 		t.Run(string(d), func(t *testing.T) {
-			simtest.Both(t, seeds, func(t testing.TB, e env.Env) { p(t, e, d) })
+			simtest.Both(t, n, func(t testing.TB, e env.Env) { p(t, e, d) })
 		})
 	}
 }
@@ -233,7 +246,7 @@ func TestCloseSettlesWaitingTasks(t *testing.T) {
 }
 
 func TestFiveHundredLeasesTwoTimerThreads(t *testing.T) {
-	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
+	simtest.Both(t, heavySeeds(), func(t testing.TB, e env.Env) {
 		s, _ := newSched(t, e, sched.Config{})
 		defer s.Close()
 		ran := simtest.NewCounter(e)
@@ -321,7 +334,7 @@ func TestKillWorkerVariantKillsWorker(t *testing.T) {
 }
 
 func TestThreadCountsByDesign(t *testing.T) {
-	simtest.Both(t, seeds, func(t testing.TB, e env.Env) {
+	simtest.Both(t, heavySeeds(), func(t testing.TB, e env.Env) {
 		for _, d := range sched.Designs {
 			s, _ := newSched(t, e, sched.Config{Design: d})
 			ran := simtest.NewCounter(e)
@@ -404,7 +417,7 @@ func TestLeaderFollowerSaturatedTaskWaitsAndCancels(t *testing.T) {
 // The leader-follower pool never grows past bound, whatever the pipeline
 // count, and an idle pool has one leader and followers only.
 func TestLeaderFollowerThreadsStayWithinBound(t *testing.T) {
-	eachDesign(t, func(t testing.TB, e env.Env, d sched.Design) {
+	eachDesignSeeds(t, heavySeeds(), func(t testing.TB, e env.Env, d sched.Design) {
 		s, _ := newSched(t, e, sched.Config{Design: d})
 		defer s.Close()
 		ran := simtest.NewCounter(e)

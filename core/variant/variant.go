@@ -213,6 +213,26 @@ func Parse(m map[string]string) (Set, error) {
 	return s, nil
 }
 
+// ParsePairs reads "key=value[,key=value...]" as simrun's --variant and
+// --with take it, checking every pair; "fixed" alone is the empty map.
+func ParsePairs(s string) (map[string]string, error) {
+	out := map[string]string{}
+	if s == "fixed" {
+		return out, nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("want key=value, got %q (keys: see simrun list)", kv)
+		}
+		if err := Check(k, val); err != nil {
+			return nil, err
+		}
+		out[k] = val
+	}
+	return out, nil
+}
+
 // String lists the values that differ from the default as key=value in
 // registry order, "fixed" when none does.
 func (s Set) String() string {

@@ -103,3 +103,20 @@ func TestTyposAreErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestParsePairs: the command-line form, checked pair by pair.
+func TestParsePairs(t *testing.T) {
+	m, err := variant.ParsePairs("design=per-pipeline, expiry-fence=none")
+	if err != nil || len(m) != 2 || m["design"] != "per-pipeline" || m["expiry-fence"] != "none" {
+		t.Fatalf("%v %v", m, err)
+	}
+	if m, err := variant.ParsePairs("fixed"); err != nil || len(m) != 0 {
+		t.Fatalf("fixed: %v %v", m, err)
+	}
+	for in, want := range map[string]string{"design": "want key=value", "=x": "want key=value",
+		"retention=disk": `unknown value "disk" for variant retention`} {
+		if _, err := variant.ParsePairs(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %s", in, err, want)
+		}
+	}
+}

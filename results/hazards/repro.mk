@@ -30,7 +30,7 @@ repro-h8:
 
 .PHONY: repro-h9
 repro-h9:
-	go run ./cmd/simrun replay --scenario results/hazards/h9.yaml --seed 10 --variant deferred-fence=none
+	go run ./cmd/simrun replay --scenario results/hazards/h9.yaml --seed 5 --variant deferred-fence=none
 
 .PHONY: repro-h10
 repro-h10:

@@ -1,8 +1,3 @@
-// Package cluster is the simulated side of ckptsim's boundaries: tasks
-// reached through a transport, checkpoint storage, the status store, the
-// id counter, the job master and the coordinator executor, all running as
-// simulated threads in one sim.World and drawing latencies and faults
-// from its seeded streams.
 package cluster
 
 import (
@@ -63,6 +58,10 @@ type Config struct {
 	Workload               Workload
 	Faults                 FaultRates
 	ExecutorCore           int // coordinator executor core threads (10)
+	// RewriteEvent, when set (tests only), rewrites every coordinator
+	// event before anything in the harness sees it: a decorator that
+	// proves no verdict depends on the coordinator's labels.
+	RewriteEvent func(coord.Event) coord.Event
 }
 
 // Cluster is one simulated member running jobs.
@@ -72,7 +71,7 @@ type Cluster struct {
 	work     *rand.Rand
 	faults   *rand.Rand
 	Storage  *Storage
-	Status   *Status
+	Status   *StatusStore
 	IDs      *IDs
 	Sched    sched.Scheduler
 	Managers []*coord.Manager
@@ -81,9 +80,31 @@ type Cluster struct {
 	healed   bool
 	leases   *leaseChecks
 
+	onBoundary   []func(Obs)
+	restoreCalls int64
+
 	// Pipelines are the sources and sinks (nil without partitions).
 	Pipelines *Pipelines
 	idle      *idleTasks // nil without idle tasks or bounded sources
+	// OnTask, when set, sees each barrier a task receives and each
+	// acknowledgement it sends (a timeline of the run collects them).
+	OnTask func(TaskEvent)
+}
+
+// TaskEvent is a barrier reaching a task or its acknowledgement leaving.
+type TaskEvent struct {
+	At       time.Duration
+	Job      int64
+	Pipeline int
+	Task     coord.TaskID
+	ID       int64 // checkpoint id
+	Ack      bool  // false: barrier received
+}
+
+func (c *Cluster) taskEvent(job int64, pipeline int, task coord.TaskID, id int64, ack bool) {
+	if c.OnTask != nil {
+		c.OnTask(TaskEvent{At: c.W.Elapsed(), Job: job, Pipeline: pipeline, Task: task, ID: id, Ack: ack})
+	}
 }
 
 // New builds the cluster's stores, scheduler, executor and job managers.
@@ -93,8 +114,8 @@ func New(w *sim.World, cfg Config) (*Cluster, error) {
 	c.Recorder = newRecorder(w)
 	c.leases = newLeaseChecks(c)
 	c.Storage = newStorage(c)
-	c.Status = &Status{c: c, m: map[string]string{}, mu: w.NewMutex("sim.status")}
-	c.IDs = &IDs{c: c, next: map[[2]int64]int64{}, mu: w.NewMutex("sim.ids")}
+	c.Status = &StatusStore{c: c, m: map[string]string{}, mu: w.NewMutex("sim.status")}
+	c.IDs = &IDs{c: c, next: map[PipelineID]int64{}, mu: w.NewMutex("sim.ids")}
 	s, err := sched.New(w, cfg.Sched)
 	if err != nil {
 		return nil, err
@@ -105,7 +126,12 @@ func New(w *sim.World, cfg Config) (*Cluster, error) {
 	ccfg.Tasks, ccfg.StartingTasks = cfg.Tasks, cfg.StartingTasks
 	c.Pipelines = newPipelines(c)
 	c.idle = newIdleTasks(c)
-	ccfg.Observer = c.idle.chain(c.Pipelines.chain(c.Recorder.observe))
+	obs := c.idle.chain(c.Pipelines.chain(c.Recorder.observe))
+	if rw := cfg.RewriteEvent; rw != nil {
+		inner := obs
+		obs = func(ev coord.Event) { inner(rw(ev)) }
+	}
+	ccfg.Observer = obs
 	ccfg.Hooks.TriggerFault = c.triggerFault
 	for j := range cfg.Jobs {
 		deps := coord.ManagerDeps{Scheduler: s, WrapLease: c.leases.wrap, Deps: coord.Deps{
@@ -160,6 +186,7 @@ func (c *Cluster) Executor() *exec.Pool { return c.exec }
 // Reactivate installs a fresh one.
 func (c *Cluster) StepDown() {
 	c.W.Note("fault: master step-down")
+	c.observe(Obs{Kind: ObsFault, Job: -1, Pipeline: -1, Fault: FaultStepDown})
 	c.exec.ShutdownNow()
 }
 
@@ -168,6 +195,7 @@ func (c *Cluster) Reactivate() {
 	if c.exec.IsShutdown() {
 		c.W.Note("fault: master reactivated")
 		c.exec = c.newExecutor()
+		c.observe(Obs{Kind: ObsFault, Job: -1, Pipeline: -1, Fault: FaultReactivate})
 	}
 }
 
@@ -192,7 +220,7 @@ func (c *Cluster) sleep(d Dist) {
 
 func (c *Cluster) triggerFault(job int64, pipeline int) error {
 	c.sleep(c.cfg.Workload.BodySlowness)
-	if c.fault(c.cfg.Faults.TriggerThrow) {
+	if c.injected(c.cfg.Faults.TriggerThrow, FaultTrigger, job, pipeline, 0) {
 		c.W.Note("fault: trigger throws job %d pipeline %d", job, pipeline)
 		return fmt.Errorf("injected exception in trigger path")
 	}

@@ -36,19 +36,25 @@ type simTask struct {
 // pipelines have non-starting tasks or bounded sources.
 type idleTasks struct {
 	c        *Cluster
-	tasks    map[[3]int64]*simTask
-	finished map[[2]int64]bool // pipelines whose sources finished
+	tasks    map[taskKey]*simTask
+	finished map[PipelineID]bool // pipelines whose sources finished
+}
+
+// taskKey is one task of one pipeline.
+type taskKey struct {
+	PipelineID
+	task coord.TaskID
 }
 
 func newIdleTasks(c *Cluster) *idleTasks {
 	if c.cfg.StartingTasks <= 0 && c.cfg.Workload.FinishAfter == (Dist{}) {
 		return nil
 	}
-	return &idleTasks{c: c, tasks: map[[3]int64]*simTask{}, finished: map[[2]int64]bool{}}
+	return &idleTasks{c: c, tasks: map[taskKey]*simTask{}, finished: map[PipelineID]bool{}}
 }
 
 func (it *idleTasks) task(job int64, pipeline int, task coord.TaskID) *simTask {
-	k := [3]int64{job, int64(pipeline), int64(task)}
+	k := taskKey{PipelineID{job, pipeline}, task}
 	t, ok := it.tasks[k]
 	if !ok {
 		t = &simTask{}
@@ -110,7 +116,7 @@ func (it *idleTasks) finishSources(co *coord.Coordinator) {
 		n = it.c.cfg.Tasks
 	}
 	it.c.W.Note("sources of job %d pipeline %d finished", co.Job(), co.Pipeline())
-	it.finished[key(co.Job(), co.Pipeline())] = true
+	it.finished[PipelineID{co.Job(), co.Pipeline()}] = true
 	for t := range n {
 		if err := co.ReadyToClose(coord.TaskID(t)); err != nil {
 			it.c.W.Note("ready to close task %d-%d-%d: %v", co.Job(), co.Pipeline(), t, err)
@@ -173,7 +179,7 @@ func (it *idleTasks) notified(job int64, pipeline int, task coord.TaskID, cp *co
 // restored re-reports finished sources after a restore, as restarted
 // source tasks would: a failure's clean removed the ready-to-close set.
 func (it *idleTasks) restored(ev coord.Event) {
-	if !it.finished[key(ev.Job, ev.Pipeline)] {
+	if !it.finished[PipelineID{ev.Job, ev.Pipeline}] {
 		return
 	}
 	co := it.c.Managers[ev.Job].Coordinator(ev.Pipeline)

@@ -34,9 +34,9 @@ const (
 	// CheckTriggerChains: at most one live periodic trigger chain per
 	// pipeline. A chain is a task and the tasks its body schedules on the
 	// same lease, transitively; it is periodic once a body re-armed it and
-	// it was not started by the harness's schema change or by finished
-	// sources (idle.go, the COMPLETED_POINT's retries); it is live while
-	// one of its tasks is scheduled and neither settled nor cancelled.
+	// it was not started by the harness's schema change; it is live while
+	// one of its tasks is scheduled and has neither started nor been
+	// cancelled.
 	CheckTriggerChains = "lease-trigger-chains"
 )
 
@@ -96,6 +96,7 @@ type checkedLease struct {
 	all      []*checkedTask // every task, for the post-mortem at quiesce
 	nextSeq  int
 	chains   int
+	roots    map[int]string // chain -> "thread at virtual time" that scheduled its root
 	reported map[string]bool
 }
 
@@ -137,11 +138,15 @@ func (l *checkedLease) Schedule(delay time.Duration, body func() error) coord.Ca
 	} else {
 		l.chains++
 		t.chain = l.chains
+		if l.roots == nil {
+			l.roots = map[int]string{}
+		}
+		l.roots[t.chain] = fmt.Sprintf("%s at %v", thread, now)
 		t.periodic = false
 		if thread == "fault-schema-change" || strings.HasPrefix(thread, "source-end") {
-			// Started by the harness's schema change, or by finished sources
-			// (readyToClose: the COMPLETED_POINT retries after the pending
-			// back-off until nothing is pending): never periodic.
+			// Started by a call the harness drove: its schema change, or the
+			// end of a bounded pipeline's sources (the COMPLETED_POINT
+			// trigger and its retries). Never the periodic chain.
 			t.chain = -t.chain
 		}
 	}
@@ -241,13 +246,17 @@ func (l *checkedLease) checkChains() {
 	l.sweep()
 	var chains []int
 	for _, t := range l.tasks {
-		if t.periodic && t.chain > 0 && !t.cancelled && (len(chains) == 0 || chains[len(chains)-1] != t.chain) {
+		if t.periodic && t.chain > 0 && !t.cancelled && !t.started && (len(chains) == 0 || chains[len(chains)-1] != t.chain) {
 			chains = appendUnique(chains, t.chain)
 		}
 	}
 	if len(chains) > 1 {
-		l.report(CheckTriggerChains, fmt.Sprint(chains), "%d live periodic trigger chains %v (at most one per pipeline)",
-			len(chains), chains)
+		var from []string
+		for _, c := range chains {
+			from = append(from, fmt.Sprintf("chain %d from %s", c, l.roots[c]))
+		}
+		l.report(CheckTriggerChains, fmt.Sprint(chains), "%d live periodic trigger chains (at most one per pipeline): %s",
+			len(chains), strings.Join(from, ", "))
 	}
 }
 

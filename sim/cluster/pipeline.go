@@ -171,7 +171,7 @@ func newPipelines(c *Cluster) *Pipelines {
 	n := wl.Partitions
 	for j := range c.cfg.Jobs {
 		for i := range c.cfg.Pipelines {
-			p := &Pipeline{ps: ps, job: int64(j), idx: i, quarantine: (j*c.cfg.Pipelines+i)%2 == 1,
+			p := &Pipeline{ps: ps, job: int64(j), idx: i, quarantine: PipelineID{int64(j), i}.Seq(c.cfg.Pipelines)%2 == 1,
 				mu: c.W.NewMutex("sim.pipeline"), pos: make([]int64, n), admitted: make([]watermark.Epoch, n),
 				committed: make([]int64, n), lastEpoch: make([]watermark.Epoch, n), leaked: map[watermark.BatchID]bool{},
 				sinkActor: fmt.Sprintf("sink-%d-%d", j, i)}
@@ -214,7 +214,7 @@ func (ps *Pipelines) notify(job int64, pipeline int, task coord.TaskID) {
 }
 
 func (ps *Pipelines) pipe(job int64, pipeline int) *Pipeline {
-	return ps.All[int(job)*ps.c.cfg.Pipelines+pipeline]
+	return ps.All[PipelineID{job, pipeline}.Seq(ps.c.cfg.Pipelines)]
 }
 
 // CheckpointerStats sums the checkpointers' counters.

@@ -8,8 +8,23 @@ import (
 
 // Transport delivers coordinator calls to simulated tasks.
 type Transport struct {
-	c   *Cluster
-	job int64
+	c     *Cluster
+	job   int64
+	names map[taskKey]string // task thread names, made once (not per barrier)
+}
+
+// taskName is the name of a task's acknowledging thread.
+func (t *Transport) taskName(job int64, pipeline int, task coord.TaskID) string {
+	k := taskKey{PipelineID{job, pipeline}, task}
+	n, ok := t.names[k]
+	if !ok {
+		if t.names == nil {
+			t.names = map[taskKey]string{}
+		}
+		n = fmt.Sprintf("task-%d-%d-%d", job, pipeline, task)
+		t.names[k] = n
+	}
+	return n
 }
 
 // TriggerBarrier blocks for the dispatch latency, then a task thread
@@ -17,20 +32,22 @@ type Transport struct {
 func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b coord.Barrier) error {
 	c := t.c
 	c.leases.effect("Transport.TriggerBarrier")
+	c.observe(Obs{Kind: ObsBarrier, Job: job, Pipeline: pipeline, ID: b.ID, Task: int(task)})
 	c.sleep(c.cfg.Workload.DispatchLatency)
-	if c.fault(c.cfg.Faults.BarrierFail) {
+	if c.injected(c.cfg.Faults.BarrierFail, FaultBarrier, job, pipeline, b.ID) {
 		c.W.Note("fault: barrier dispatch fails job %d pipeline %d", job, pipeline)
 		return fmt.Errorf("simulated barrier dispatch failure")
 	}
-	drop := c.fault(c.cfg.Faults.AckDrop)
-	taskErr := !drop && c.fault(c.cfg.Faults.TaskError)
+	c.taskEvent(job, pipeline, task, b.ID, false)
+	drop := c.injected(c.cfg.Faults.AckDrop, FaultAckDrop, job, pipeline, b.ID)
+	taskErr := !drop && c.injected(c.cfg.Faults.TaskError, FaultTaskError, job, pipeline, b.ID)
 	lat := c.cfg.Workload.AckLatency.Draw(c.work)
 	k := key(job, pipeline)
 	if c.idle != nil {
 		c.idle.dispatched(job, pipeline, task, b)
 	}
 	c.Recorder.inflight[k]++
-	c.W.Go(fmt.Sprintf("task-%d-%d-%d", job, pipeline, task), func() {
+	c.W.Go(t.taskName(job, pipeline, task), func() {
 		c.W.Sleep(lat)
 		c.Recorder.inflight[k]--
 		if c.idle != nil && !drop && !c.idle.received(c.Managers[job].Coordinator(pipeline), task, b) {
@@ -42,9 +59,10 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 		}
 		if taskErr { // reportCheckpointErrorFromTask
 			c.W.Note("fault: task %d-%d-%d reports an error for checkpoint %d", job, pipeline, task, b.ID)
-			c.Managers[job].Coordinator(pipeline).ReportTaskError(fmt.Sprintf("task %d failed checkpoint %d", task, b.ID))
+			c.Managers[job].Coordinator(pipeline).ReportTaskError(b.ID, fmt.Sprintf("task %d failed checkpoint %d", task, b.ID))
 			return
 		}
+		c.taskEvent(job, pipeline, task, b.ID, true)
 		state := fmt.Appendf(nil, "state-%d-%d-%d-%d", job, pipeline, task, b.ID)
 		c.Managers[job].Acknowledge(pipeline, task, b.ID, state)
 	})
@@ -56,7 +74,7 @@ func (t *Transport) NotifyComplete(job int64, pipeline int, task coord.TaskID, c
 	c := t.c
 	c.leases.effect("Transport.NotifyComplete")
 	c.sleep(c.cfg.Workload.NotifyLatency)
-	if c.fault(c.cfg.Faults.NotifyFail) {
+	if c.injected(c.cfg.Faults.NotifyFail, FaultNotify, job, pipeline, cp.ID) {
 		c.W.Note("fault: notify-complete fails job %d pipeline %d", job, pipeline)
 		return fmt.Errorf("simulated notify failure")
 	}
@@ -87,12 +105,12 @@ type Master struct{ c *Cluster }
 func (m *Master) HandleCheckpointError(job int64, pipeline int, gen uint64, r coord.Reason) {
 	c := m.c
 	c.leases.effect("JobMaster.HandleCheckpointError")
+	c.observe(Obs{Kind: ObsFailure, Job: job, Pipeline: pipeline})
 	delay := c.cfg.Workload.RestartDelay.Draw(c.work)
 	c.W.Go(fmt.Sprintf("job-master-%d-%d", job, pipeline), func() {
 		c.W.Sleep(delay)
-		co := c.Managers[job].Coordinator(pipeline)
 		for attempt := 0; ; attempt++ {
-			if err := co.Restore(true); err == nil || attempt >= 10 {
+			if err := c.RestorePipeline(job, pipeline); err == nil || attempt >= 10 {
 				return
 			}
 			c.W.Sleep(restoreBackoff)

@@ -52,6 +52,7 @@ var rateKinds = []struct {
 	{"barrier_failure", func(f *workloads.Faults) *float64 { return &f.BarrierFailure }},
 	{"notify_failure", func(f *workloads.Faults) *float64 { return &f.NotifyFailure }},
 	{"trigger_throw", func(f *workloads.Faults) *float64 { return &f.TriggerThrow }},
+	{"task_error", func(f *workloads.Faults) *float64 { return &f.TaskError }},
 }
 
 func scheduleOn(s workloads.Schedule) bool { return len(s.At) > 0 || s.Every.D > 0 || s.PerHour > 0 }

@@ -18,15 +18,17 @@ const SyncEvery = 2 * time.Second
 
 // Journal is an append-only file of JSON lines, one per finished seed.
 // Each Append is one write of a whole line, so a killed process leaves
-// every appended record in the file; fsync runs at most SyncEvery after a
-// record (and on Sync and Close), so a machine crash loses at most that
-// much. Safe for concurrent use.
+// every appended record in the file; an fsync follows every record within
+// SyncEvery (a timer armed by the first record after a sync, and Sync and
+// Close), so a machine crash loses at most that much. Safe for concurrent
+// use.
 type Journal struct {
-	mu       sync.Mutex
-	f        *os.File
-	path     string
-	dirty    bool
-	lastSync time.Time
+	mu      sync.Mutex
+	f       *os.File
+	path    string
+	dirty   bool
+	timer   *time.Timer // armed while an appended record waits for its fsync
+	syncErr error       // the first failed timed fsync, reported by Sync and Close
 }
 
 // OpenJournal opens path for appending, creating it (and its folder). A
@@ -48,7 +50,7 @@ func OpenJournal(path string) (*Journal, error) {
 		f.Close()
 		return nil, err
 	}
-	return &Journal{f: f, path: path, lastSync: time.Now()}, nil
+	return &Journal{f: f, path: path}, nil
 }
 
 // cutTorn truncates f after its last newline and seeks to the end.
@@ -92,11 +94,20 @@ func (j *Journal) Append(v any) error {
 	if _, err := j.f.Write(b); err != nil {
 		return fmt.Errorf("%s: %w", j.path, err)
 	}
-	j.dirty = true
-	if time.Since(j.lastSync) >= SyncEvery {
-		return j.syncLocked()
+	if !j.dirty && j.timer == nil {
+		j.timer = time.AfterFunc(SyncEvery, j.timedSync)
 	}
+	j.dirty = true
 	return nil
+}
+
+func (j *Journal) timedSync() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.timer = nil
+	if err := j.syncLocked(); err != nil && j.syncErr == nil {
+		j.syncErr = err
+	}
 }
 
 // Sync fsyncs what was appended.
@@ -107,20 +118,28 @@ func (j *Journal) Sync() error {
 }
 
 func (j *Journal) syncLocked() error {
-	j.lastSync = time.Now()
 	if !j.dirty {
-		return nil
+		return j.syncErr
 	}
 	j.dirty = false
-	return j.f.Sync()
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("%s: %w", j.path, err)
+	}
+	return j.syncErr
 }
 
 // Close fsyncs and closes the journal.
 func (j *Journal) Close() error {
-	err := j.Sync()
+	j.mu.Lock()
+	if j.timer != nil {
+		j.timer.Stop()
+		j.timer = nil
+	}
+	err := j.syncLocked()
 	if cerr := j.f.Close(); err == nil {
 		err = cerr
 	}
+	j.mu.Unlock()
 	return err
 }
 

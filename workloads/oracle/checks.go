@@ -3,6 +3,11 @@ package oracle
 // Check ids. They are names users depend on (the verdict's "checks" field,
 // the hazard catalog's "detected by" column, testdata/mutants): keep them.
 const (
+	// Generation truth (generation.go): boundary observations only.
+	GenerationJustified     = "generation-justified"
+	OneFailurePerGeneration = "one-failure-per-generation"
+	OneOutstanding          = "one-outstanding"
+
 	// Coordinator-event checks (events.go): self-reported, kept as
 	// diagnostics until their boundary replacements land.
 	OnePending      = "one-pending"
@@ -66,6 +71,20 @@ const (
 // renders (TestChecksDoc keeps them equal). Add a check here, with the
 // planted bug that proves it.
 var checks = []Check{
+	{GenerationJustified, Safety, Boundary,
+		"JobMaster.HandleCheckpointError calls; restores the harness drove, split at the restore's first status write; IDCounter.Next and Transport.TriggerBarrier (trigger time), Storage.Store returns, every fault the cluster injected and into which pipeline and checkpoint, virtual time",
+		"every failure notification has a cause inside the generation it fails: a checkpoint triggered in that generation and not stored within the timeout, whose timeout had elapsed; or a fault injected into that generation (its checkpoint's, or its restore's)",
+		"stale deferred work failing a newer generation; callers that carry no generation; relabelled generations",
+		"H1 (`expiry-fence=none`), H9 (`deferred-fence=none`), the relabelling mutant"},
+	{OneFailurePerGeneration, Safety, Boundary,
+		"JobMaster.HandleCheckpointError calls per harness generation",
+		"at most one failure notification per generation (the first error wins)",
+		"a generation failed twice: a lost first-error latch, a stale effect failing an already failed generation",
+		"H1, H9 (a stale effect hitting a failed generation)"},
+	{OneOutstanding, Safety, Boundary,
+		"IDCounter.Next and Storage.Store per pipeline, failure notifications and restores the harness drove",
+		"within a generation that has not failed, with no restore in flight, a new checkpoint id is handed out only after every earlier one of that generation was stored",
+		"two checkpoints pending at once (a lost or negative pending count)", "H6 (`barrier-continuation=inline`)"},
 	{OnePending, Safety, SelfReport,
 		"the coordinator's own pending counter (EvPendingCount)",
 		"the counter stays within 0..1",
@@ -117,8 +136,9 @@ var checks = []Check{
 		"torn or partial bundles made visible, commit points before the data is durable, lost commits",
 		"TestMasterCrashChecks (planted: the marker written before the payloads are synced)"},
 	{ModelGeneration, Safety, Boundary,
-		"restores the harness drove and failure notifications (porcupine, per pipeline)",
-		"the history linearizes against the generation model", "generation fencing", "H1, H9"},
+		"restore calls the harness made (with its own generation count), failure notifications (from the failure's FAILED status write to the JobMaster call), id allocations while no restore is in flight (Trigger) and the status store's value then (Status); porcupine, per pipeline",
+		"the history linearizes against the generation model: ids increase within a generation, the status store says FAILED exactly when the current generation has failed",
+		"stale status writes, generation regressions", "the stale FAILED write found in core (TestStaleFailedStatusDoesNotOverwriteRunning)"},
 	{ModelRegister, Safety, Boundary,
 		"Storage.Store and Storage.Latest (porcupine, per pipeline)",
 		"a restore reads the latest stored checkpoint", "lost or stale latest-completed", "-"},

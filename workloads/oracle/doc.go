@@ -26,4 +26,9 @@
 // (what it observes, asserts and catches, and the planted bug that proves
 // it), report through Findings, and regenerate CHECKS.md with
 // `go test ./workloads/oracle -run TestChecksDoc -update`.
+//
+// The generation checks (generation.go) are the model: they derive the
+// generation a failure notification fails from the restores the harness
+// drove, and its justification from injected faults and triggered
+// checkpoints, never from the coordinator's labels.
 package oracle

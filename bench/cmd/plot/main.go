@@ -309,7 +309,7 @@ func plotSaturation(rows []*row, out string) error {
 		srcs  []src
 	}{
 		{"shared (hand-off to 8 dispatch threads)", []src{{"Saturation", "measured (wall)", 0}, {"SaturationSim", "predicted (sim CPU model)", 1}}},
-		{"leader-follower (8 threads)", []src{{"SaturationLeaderFollower", "measured (wall)", 0}}},
+		{"leader-follower (8 threads)", []src{{"SaturationLeaderFollower", "measured (wall)", 0}, {"SaturationSimLeaderFollower", "predicted (sim CPU model)", 1}}},
 	}
 	sat := pick(rows, func(r *row) bool { return strings.HasPrefix(r.base, "Saturation") && r.keys["util"] != "" })
 	ymin, ymax := 0.001, 1.0

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ckptsim/ckptsim/workloads"
+	"github.com/ckptsim/ckptsim/workloads/oracle"
+)
+
+const samplePatch = `# check: generation-fence
+# scenario: h1-stale-expiry
+# variants: expiry-fence=none, deferred-fence=none
+# strategies: pct
+# bug: the fence is dropped
+# a free comment line
+diff --git a/core/coord/failure.go b/core/coord/failure.go
+--- a/core/coord/failure.go
++++ b/core/coord/failure.go
+@@ -1 +1 @@
+-a
++b
+diff --git a/sim/world.go b/sim/world.go
+--- a/sim/world.go
++++ b/sim/world.go
+@@ -1 +1 @@
+-a
++b
+`
+
+func TestParseMutant(t *testing.T) {
+	m, err := ParseMutant("testdata/mutants/fence.diff", []byte(samplePatch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Name != "fence" || m.Check != "generation-fence" || m.Scenario != "h1-stale-expiry" || m.Bug != "the fence is dropped" {
+		t.Errorf("parsed %+v", m)
+	}
+	if got := m.VariantText(); got != "deferred-fence=none,expiry-fence=none" {
+		t.Errorf("variants %q", got)
+	}
+	if got := strings.Join(m.VariantArgs(), " "); got != "--variant deferred-fence=none --variant expiry-fence=none" {
+		t.Errorf("variant args %q", got)
+	}
+	if !slices.Equal(m.Strategies, []string{"pct"}) {
+		t.Errorf("strategies %v", m.Strategies)
+	}
+	if !slices.Equal(m.Files, []string{"core/coord/failure.go", "sim/world.go"}) {
+		t.Errorf("files %v", m.Files)
+	}
+	d, err := ParseMutant("d.diff", []byte(strings.Replace(samplePatch, "# strategies: pct\n", "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.Strategies, []string{"random", "pct"}) {
+		t.Errorf("default strategies %v", d.Strategies)
+	}
+}
+
+func TestParseMutantErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, new, want string
+	}{
+		{"missing check", "# check: generation-fence\n", "", `lacks the field "check"`},
+		{"missing bug", "# bug: the fence is dropped\n", "", `lacks the field "bug"`},
+		{"unknown field", "# bug:", "# bgu:", `x.diff:5: unknown field "bgu"`},
+		{"empty field", "# scenario: h1-stale-expiry", "# scenario:", `x.diff:2: field "scenario" is empty`},
+		{"repeated field", "# bug: the fence is dropped\n", "# bug: a\n# bug: b\n", `x.diff:6: field "bug" repeated (first on line 5)`},
+		{"two checks", "# check: generation-fence", "# check: a, b", "x.diff:1: field check: one check id"},
+		{"bad variant", "expiry-fence=none,", "expiry-fence,", `x.diff:3: field variants: "expiry-fence" is not key=value`},
+		{"bad strategy", "# strategies: pct", "# strategies: dfs", `x.diff:4: field strategies: unknown strategy "dfs"`},
+		{"bare header line", "# a free comment line", "a free line", `x.diff:6: header line "a free line" does not start with '#'`},
+		{"rename", "diff --git a/sim/world.go b/sim/world.go", "diff --git a/sim/world.go b/sim/w2.go", "renames a file"},
+		{"not a patch", samplePatch[strings.Index(samplePatch, "diff --git"):], "", "not a patch"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseMutant("x.diff", []byte(strings.Replace(samplePatch, tc.old, tc.new, 1)))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckIDs(t *testing.T) {
+	for _, tc := range []struct {
+		violation, want string
+	}{
+		{"1m51.003646371s job 0 pipeline 15: generation-fence: CHECKPOINT_EXPIRED armed in generation 39 failed generation 40", "generation-fence"},
+		{"2s job 0 pipeline 3: one-pending: pending counter is -1", "one-pending"},
+		{"1m0s dispatch pool: worker-died: 1 dispatch worker threads died (a failing body must leave its worker alive)", "worker-died"},
+		{"3m0s savepoint store: savepoint-retention: savepoint-retention: committed savepoint 4 of job 0 is gone without a delete", "savepoint-retention"},
+		{"2m0s pipeline 3: model-generation: effect(armed 2) returned failed generation 3", "model-generation"},
+		{"2m0s job 0 pipeline 1: lease-cancel-effect: body of a task cancelled at 1m0s called Transport.TriggerBarrier", "lease-cancel-effect"},
+		{"model watermark: partition 1: commit 40 past the delivered prefix", "model-watermark"},
+		{"4m0s job 0: checkpoint-progress: 3 pipelines completed no checkpoint", "checkpoint-progress"},
+		{"latency-bound: scheduling delay reached 2m0s, bound 30s", "latency-bound"},
+		{"liveness: 3 pipelines completed no checkpoint in the 1m0s after faults stopped: 0/1, 0/2, 0/3", "liveness"},
+		{"deadlock: every thread is blocked", "deadlock"},
+		{"lock-order cycle:\n  a then b", "lock-order"},
+		{"panic in coordinator-1: boom\nstack", "crash"},
+		{"step budget exhausted after 100 steps", "other"},
+	} {
+		if got := CheckIDs(nil, []string{tc.violation}); !slices.Equal(got, []string{tc.want}) {
+			t.Errorf("%q: got %v, want [%s]", tc.violation, got, tc.want)
+		}
+	}
+	if got := CheckIDs([]string{"retention", "one-pending", "retention"}, []string{"liveness: x"}); !slices.Equal(got, []string{"one-pending", "retention"}) {
+		t.Errorf("carried ids must win and be deduplicated: %v", got)
+	}
+}
+
+// TestMutantsApplyAndNameKnownChecks is the guard on the committed
+// mutants: every patch parses, names a known check and an embedded
+// scenario, edits only core/ or sim/, and applies cleanly to the current
+// tree; together they cover at
+// least 12 mutants over at least 6 landed checks.
+func TestMutantsApplyAndNameKnownChecks(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := LoadMutants(filepath.Join(root, "testdata", "mutants"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	git, gitErr := exec.LookPath("git")
+	landed := map[string]int{}
+	for _, m := range ms {
+		known, pending := CheckKnown(m.Check)
+		if !known {
+			t.Errorf("%s: check %q is not a known check id", m.File, m.Check)
+		}
+		if !pending {
+			landed[m.Check]++
+		}
+		if _, err := workloads.Lookup(m.Scenario); err != nil {
+			t.Errorf("%s: scenario %q: %v", m.File, m.Scenario, err)
+		}
+		for _, f := range m.Files {
+			if !strings.HasPrefix(f, "core/") && !strings.HasPrefix(f, "sim/") {
+				t.Errorf("%s: edits %s; a mutant plants a bug in core/ or sim/ only", m.File, f)
+			}
+		}
+		if gitErr != nil {
+			continue
+		}
+		cmd := exec.Command(git, "apply", "--check", m.File)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s no longer applies: %s", m.File, out)
+		}
+	}
+	if gitErr != nil {
+		t.Log("git not found: patches not checked against the tree")
+	}
+	n := 0
+	for _, c := range landed {
+		n += c
+	}
+	if n < 12 || len(landed) < 6 {
+		t.Errorf("%d mutants over %d landed checks (%v); want at least 12 over 6", n, len(landed), landed)
+	}
+}
+
+func TestRenderCountsOnlyTheNamedCheck(t *testing.T) {
+	pendingChecks["not-landed-yet"] = "a check a mutant may name before it lands"
+	defer delete(pendingChecks, "not-landed-yet")
+	mk := func(name, check string, fired []string, found int) *Result {
+		m := &Mutant{Name: name, Check: check, Scenario: "smoke", Bug: "b | c"}
+		r := &Result{Mutant: m, Fired: fired, Detected: found > 0, Cap: 10}
+		r.Campaigns = []Campaign{{Strategy: "random", Ran: max(found, 10), Found: found, Seed: int64(found) - 1}}
+		_, r.Pending = CheckKnown(check)
+		return r
+	}
+	rep := &Report{Command: "go run ./cmd/mutants", Commit: "abc", Seeds: 10, Results: []*Result{
+		mk("a", "one-pending", []string{"one-pending"}, 3),
+		mk("b", "retention", []string{"liveness"}, 0), // another check fired: not found
+		mk("c", "not-landed-yet", nil, 0),             // pending: not counted
+	}}
+	md := render(rep)
+	for _, want := range []string{
+		"**Score: 1 of 2 mutants found by the check they name, over 1 distinct checks.** 1 more name a check",
+		"| 3 (seed 2) | - | `one-pending` | yes |",
+		"| not found in 10 seeds | - | `liveness` | no |",
+		"`not-landed-yet` (pending)",
+		"b \\| c",
+		"| `one-pending` | a | 1 of 1 |",
+		"| `retention` | b | 0 of 1 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("render lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// TestPendingChecksNotLanded keeps pendingChecks honest: once a check
+// lands in the oracle's registry it is no longer pending.
+func TestPendingChecksNotLanded(t *testing.T) {
+	for id := range pendingChecks {
+		if _, ok := oracle.Lookup(id); ok {
+			t.Errorf("check %q is registered in workloads/oracle: remove it from pendingChecks", id)
+		}
+	}
+}

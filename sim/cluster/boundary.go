@@ -1,0 +1,115 @@
+package cluster
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ObsKind names a boundary observation: a call the harness saw the code
+// under test make at one of its boundaries, a restore the harness drove,
+// or a fault the cluster injected. The oracle's verdicts are built from
+// these and virtual time only (workloads/oracle).
+type ObsKind uint8
+
+// The observations.
+const (
+	ObsRestoreBegin ObsKind = iota // the harness calls Coordinator.Restore (Call numbers the call)
+	ObsRestoreEnd                  // that call returned
+	ObsStatusSet                   // StatusStore.Set entered for the pipeline's status key (Value)
+	ObsAllocate                    // IDCounter.Next returned ID
+	ObsBarrier                     // Transport.TriggerBarrier entered for checkpoint ID, task Task
+	ObsStored                      // Storage.Store of ID returned nil (durable)
+	ObsFailure                     // JobMaster.HandleCheckpointError called
+	ObsFault                       // the cluster injected a fault (Fault names it; ID its checkpoint, 0: none)
+)
+
+// Fault names carried by ObsFault.
+const (
+	FaultStorage    = "storage"         // Storage.Store fails (ID)
+	FaultBarrier    = "barrier"         // Transport.TriggerBarrier fails (ID)
+	FaultTaskError  = "task-error"      // a task will report an error for ID instead of acknowledging
+	FaultAckDrop    = "ack-drop"        // a task will never acknowledge ID
+	FaultNotify     = "notify"          // Transport.NotifyComplete fails (ID)
+	FaultID         = "id"              // IDCounter.Next fails
+	FaultTrigger    = "trigger"         // the trigger path throws (H4 hook)
+	FaultStatus     = "status"          // a status-store call fails with a retryable error
+	FaultSavepoint  = "savepoint-write" // the savepoint store refused a pipeline's write (ID; reported by the harness's SavepointWriter)
+	FaultStepDown   = "step-down"       // the coordinator executor shuts down (Pipeline -1: every pipeline)
+	FaultReactivate = "reactivated"     // a fresh executor replaces it (the end of a step-down window)
+)
+
+// Obs is one boundary observation.
+type Obs struct {
+	Kind     ObsKind
+	Job      int64
+	Pipeline int // -1: every pipeline of every job
+	ID       int64
+	Task     int
+	Call     int64 // ObsRestoreBegin/End: the restore call
+	Thread   int32 // the simulated thread that made the call
+	Fault    string
+	Value    string
+}
+
+func (o Obs) String() string {
+	names := [...]string{"restore-begin", "restore-end", "status-set", "allocate", "barrier", "stored", "failure", "fault"}
+	return fmt.Sprintf("%s job %d pipeline %d id %d call %d %s%s", names[o.Kind], o.Job, o.Pipeline, o.ID, o.Call, o.Fault, o.Value)
+}
+
+// observe hands o to every boundary observer.
+func (c *Cluster) observe(o Obs) {
+	if len(c.onBoundary) == 0 {
+		return
+	}
+	o.Thread = c.W.ThreadID()
+	for _, f := range c.onBoundary {
+		f(o)
+	}
+}
+
+// OnBoundary subscribes f to every boundary observation, synchronously on
+// the simulated thread that made the call. Subscribe before Start.
+func (c *Cluster) OnBoundary(f func(Obs)) { c.onBoundary = append(c.onBoundary, f) }
+
+// injected draws a fault of probability p and reports it when it fires.
+func (c *Cluster) injected(p float64, fault string, job int64, pipeline int, id int64) bool {
+	if !c.fault(p) {
+		return false
+	}
+	c.observe(Obs{Kind: ObsFault, Job: job, Pipeline: pipeline, ID: id, Fault: fault})
+	return true
+}
+
+// Restore restores every pipeline of a job, one after another, as a
+// master failover does (coord.Manager.Restore), observing each call.
+func (c *Cluster) Restore(job int64) error {
+	var errs []string
+	for p := range c.cfg.Pipelines {
+		if err := c.RestorePipeline(job, p); err != nil {
+			errs = append(errs, fmt.Sprintf("pipeline %d: %v", p, err))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+// RestorePipeline is the harness's restore of one pipeline (restoreCoordinator(true)).
+func (c *Cluster) RestorePipeline(job int64, pipeline int) error {
+	c.restoreCalls++
+	call := c.restoreCalls
+	c.observe(Obs{Kind: ObsRestoreBegin, Job: job, Pipeline: pipeline, Call: call})
+	err := c.Managers[job].Coordinator(pipeline).Restore(true)
+	c.observe(Obs{Kind: ObsRestoreEnd, Job: job, Pipeline: pipeline, Call: call})
+	return err
+}
+
+// statusPipeline parses a coordinator status key (checkpoint_state_J_P).
+func statusPipeline(key string) (job int64, pipeline int, ok bool) {
+	var j, p int
+	if n, err := fmt.Sscanf(key, "checkpoint_state_%d_%d", &j, &p); err != nil || n != 2 {
+		return 0, 0, false
+	}
+	return int64(j), p, true
+}

@@ -1,0 +1,410 @@
+package oracle
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/sim/cluster"
+)
+
+// Generations holds the generation checks generation-justified and
+// one-failure-per-generation. They see only boundary observations
+// (cluster.Obs) and virtual time, never a coordinator label:
+//
+//   - A pipeline's generation is counted by the harness. Generation 1 is
+//     the first; each Coordinator.Restore call the harness makes begins
+//     the next one at the first status write ("RUNNING") that call makes
+//     (the restore's first boundary call after it installs the
+//     generation), or at its return if it makes none. Until then the
+//     coordinator may be one generation ahead per restore in flight, so a
+//     checkpoint or fault observed then belongs to any generation in that
+//     span.
+//   - A checkpoint is triggered when IDCounter.Next returns its id (or at
+//     its first barrier, for ids the counter does not allocate), in the
+//     generation span of that moment; it is stored when Storage.Store
+//     returns nil for it.
+//   - A fault belongs to the generations of what it hit: a storage,
+//     barrier or task-reported error those of its checkpoint; a
+//     notify-complete failure those of its checkpoint and, during a
+//     restore, the restore's; an id, trigger-path or status-store failure
+//     the span current when it fired. A step-down (the coordinator
+//     executor shut down until reactivated) justifies any failure inside
+//     its window.
+//
+// A failure notification (JobMaster.HandleCheckpointError) fails the
+// harness's current generation. It is justified when that generation (or,
+// while a restore is in flight, the next) holds a fault, or a checkpoint
+// triggered in it at least the timeout before the notification and not
+// stored within the timeout (an expiry). A second notification in one
+// generation is one-failure-per-generation.
+type Generations struct {
+	// Buggify is set when core's BUGGIFY sites are on: failures without a
+	// boundary cause are then not reported (a site may have caused them).
+	Buggify bool
+	f       *Findings
+	now     func() time.Duration
+	timeout time.Duration
+	pipes   map[[2]int64]*genPipe
+	keys    [][2]int64 // pipes in creation order
+	windows []window   // step-down windows
+	// OnRestoreBegin and OnRestore, when set, see each harness restore
+	// call begin and return, with the generation it began (histories).
+	OnRestoreBegin func(job int64, pipeline int, call int64)
+	OnRestore      func(job int64, pipeline int, call int64, gen int)
+	// OnFailureBegin sees a failure begin on a thread (its status write);
+	// OnFailure the notification that ends it, with the generation it
+	// fails. A failure that began and notified nobody (another error won)
+	// is followed by the thread's next OnFailureBegin.
+	OnFailureBegin func(job int64, pipeline int, thread int32)
+	OnFailure      func(job int64, pipeline int, thread int32, gen int)
+	// OnTrigger, when set, sees each checkpoint id handed out while no
+	// restore of its pipeline is in flight (so the harness's generation is
+	// exact), with that generation and whether it has already been
+	// notified as failed.
+	OnTrigger func(job int64, pipeline int, gen int, id int64, failed bool)
+	// Notifications counts failure notifications; Justified those with a
+	// cause; Racing the failures that began while another failure of the
+	// same pipeline was in progress (two failure sources at once).
+	Notifications, Justified, Racing int
+}
+
+type span struct{ lo, hi int }
+
+func (s span) has(g int) bool { return s.lo <= g && g <= s.hi }
+
+func (s span) String() string {
+	if s.lo == s.hi {
+		return fmt.Sprint(s.lo)
+	}
+	return fmt.Sprintf("%d-%d", s.lo, s.hi)
+}
+
+type window struct{ from, to time.Duration } // to < 0: open
+
+type restoreCall struct {
+	call     int64
+	thread   int32
+	begin    time.Duration
+	switched bool
+	gen      int
+}
+
+type ckpt struct {
+	id     int64
+	at     time.Duration
+	g      span
+	stored time.Duration // -1: not stored
+}
+
+type fault struct {
+	at   time.Duration
+	g    span
+	kind string
+	id   int64
+}
+
+// begun is a failure in progress: the status write "FAILED" that
+// handleCoordinatorError makes before it notifies the job master.
+type begun struct {
+	at    time.Duration
+	g     span
+	retry bool // its write failed with a retryable error: the next write is a retry
+}
+
+type genPipe struct {
+	gen      int
+	switched time.Duration   // when the last generation began
+	failing  map[int32]begun // thread -> failure in progress
+	failed   map[int]bool    // generations a notification was assigned to
+	calls    []*restoreCall
+	failures map[int]int // generation -> notifications
+	cps      map[int64]*ckpt
+	order    []int64 // checkpoint ids in trigger order
+	faults   []fault
+	open     map[int64]time.Duration // ids allocated in this generation, not stored, while it has not failed
+}
+
+// NewGenerations returns the generation checks reporting to f; timeout is
+// the smallest checkpoint timeout the coordinators use.
+func NewGenerations(f *Findings, now func() time.Duration, timeout time.Duration) *Generations {
+	return &Generations{f: f, now: now, timeout: timeout, pipes: map[[2]int64]*genPipe{}}
+}
+
+// Attach subscribes the checks to a cluster's boundary observations.
+func (g *Generations) Attach(c *cluster.Cluster) { c.OnBoundary(g.Observe) }
+
+func (g *Generations) pipe(job int64, p int) *genPipe {
+	k := [2]int64{job, int64(p)}
+	s, ok := g.pipes[k]
+	if !ok {
+		s = &genPipe{gen: 1, failures: map[int]int{}, cps: map[int64]*ckpt{}, failing: map[int32]begun{}, failed: map[int]bool{},
+			open: map[int64]time.Duration{}}
+		g.pipes[k] = s
+		g.keys = append(g.keys, k)
+	}
+	return s
+}
+
+// span is the generations the coordinator may be in now: the harness's
+// count, up to one more per restore in flight that has not switched.
+func (p *genPipe) span() span {
+	n := 0
+	for _, c := range p.calls {
+		if !c.switched {
+			n++
+		}
+	}
+	return span{p.gen, p.gen + n}
+}
+
+func (p *genPipe) switchTo(c *restoreCall, now time.Duration) {
+	p.gen++
+	p.switched = now
+	clear(p.open)
+	c.switched, c.gen = true, p.gen
+}
+
+// Observe takes one boundary observation.
+func (g *Generations) Observe(o cluster.Obs) {
+	now := g.now()
+	if o.Pipeline < 0 {
+		g.global(o, now)
+		return
+	}
+	p := g.pipe(o.Job, o.Pipeline)
+	switch o.Kind {
+	case cluster.ObsRestoreBegin:
+		p.calls = append(p.calls, &restoreCall{call: o.Call, thread: o.Thread, begin: now})
+		if g.OnRestoreBegin != nil {
+			g.OnRestoreBegin(o.Job, o.Pipeline, o.Call)
+		}
+	case cluster.ObsStatusSet:
+		if o.Value == coord.Failed.String() {
+			g.begin(p, o, now)
+			return
+		}
+		delete(p.failing, o.Thread) // the thread moved on: its last FAILED write notified nobody
+		if o.Value != coord.Running.String() {
+			return
+		}
+		if i := slices.IndexFunc(p.calls, func(c *restoreCall) bool { return !c.switched && c.thread == o.Thread }); i >= 0 {
+			p.switchTo(p.calls[i], now)
+		}
+	case cluster.ObsRestoreEnd:
+		i := slices.IndexFunc(p.calls, func(c *restoreCall) bool { return c.call == o.Call })
+		if i < 0 {
+			return
+		}
+		c := p.calls[i]
+		if !c.switched {
+			p.switchTo(c, now)
+		}
+		p.calls = slices.Delete(p.calls, i, i+1)
+		if g.OnRestore != nil {
+			g.OnRestore(o.Job, o.Pipeline, c.call, c.gen)
+		}
+	case cluster.ObsAllocate:
+		g.outstanding(p, o, now)
+		g.trigger(p, o.ID, now)
+		if g.OnTrigger != nil && len(p.calls) == 0 {
+			g.OnTrigger(o.Job, o.Pipeline, p.gen, o.ID, p.failures[p.gen] > 0)
+		}
+	case cluster.ObsBarrier:
+		if c, ok := p.cps[o.ID]; !ok || !c.g.has(p.gen) && c.stored >= 0 {
+			g.trigger(p, o.ID, now) // an id the counter did not allocate (a completed point)
+		}
+	case cluster.ObsStored:
+		if c, ok := p.cps[o.ID]; ok && c.stored < 0 {
+			c.stored = now
+		}
+		delete(p.open, o.ID)
+	case cluster.ObsFault:
+		g.fault(p, o, now)
+	case cluster.ObsFailure:
+		g.failure(o, p, now)
+	}
+}
+
+func (g *Generations) trigger(p *genPipe, id int64, now time.Duration) {
+	if _, ok := p.cps[id]; !ok {
+		p.order = append(p.order, id)
+	}
+	p.cps[id] = &ckpt{id: id, at: now, g: p.span(), stored: -1}
+}
+
+// outstanding is one-outstanding: within a generation that has not
+// failed and while no restore is in flight, the id counter hands out a new
+// id only once every id it handed out before in that generation is stored
+// (a checkpoint leaves pending only by completing, which stores it first,
+// or by the generation failing or being replaced).
+func (g *Generations) outstanding(p *genPipe, o cluster.Obs, now time.Duration) {
+	if len(p.calls) > 0 || p.failures[p.gen] > 0 || len(p.failing) > 0 {
+		clear(p.open) // a restore or a failure in progress: what is pending is being cleaned
+		return
+	}
+	for id, at := range p.open {
+		if id != o.ID {
+			g.f.Once(OneOutstanding, now, Subject(o.Job, o.Pipeline), "checkpoint %d triggered in generation %d while %d, triggered at %v in it, is neither stored nor failed",
+				o.ID, p.gen, id, at)
+			break
+		}
+	}
+	p.open[o.ID] = now
+}
+
+// global takes the observations that concern every pipeline: step-down
+// windows.
+func (g *Generations) global(o cluster.Obs, now time.Duration) {
+	if o.Kind != cluster.ObsFault {
+		return
+	}
+	switch o.Fault {
+	case cluster.FaultStepDown:
+		g.windows = append(g.windows, window{from: now, to: -1})
+	case cluster.FaultReactivate:
+		if n := len(g.windows); n > 0 && g.windows[n-1].to < 0 {
+			g.windows[n-1].to = now
+		}
+	}
+}
+
+func (g *Generations) fault(p *genPipe, o cluster.Obs, now time.Duration) {
+	sp := p.span()
+	switch o.Fault {
+	case cluster.FaultStatus:
+		if b, ok := p.failing[o.Thread]; ok {
+			b.retry = true
+			p.failing[o.Thread] = b
+		}
+	case cluster.FaultAckDrop:
+		return // its only consequence is an expiry, justified by its checkpoint
+	case cluster.FaultStorage, cluster.FaultBarrier, cluster.FaultTaskError, cluster.FaultSavepoint:
+		if c, ok := p.cps[o.ID]; ok {
+			sp = c.g
+		}
+	case cluster.FaultNotify:
+		if c, ok := p.cps[o.ID]; ok {
+			if len(p.calls) == 0 {
+				sp = c.g
+			} else {
+				sp = span{min(c.g.lo, sp.lo), max(c.g.hi, sp.hi)}
+			}
+		}
+	}
+	p.faults = append(p.faults, fault{at: now, g: sp, kind: o.Fault, id: o.ID})
+}
+
+// begin notes a failure in progress on the writing thread (a write that
+// ends in no notification, because another error won, is replaced by the
+// thread's next one): the
+// generations it may fail are those current when it wrote the status, and
+// the one before if that generation began at this very instant (the
+// failing thread may have read the generation just before the restore
+// installed the next one).
+func (g *Generations) begin(p *genPipe, o cluster.Obs, now time.Duration) {
+	if b, ok := p.failing[o.Thread]; ok && b.retry {
+		b.retry = false
+		p.failing[o.Thread] = b
+		return // a retry of the same write
+	}
+	for t, b := range p.failing {
+		if t != o.Thread && b.at >= p.switched { // another failure of this generation is in progress
+			g.Racing++
+			break
+		}
+	}
+	sp := p.span()
+	if p.switched == now && sp.lo > 1 {
+		sp.lo--
+	}
+	p.failing[o.Thread] = begun{at: now, g: sp}
+	if g.OnFailureBegin != nil {
+		g.OnFailureBegin(o.Job, o.Pipeline, o.Thread)
+	}
+}
+
+// failure judges a failure notification: it fails one generation of the
+// span its failure began in; the first justified one not failed yet is
+// chosen.
+func (g *Generations) failure(o cluster.Obs, p *genPipe, now time.Duration) {
+	b, ok := p.failing[o.Thread]
+	if !ok {
+		b = begun{at: now, g: p.span()}
+	}
+	delete(p.failing, o.Thread)
+	subj := Subject(o.Job, o.Pipeline)
+	g.Notifications++
+	gen, justified := b.g.hi, false
+	for x := b.g.lo; x <= b.g.hi; x++ { // the first justified generation, preferring one not failed yet
+		if g.justified(p, x, b.at) && (!justified || p.failures[gen] > 0 && p.failures[x] == 0) {
+			gen, justified = x, true
+		}
+	}
+	p.failures[gen]++
+	clear(p.open)
+	if g.OnFailure != nil {
+		g.OnFailure(o.Job, o.Pipeline, o.Thread, gen)
+	}
+	if n := p.failures[gen]; n > 1 {
+		g.f.Add(OneFailurePerGeneration, now, subj, "failure notification %d of generation %d (the first error wins: one per generation)", n, gen)
+	}
+	if justified {
+		g.Justified++
+		return
+	}
+	if g.Buggify {
+		// BUGGIFY sites fail generations from inside core (an executor
+		// rejection, a store whose reply is lost) where no boundary sees a
+		// fault: such a failure cannot be judged unjustified.
+		return
+	}
+	g.f.Add(GenerationJustified, now, subj, "failure notification of generation %s (failure began at %v) has no cause in it: no fault injected into it, "+
+		"no checkpoint triggered in it outstanding for the %v timeout%s", b.g, b.at, g.timeout, p.elsewhere(gen, b.at, g.timeout))
+}
+
+// justified reports whether generation x of p has a cause by now.
+func (g *Generations) justified(p *genPipe, x int, now time.Duration) bool {
+	for _, w := range g.windows {
+		if now >= w.from && (w.to < 0 || now <= w.to) {
+			return true
+		}
+	}
+	for _, f := range p.faults {
+		if f.g.has(x) && f.at <= now {
+			return true
+		}
+	}
+	for _, c := range p.cps {
+		if c.g.has(x) && now >= c.at+g.timeout && (c.stored < 0 || c.stored > c.at+g.timeout) {
+			return true
+		}
+	}
+	return false
+}
+
+// elsewhere names the overdue checkpoints and faults of other generations,
+// which is usually what a stale effect acted on.
+func (p *genPipe) elsewhere(gen int, now, timeout time.Duration) string {
+	var parts []string
+	for _, id := range p.order {
+		c := p.cps[id]
+		if !c.g.has(gen) && now >= c.at+timeout && (c.stored < 0 || c.stored > c.at+timeout) && now-c.at < 10*timeout {
+			parts = append(parts, fmt.Sprintf("#%d of generation %s, triggered at %v", c.id, c.g, c.at))
+		}
+	}
+	for _, f := range p.faults {
+		if !f.g.has(gen) && now-f.at < 10*timeout {
+			parts = append(parts, fmt.Sprintf("%s fault of generation %s at %v", f.kind, f.g, f.at))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	if len(parts) > 4 {
+		parts = append(parts[len(parts)-4:], "...")
+	}
+	return "; recent causes of other generations: " + strings.Join(parts, ", ")
+}

@@ -207,6 +207,7 @@ func (r *runner) main() {
 	r.h.attach(r.c)
 	r.events = oracle.NewEvents(&r.find, r.w.Elapsed)
 	r.gens = oracle.NewGenerations(&r.find, r.w.Elapsed, r.minTimeout())
+	r.gens.Buggify = r.s.buggifyConfig(r.opt.Buggify) != nil
 	r.gens.Attach(r.c)
 	r.h.attachGenerations(r.c, r.gens)
 	r.c.Recorder.OnEvent = func(rec cluster.Record) {

@@ -84,8 +84,8 @@ func TestTimelineOfFailingSeed(t *testing.T) {
 	}
 	var fence *timeline.Check
 	for i, c := range d.Checks {
-		if c.ID == "generation-fence" {
-			fence = &d.Checks[i]
+		if c.ID == "generation-fence" && c.Job == job && c.Pipeline == pipe && time.Duration(c.AtNs) == at {
+			fence = &d.Checks[i] // the finding the matched line reports (a run may fire the check more than once)
 		}
 	}
 	if fence == nil || fence.Job != job || fence.Pipeline != pipe || time.Duration(fence.AtNs) != at {

@@ -108,7 +108,7 @@ type thread struct {
 	runIdx   int        // index in World.runq, -1 if absent
 	waitOn   waitReason // what it blocks on, for reports
 	wantMu   *mutex     // mutex it waits to acquire
-	timerGen uint64 // invalidates stale timer entries
+	timerGen uint64     // invalidates stale timer entries
 	timedOut bool
 	untimed  bool  // its current block has no deadline
 	since    int64 // virtual time of its current block

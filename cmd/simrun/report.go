@@ -27,7 +27,7 @@ type seedRef struct {
 	Replay    string            `json:"replay"`
 	group     int
 	variants  string
-	Timeline  string            `json:"-"` // the failing seed's timeline page, when written
+	Timeline  string `json:"-"` // the failing seed's timeline page, when written
 }
 
 // group is the report of one scenario (run) or one variant set (compare).

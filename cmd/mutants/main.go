@@ -24,6 +24,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	durable "github.com/ckptsim/ckptsim/workloads/campaign"
 	"io"
 	"os"
 	"os/exec"
@@ -261,7 +262,7 @@ func rerender(out string) error {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	return writeAtomic(filepath.Join(under(root, out), "mutants.md"), []byte(render(&rep)))
+	return durable.WriteFile(filepath.Join(under(root, out), "mutants.md"), []byte(render(&rep)))
 }
 
 // previous reads the rows of an earlier mutants.json by mutant name, and
@@ -560,38 +561,8 @@ func writeReport(dir string, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(dir, "mutants.json"), append(b, '\n')); err != nil {
+	if err := durable.WriteFile(filepath.Join(dir, "mutants.json"), append(b, '\n')); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, "mutants.md"), []byte(render(&view)))
-}
-
-// writeAtomic writes through a temporary file in the same folder and a
-// rename, so that a reader never sees half of it.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return durable.WriteFile(filepath.Join(dir, "mutants.md"), []byte(render(&view)))
 }

@@ -105,9 +105,6 @@ func p99(ds []time.Duration) time.Duration {
 // checkBounds reports each p99 above its bound as a latency-bound finding.
 func (r *runner) checkBounds(lat Latencies, design sched.Design) {
 	b := r.s.bounds(design)
-	if r.s.buggifyConfig(r.opt.Buggify) != nil {
-		b = r.s.buggifyBounds(b)
-	}
 	for _, c := range []struct {
 		name  string
 		got   []time.Duration
@@ -122,21 +119,6 @@ func (r *runner) checkBounds(lat Latencies, design sched.Design) {
 				c.name, p, len(c.got), c.bound, BoundSlack, (c.bound-BoundFloor)/BoundSlack, BoundFloor)
 		}
 	}
-}
-
-// buggifyBounds widens b by the delays the harness's BUGGIFY sites inject
-// (they are faults the harness chose, so the bound accounts for them): a
-// completion held back by the timeout (completion-after-clean) and a slow
-// status write (status-slow, one retry backoff) on the completion path.
-func (s *Scenario) buggifyBounds(b Bounds) Bounds {
-	timeout := s.Checkpoint.Timeout.D
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
-	extra := BoundSlack * (timeout + 2*time.Second)
-	b.TriggerToComplete += extra
-	b.FailoverToFirst += extra
-	return b
 }
 
 func (b Bounds) String() string {

@@ -57,3 +57,29 @@ func TestBuggifyOffKeepsTraces(t *testing.T) {
 		t.Fatalf("BUGGIFY on fired %d times, hash %s (off %s)", total, on.TraceHash, def.TraceHash)
 	}
 }
+
+// TestBuggifyIdleCloseAfterLostStoreReply reproduces the idle-closing bug
+// BUGGIFY found: a checkpoint that closes an idle task is stored but its
+// completion fails (store-fails-after-write); the restore re-committed it,
+// so the task closed, but the coordinator did not count the task closed
+// and sent it the next barrier (barrier-to-closed-task on idle-close seeds
+// 3 and 4 with BUGGIFY on, before coord.idleRebuild read the restored
+// checkpoint's Closed list).
+func TestBuggifyIdleCloseAfterLostStoreReply(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two idle-close seeds, about 5 s")
+	}
+	s, err := Lookup("idle-close")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []uint64{3, 4} {
+		out := Run(s, Options{Seed: seed, Buggify: "on"})
+		if out.Verdict != Pass {
+			t.Errorf("seed %d: %s %v\nreplay: %s", seed, out.Verdict, out.Violations, out.Replay)
+		}
+		if fired(out, "store-fails-after-write") <= 0 {
+			t.Errorf("seed %d: store-fails-after-write never fired: the reproduction no longer reaches the bug", seed)
+		}
+	}
+}

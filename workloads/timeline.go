@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -256,10 +257,10 @@ func (r *runner) tlNotes(d *timeline.Data, lane func(int64, int) *timeline.Lane)
 	for _, n := range r.tl.notes {
 		kind := timeline.Fault
 		switch {
-		case len(n.msg) >= 5 && n.msg[:5] == "heal:":
+		case strings.HasPrefix(n.msg, "heal:"):
 			kind = timeline.Heal
-		case len(n.msg) >= 6 && n.msg[:6] == "fault:":
-		case len(n.msg) >= 10 && n.msg[:10] == "violation:", len(n.msg) >= 6 && n.msg[:6] == "swarm:":
+		case strings.HasPrefix(n.msg, "fault:"), strings.HasPrefix(n.msg, "buggify:"): // injected: at a boundary, or a rare path inside core
+		case strings.HasPrefix(n.msg, "violation:"), strings.HasPrefix(n.msg, "swarm:"):
 			continue
 		default:
 			kind = timeline.Stop // restore errors, savepoint failures: shown, not faults

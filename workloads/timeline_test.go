@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,8 +85,8 @@ func TestTimelineOfFailingSeed(t *testing.T) {
 	}
 	var fence *timeline.Check
 	for i, c := range d.Checks {
-		if c.ID == "generation-fence" {
-			fence = &d.Checks[i]
+		if c.ID == "generation-fence" && c.Job == job && c.Pipeline == pipe && time.Duration(c.AtNs) == at {
+			fence = &d.Checks[i] // the finding the matched line reports (a run may fire the check more than once)
 		}
 	}
 	if fence == nil || fence.Job != job || fence.Pipeline != pipe || time.Duration(fence.AtNs) != at {
@@ -132,6 +133,15 @@ func TestTimelineOfFailingSeed(t *testing.T) {
 	}
 	if kinds["trigger"] == 0 || kinds["watchdog"] == 0 || len(kinds) != 2 {
 		t.Errorf("hand-offs on the failing lane by kind %v, want triggers and watchdogs only", kinds)
+	}
+	if !slices.ContainsFunc(out.Checks, func(id string) bool { return strings.HasPrefix(id, "model-") }) {
+		// Since the generation checks moved to the harness's boundary
+		// observations, H1 fires generation-fence and generation-justified,
+		// not the porcupine model: there is no porcupine page to link.
+		if len(d.Links) != 0 {
+			t.Errorf("porcupine links %+v without a failing model", d.Links)
+		}
+		return
 	}
 	illegal := 0
 	for _, o := range first.Ops {

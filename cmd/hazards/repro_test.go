@@ -67,7 +67,12 @@ func parseReplay(t *testing.T, args []string) (*workloads.Scenario, workloads.Op
 		switch args[i] {
 		case "--scenario":
 			var err error
-			if s, err = workloads.LoadFile("../../" + v); err != nil {
+			if _, serr := os.Stat("../../" + v); serr == nil {
+				s, err = workloads.LoadFile("../../" + v) // a shrunk scenario under results/
+			} else {
+				s, err = workloads.Lookup(v) // an embedded one (catalog run with -shrink=false)
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 		case "--seed":

@@ -127,9 +127,18 @@ func (c *Coordinator) idleClean() {
 }
 
 // idleRebuild restores closedIdleTask from the tasks closed for good; the
-// caller holds coord.pending. idle-restore=forget keeps upstream's loss
-// before #12042: closed tasks get barriers again and never acknowledge.
-func (c *Coordinator) idleRebuild() {
+// caller holds coord.pending. latest is the checkpoint the restore read
+// from storage: the tasks it names are closed for good too, even if its
+// completion failed after the write (the restore's re-commit tells them;
+// found by BUGGIFY, site store-fails-after-write, idle-close seeds 3 and
+// 4). idle-restore=forget keeps upstream's loss before #12042: closed
+// tasks get barriers again and never acknowledge.
+func (c *Coordinator) idleRebuild(latest *Completed) {
+	if latest != nil {
+		for _, t := range latest.Closed {
+			c.idle.done[t] = true
+		}
+	}
 	if c.cfg.Variants.IdleRestore == variant.IdleForget {
 		return
 	}

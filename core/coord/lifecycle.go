@@ -143,7 +143,7 @@ func (c *Coordinator) restoreState(gen uint64) error {
 	for _, t := range restoredClose {
 		c.readyToClose[t] = true
 	}
-	c.idleRebuild()
+	c.idleRebuild(c.latestCompleted.Load())
 	c.mapMu.Unlock()
 	return nil
 }

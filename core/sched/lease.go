@@ -86,15 +86,21 @@ func (l *Lease) CancelAll() {
 	}
 }
 
-// cancelOutstanding cancels the outstanding tasks (each settles and
-// leaves the set); unlike CancelAll it never resets the timer.
+// cancelOutstanding settles the outstanding tasks as cancelled once the
+// scheduler is closed (their timer entries are gone), in one critical
+// section: no timer handle is left to cancel. The loop makes no env call
+// and its result does not depend on the map's order.
 func (l *Lease) cancelOutstanding() {
 	l.mu.Lock()
-	snapshot := sorted(l.tasks)
-	l.mu.Unlock()
-	for _, t := range snapshot {
-		t.Cancel()
+	defer l.mu.Unlock()
+	for id, t := range l.tasks {
+		t.cancelled.Store(true)
+		if !t.done {
+			t.done, t.err = true, ErrCanceled
+		}
+		delete(l.tasks, id)
 	}
+	l.settled.Broadcast()
 }
 
 // Outstanding returns how many tasks are scheduled and not yet settled.

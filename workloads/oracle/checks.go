@@ -6,7 +6,6 @@ const (
 	// Generation truth (generation.go): boundary observations only.
 	GenerationJustified     = "generation-justified"
 	OneFailurePerGeneration = "one-failure-per-generation"
-	OneOutstanding          = "one-outstanding"
 
 	// Coordinator-event checks (events.go): self-reported, kept as
 	// diagnostics until their boundary replacements land.
@@ -81,10 +80,6 @@ var checks = []Check{
 		"at most one failure notification per generation (the first error wins)",
 		"a generation failed twice: a lost first-error latch, a stale effect failing an already failed generation",
 		"H1, H9 (a stale effect hitting a failed generation)"},
-	{OneOutstanding, Safety, Boundary,
-		"IDCounter.Next and Storage.Store per pipeline, failure notifications and restores the harness drove",
-		"within a generation that has not failed, with no restore in flight, a new checkpoint id is handed out only after every earlier one of that generation was stored",
-		"two checkpoints pending at once (a lost or negative pending count)", "H6 (`barrier-continuation=inline`)"},
 	{OnePending, Safety, SelfReport,
 		"the coordinator's own pending counter (EvPendingCount)",
 		"the counter stays within 0..1",

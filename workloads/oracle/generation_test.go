@@ -89,10 +89,8 @@ func TestGenerationChecks(t *testing.T) {
 		{"a step-down window justifies a failure inside it", slices.Concat(
 			at(0, obs(cluster.ObsFault, 3, func(o *cluster.Obs) { o.Pipeline, o.Job, o.Fault = -1, -1, cluster.FaultStepDown })),
 			at(10*ms, failedWrite(9), notify(9))), nil},
-		{"a second id while the first is neither stored nor failed", slices.Concat(
-			at(0, alloc(1)), at(100*ms, stored(1)), at(200*ms, alloc(2)), at(300*ms, alloc(3))), []string{OneOutstanding}},
-		{"a new id after a restore is fine", slices.Concat(
-			at(0, alloc(1)), at(100*ms, restore(1, 2)...), at(200*ms, alloc(2))), nil},
+		{"a checkpoint stored within the timeout justifies nothing", slices.Concat(
+			at(0, alloc(1)), at(100*ms, stored(1)), at(1100*ms, failedWrite(9), notify(9))), []string{GenerationJustified}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

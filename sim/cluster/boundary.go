@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -105,11 +106,45 @@ func (c *Cluster) RestorePipeline(job int64, pipeline int) error {
 	return err
 }
 
-// statusPipeline parses a coordinator status key (checkpoint_state_J_P).
+// statusPipeline parses a coordinator status key (checkpoint_state_J_P,
+// and so also checkpoint_state_J_P_ready_to_close: what follows P is
+// ignored). It accepts exactly what fmt.Sscanf(key,
+// "checkpoint_state_%d_%d") accepts on such keys (a test compares them),
+// without Sscanf's allocations and deep stack: every status-store call
+// parses its key.
 func statusPipeline(key string) (job int64, pipeline int, ok bool) {
-	var j, p int
-	if n, err := fmt.Sscanf(key, "checkpoint_state_%d_%d", &j, &p); err != nil || n != 2 {
+	const prefix = "checkpoint_state_"
+	if len(key) < len(prefix) || key[:len(prefix)] != prefix {
 		return 0, 0, false
 	}
-	return int64(j), p, true
+	j, rest, ok := scanDecimal(key[len(prefix):])
+	if !ok || len(rest) == 0 || rest[0] != '_' {
+		return 0, 0, false
+	}
+	p, _, ok := scanDecimal(rest[1:])
+	if !ok || p != int64(int(p)) {
+		return 0, 0, false
+	}
+	return j, int(p), true
+}
+
+// scanDecimal reads an optionally signed decimal int64 at the start of s,
+// as Sscanf's %d does (no leading space in a status key).
+func scanDecimal(s string) (int64, string, bool) {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	start := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == start {
+		return 0, s, false
+	}
+	v, err := strconv.ParseInt(s[:i], 10, 64)
+	if err != nil {
+		return 0, s, false
+	}
+	return v, s[i:], true
 }

@@ -96,9 +96,18 @@ type checkedLease struct {
 	all      []*checkedTask // every task, for the post-mortem at quiesce
 	nextSeq  int
 	chains   int
-	roots    map[int]string // chain -> "thread at virtual time" that scheduled its root
+	roots    []chainRoot // chain c's root was scheduled by roots[c-1] (chains count from 1)
 	reported map[string]bool
 }
+
+// chainRoot is where a chain started: formatted only in a violation's
+// message ("thread at virtual time"), not on every Schedule.
+type chainRoot struct {
+	thread string
+	at     time.Duration
+}
+
+func (r chainRoot) String() string { return fmt.Sprintf("%s at %v", r.thread, r.at) }
 
 type checkedTask struct {
 	l           *checkedLease
@@ -138,10 +147,7 @@ func (l *checkedLease) Schedule(delay time.Duration, body func() error) coord.Ca
 	} else {
 		l.chains++
 		t.chain = l.chains
-		if l.roots == nil {
-			l.roots = map[int]string{}
-		}
-		l.roots[t.chain] = fmt.Sprintf("%s at %v", thread, now)
+		l.roots = append(l.roots, chainRoot{thread, now})
 		t.periodic = false
 		if thread == "fault-schema-change" || strings.HasPrefix(thread, "source-end") {
 			// Started by a call the harness drove: its schema change, or the
@@ -253,7 +259,7 @@ func (l *checkedLease) checkChains() {
 	if len(chains) > 1 {
 		var from []string
 		for _, c := range chains {
-			from = append(from, fmt.Sprintf("chain %d from %s", c, l.roots[c]))
+			from = append(from, fmt.Sprintf("chain %d from %s", c, l.roots[c-1].String()))
 		}
 		l.report(CheckTriggerChains, fmt.Sprint(chains), "%d live periodic trigger chains (at most one per pipeline): %s",
 			len(chains), strings.Join(from, ", "))

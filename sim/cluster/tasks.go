@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/ckptsim/ckptsim/core/coord"
 )
@@ -63,7 +64,7 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 			return
 		}
 		c.taskEvent(job, pipeline, task, b.ID, true)
-		state := fmt.Appendf(nil, "state-%d-%d-%d-%d", job, pipeline, task, b.ID)
+		state := taskState(job, pipeline, task, b.ID)
 		c.Managers[job].Acknowledge(pipeline, task, b.ID, state)
 	})
 	return nil
@@ -119,3 +120,17 @@ func (m *Master) HandleCheckpointError(job int64, pipeline int, gen uint64, r co
 }
 
 const restoreBackoff = 1e9 // 1 s between restore attempts
+
+// taskState is a task's acknowledged state, "state-J-P-T-ID" (what
+// fmt.Appendf made, without boxing four integers per acknowledgement).
+func taskState(job int64, pipeline int, task coord.TaskID, id int64) []byte {
+	b := make([]byte, 0, 32)
+	b = append(b, "state-"...)
+	b = strconv.AppendInt(b, job, 10)
+	b = append(b, '-')
+	b = strconv.AppendInt(b, int64(pipeline), 10)
+	b = append(b, '-')
+	b = strconv.AppendInt(b, int64(task), 10)
+	b = append(b, '-')
+	return strconv.AppendInt(b, id, 10)
+}

@@ -1,0 +1,71 @@
+package cluster
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/ckptsim/ckptsim/core/coord"
+)
+
+// sscanfStatusPipeline is the parser statusPipeline replaced: the oracle.
+func sscanfStatusPipeline(key string) (int64, int, bool) {
+	var j, p int
+	if n, err := fmt.Sscanf(key, "checkpoint_state_%d_%d", &j, &p); err != nil || n != 2 {
+		return 0, 0, false
+	}
+	return int64(j), p, true
+}
+
+var statusKeys = []string{
+	"checkpoint_state_0_0", "checkpoint_state_1_2", "checkpoint_state_12_345_ready_to_close",
+	"checkpoint_state_-1_2", "checkpoint_state_+3_4", "checkpoint_state_1__2", "checkpoint_state_x",
+	"checkpoint_state_1_", "checkpoint_state_1", "checkpoint_state_", "checkpoint_state",
+	"checkpoint_state_99999999999999999999_1", "checkpoint_state_1_2x", "checkpoint_state_1_2_3",
+	"checkpoint_state_0x1_2", "checkpoint_state_1_0x2", "other_1_2", "", "checkpoint_state_1_-",
+	"checkpoint_state_-_1", "checkpoint_state_007_08",
+}
+
+// TestStatusPipelineMatchesSscanf: the hand parser accepts and returns
+// exactly what Sscanf did on status keys and near misses.
+func TestStatusPipelineMatchesSscanf(t *testing.T) {
+	for _, k := range statusKeys {
+		j, p, ok := statusPipeline(k)
+		wj, wp, wok := sscanfStatusPipeline(k)
+		if j != wj || p != wp || ok != wok {
+			t.Errorf("statusPipeline(%q) = %d, %d, %v; Sscanf gives %d, %d, %v", k, j, p, ok, wj, wp, wok)
+		}
+	}
+}
+
+// FuzzStatusPipeline compares the two parsers on any printable key.
+func FuzzStatusPipeline(f *testing.F) {
+	for _, k := range statusKeys {
+		f.Add(k)
+	}
+	f.Fuzz(func(t *testing.T, k string) {
+		// Status keys are coord's "checkpoint_state_%d_%d" output: printable
+		// ASCII without spaces (Sscanf would skip a space before a number).
+		for i := 0; i < len(k); i++ {
+			if k[i] <= ' ' || k[i] >= 0x7f {
+				t.Skip()
+			}
+		}
+		j, p, ok := statusPipeline(k)
+		wj, wp, wok := sscanfStatusPipeline(k)
+		if j != wj || p != wp || ok != wok {
+			t.Errorf("statusPipeline(%q) = %d, %d, %v; Sscanf gives %d, %d, %v", k, j, p, ok, wj, wp, wok)
+		}
+	})
+}
+
+// TestTaskStateMatchesAppendf: the acknowledged state bytes are what
+// fmt.Appendf made.
+func TestTaskStateMatchesAppendf(t *testing.T) {
+	for _, c := range [][4]int64{{0, 0, 0, 1}, {3, 499, 1, 12345}, {-1, 7, 2, 0}, {1 << 40, 1, 1, -5}} {
+		got := string(taskState(c[0], int(c[1]), coord.TaskID(c[2]), c[3]))
+		want := string(fmt.Appendf(nil, "state-%d-%d-%d-%d", c[0], c[1], c[2], c[3]))
+		if got != want {
+			t.Errorf("taskState%v = %q, want %q", c, got, want)
+		}
+	}
+}

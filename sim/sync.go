@@ -96,8 +96,7 @@ func (m *mutex) release(t *thread) {
 		}
 	}
 	if len(m.waiters) > 0 {
-		next := m.waiters[0]
-		m.waiters = m.waiters[1:]
+		next := popFront(&m.waiters)
 		m.w.makeRunnable(next)
 	}
 }
@@ -168,9 +167,7 @@ func (c *cond) Signal() {
 	if len(c.waiters) == 0 {
 		return
 	}
-	x := c.waiters[0]
-	c.waiters = c.waiters[1:]
-	c.wake(x)
+	c.wake(popFront(&c.waiters))
 }
 
 func (c *cond) Broadcast() {
@@ -184,7 +181,20 @@ func (c *cond) Broadcast() {
 	for _, x := range c.waiters {
 		c.wake(x)
 	}
-	c.waiters = nil
+	clear(c.waiters)
+	c.waiters = c.waiters[:0]
+}
+
+// popFront removes and returns the first waiter, keeping the list's
+// backing array (re-slicing from the front lost its capacity, and the
+// next wait allocated again). Wait lists are short.
+func popFront(q *[]*thread) *thread {
+	s := *q
+	x := s[0]
+	copy(s, s[1:])
+	s[len(s)-1] = nil
+	*q = s[:len(s)-1]
+	return x
 }
 
 // outside reports a lock call made outside any simulated thread before or

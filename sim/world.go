@@ -112,7 +112,8 @@ type thread struct {
 	untimed  bool  // its current block has no deadline
 	since    int64 // virtual time of its current block
 	held     []*mutex
-	prio     int64 // PCT priority
+	prio     int64     // PCT priority
+	heldBuf  [4]*mutex // held's first backing array
 }
 
 // World is a simulated environment. It implements env.Env. A World runs
@@ -142,6 +143,10 @@ type World struct {
 	idle     []*coro // coroutines whose thread returned, to run the next one
 	bug      *buggify
 	onNote   func(at time.Duration, thread, msg string)
+	// Slabs for the objects a run makes by the ten thousand.
+	threadSlab slab[thread]
+	mutexSlab  slab[mutex]
+	condSlab   slab[cond]
 }
 
 var _ env.Env = (*World)(nil)
@@ -317,7 +322,9 @@ func (w *World) mix(a, b uint64) {
 type killed struct{}
 
 func (w *World) spawn(name string, fn func()) *thread {
-	t := &thread{id: int32(len(w.threads)), name: name, runIdx: -1, held: make([]*mutex, 0, 4)}
+	t := w.threadSlab.new()
+	t.id, t.name, t.runIdx = int32(len(w.threads)), name, -1
+	t.held = t.heldBuf[:0]
 	w.threads = append(w.threads, t)
 	c := w.coroutine()
 	c.t, c.fn = t, fn
@@ -685,7 +692,8 @@ func (w *World) Yield() { w.point() }
 // NewMutex returns a simulated mutex of the given lock class.
 func (w *World) NewMutex(name string) env.Mutex {
 	w.nextObj++
-	m := &mutex{w: w, id: w.nextObj, name: name}
+	m := w.mutexSlab.new()
+	m.w, m.id, m.name = w, w.nextObj, name
 	if w.locks != nil {
 		m.class = w.locks.classOf(name)
 	}
@@ -695,7 +703,9 @@ func (w *World) NewMutex(name string) env.Mutex {
 // NewCond returns a simulated condition variable bound to m.
 func (w *World) NewCond(m env.Mutex) env.Cond {
 	w.nextObj++
-	return &cond{w: w, id: w.nextObj, m: m.(*mutex)}
+	c := w.condSlab.new()
+	c.w, c.id, c.m = w, w.nextObj, m.(*mutex)
+	return c
 }
 
 // ThreadID returns the id of the running simulated thread (-1 outside).

@@ -336,3 +336,60 @@ func TestBlockedThreadsAreStoppedAtEnd(t *testing.T) {
 }
 
 var _ env.Env = (*World)(nil)
+
+// TestEveryOutcomeStopsEveryCoroutine: threads hand the processor to each
+// other directly (switch slots), so after a run the goroutine parked in a
+// slot is rarely the one it was made for; the teardown must still end
+// every coroutine, whatever ended the run.
+func TestEveryOutcomeStopsEveryCoroutine(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for seed := range uint64(20) {
+		for _, tc := range []struct {
+			cfg  Config
+			want Outcome
+			body func(w *World)
+		}{
+			{Config{Seed: seed}, OutcomeDone, func(w *World) {}},
+			{Config{Seed: seed, MaxSteps: 300}, OutcomeBudget, func(w *World) {}},
+			{Config{Seed: seed}, OutcomeDeadlock, func(w *World) {
+				mu := w.NewMutex("m")
+				mu.Lock()
+				mu.Lock()
+			}},
+			{Config{Seed: seed}, OutcomePanic, func(w *World) {
+				w.Go("boom", func() { w.Sleep(time.Millisecond); panic("kaboom") })
+				w.Sleep(time.Second)
+			}},
+		} {
+			w := New(tc.cfg)
+			r := w.Run(func() {
+				mu := w.NewMutex("shared")
+				cv := w.NewCond(mu)
+				for i := range 30 {
+					w.Go("worker", func() {
+						for j := 0; ; j++ {
+							mu.Lock()
+							if j%3 == i%3 {
+								cv.WaitFor(time.Duration(1+i) * time.Microsecond)
+							} else {
+								cv.Signal()
+							}
+							mu.Unlock()
+							if j > 20 {
+								return
+							}
+						}
+					})
+				}
+				w.Sleep(50 * time.Microsecond)
+				tc.body(w)
+			})
+			if r.Outcome != tc.want {
+				t.Fatalf("seed %d: outcome %v (%s), want %v", seed, r.Outcome, r.Reason, tc.want)
+			}
+		}
+	}
+	if after := runtime.NumGoroutine(); after > before+2 {
+		t.Fatalf("goroutines leaked: %d before, %d after", before, after)
+	}
+}

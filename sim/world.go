@@ -102,7 +102,7 @@ type thread struct {
 	name  string
 	state tstate
 	co    *coro // the coroutine that runs it
-	yield func(struct{}) bool
+	at    *pull // the switch slot its coroutine is parked in (nil while it runs)
 
 	runIdx   int        // index in World.runq, -1 if absent
 	waitOn   waitReason // what it blocks on, for reports
@@ -139,8 +139,11 @@ type World struct {
 	locks    *LockGraph
 	cpu      *cpuState
 	mainDone bool
-	handoff  *thread // picked by a scheduling point, to resume next
+	mainAt   *pull   // the slot Run's own goroutine is parked in while threads run
+	coros    []*coro // every coroutine started, for the teardown
 	idle     []*coro // coroutines whose thread returned, to run the next one
+	exiting  bool    // the teardown: a resumed idle coroutine returns
+	fatal    any     // a panic of the scheduler itself (not a thread's), re-raised by Run
 	bug      *buggify
 	onNote   func(at time.Duration, thread, msg string)
 	// Slabs for the objects a run makes by the ten thousand.
@@ -219,7 +222,16 @@ func (w *World) Run(main func()) Result {
 		panic("sim: World.Run called twice")
 	}
 	w.spawn("main", func() { main(); w.mainDone = true })
-	w.loop()
+	if next := w.schedule(); next != nil {
+		w.switchTo(&w.mainAt, next)
+	}
+	if w.fatal != nil {
+		w.killAll()
+		panic(w.fatal)
+	}
+	if !w.ended {
+		panic("sim: scheduler returned before the run ended")
+	}
 	w.result.Steps = w.steps
 	w.result.Elapsed = time.Duration(w.now)
 	w.result.TraceHash = w.hash // before the teardown, which is not part of the run
@@ -232,33 +244,38 @@ func (w *World) Run(main func()) Result {
 	return w.result
 }
 
-func (w *World) loop() {
+// schedule is the scheduler's loop body, run on the goroutine of the
+// thread that parks (or on Run's, to start): it fires due timers, picks the
+// thread to run next and returns it, or nil when the run is over (done,
+// deadlock, budget, divergence, a panic). A panic of the scheduler itself
+// ends the run and is re-raised by Run.
+func (w *World) schedule() (next *thread) {
+	w.current = nil
+	defer func() {
+		if v := recover(); v != nil {
+			w.fatal = v
+			w.end(OutcomePanic, fmt.Sprint("sim: scheduler: ", v))
+			next = nil
+		}
+	}()
 	for !w.ended {
 		if w.mainDone {
 			w.end(OutcomeDone, "")
-			return
+			return nil
 		}
 		if w.overBudget() {
-			return
-		}
-		if t := w.handoff; t != nil {
-			w.handoff = nil
-			w.resume(t)
-			continue
+			return nil
 		}
 		if len(w.runq) == 0 {
 			if !w.advance() {
 				w.deadlock()
-				return
+				return nil
 			}
 			continue
 		}
-		t := w.pick()
-		if t == nil {
-			return
-		}
-		w.resume(t)
+		return w.pick() // nil after a replay divergence (ended)
 	}
+	return nil
 }
 
 func (w *World) overBudget() bool {
@@ -302,13 +319,50 @@ func (w *World) pick() *thread {
 	return t
 }
 
-func (w *World) resume(t *thread) {
-	w.current = t
-	if w.cpu != nil {
-		w.cpu.charge(w, t)
+// pull is a switch slot: one iter.Pull coroutine used as the runtime's
+// coro is meant, a place where exactly one goroutine is parked. A switch
+// into a slot parks the caller there and runs the goroutine that was
+// parked there, so control goes straight from one simulated thread to the
+// next (one coroutine switch per hand-off, where going through the
+// scheduler loop's goroutine took two). iter.Pull insists that next and
+// yield alternate on a slot; needYield says which one is due. The
+// goroutine parked in a slot is not, after a few switches, the one the
+// slot was made for: every parked goroutine (a thread's, an idle
+// coroutine's, Run's) records the slot it is parked in.
+type pull struct {
+	next      func() (struct{}, bool)
+	yield     func(struct{}) bool // set when the slot's own goroutine starts
+	stop      func()
+	needYield bool
+}
+
+func (s *pull) enter() {
+	if s.needYield {
+		s.needYield = false
+		s.yield(struct{}{})
+		return
 	}
-	t.co.next()
-	w.current = nil
+	s.needYield = true
+	s.next()
+}
+
+// switchTo parks the calling goroutine (whose slot record is self) and
+// runs next, or Run's goroutine when next is nil. It returns when another
+// goroutine switches back into the slot the caller was parked in.
+func (w *World) switchTo(self **pull, next *thread) {
+	var s *pull
+	if next == nil {
+		s, w.mainAt = w.mainAt, nil
+		w.current = nil
+	} else {
+		s, next.at = next.at, nil
+		w.current = next
+		if w.cpu != nil {
+			w.cpu.charge(w, next)
+		}
+	}
+	*self = s
+	s.enter()
 }
 
 // mix folds two words into the trace hash.
@@ -328,7 +382,8 @@ func (w *World) spawn(name string, fn func()) *thread {
 	w.threads = append(w.threads, t)
 	c := w.coroutine()
 	c.t, c.fn = t, fn
-	t.co = c
+	t.co, t.at = c, c.at
+	c.at = nil
 	w.strategy.spawned(w, t)
 	w.makeRunnable(t)
 	w.record(t, opSpawn, 0, name)
@@ -341,10 +396,11 @@ func (w *World) spawn(name string, fn func()) *thread {
 // set and stack growth each time). Which coroutine runs a thread never
 // shows in a run: decisions and trace hashes are the same.
 type coro struct {
-	next func() (struct{}, bool)
-	stop func()
+	home pull  // the slot made with this coroutine
+	at   *pull // where it is parked while idle (nil while it runs a thread)
 	t    *thread
 	fn   func()
+	done bool // its goroutine has returned (teardown)
 }
 
 // coroutine returns an idle coroutine or starts one.
@@ -355,21 +411,31 @@ func (w *World) coroutine() *coro {
 		return c
 	}
 	c := &coro{}
-	c.next, c.stop = iter.Pull(func(yield func(struct{}) bool) {
-		for {
-			t, fn := c.t, c.fn
-			t.yield = yield
-			w.runThread(t, fn)
+	c.at = &c.home
+	c.home.next, c.home.stop = iter.Pull(func(yield func(struct{}) bool) {
+		c.home.yield = yield
+		defer func() { c.done = true }()
+		for !w.exiting {
+			if t := c.t; w.killing {
+				// A thread never started, or assigned while the run was
+				// ending: it never runs (as a stopped coroutine did not).
+				t.state = tDone
+				w.removeRunnable(t)
+			} else {
+				w.runThread(t, c.fn)
+			}
 			c.t, c.fn = nil, nil
-			if w.killing || w.ended {
-				return
-			}
 			w.idle = append(w.idle, c)
-			if !yield(struct{}{}) {
-				return
+			// Idle: run what comes next; resumed with a new thread (c.t)
+			// or for the teardown.
+			var next *thread
+			if !w.killing {
+				next = w.schedule()
 			}
+			w.switchTo(&c.at, next)
 		}
 	})
+	w.coros = append(w.coros, c)
 	return c
 }
 
@@ -439,7 +505,7 @@ func (w *World) point() {
 		panic(killed{})
 	}
 	if w.ended || w.mainDone || w.overBudget() {
-		w.park(t)
+		w.park(t, w.schedule())
 		return
 	}
 	next := w.pick()
@@ -449,8 +515,10 @@ func (w *World) point() {
 		}
 		return
 	}
-	w.handoff = next // nil after a replay divergence: the loop sees ended
-	w.park(t)
+	if next != nil && w.overBudget() { // the pick took the last step of the budget
+		next = nil
+	}
+	w.park(t, next) // next nil: a replay divergence or the budget ended the run
 }
 
 // waitReason says what a blocked thread waits on; it is rendered only for
@@ -494,13 +562,21 @@ func (w *World) block(t *thread, what waitReason) {
 	t.state = tBlocked
 	t.waitOn = what
 	w.removeRunnable(t)
-	w.park(t)
+	w.park(t, w.schedule())
 }
 
-func (w *World) park(t *thread) {
-	if !t.yield(struct{}{}) {
-		panic(killed{})
+// park hands the processor from t to next (nil: back to Run, the run is
+// over) and returns when t is resumed. When next is t itself (a timer
+// made it runnable again and it was picked) it just continues.
+func (w *World) park(t *thread, next *thread) {
+	if next == t {
+		w.current = t
+		if w.cpu != nil {
+			w.cpu.charge(w, t)
+		}
+		return
 	}
+	w.switchTo(&t.at, next)
 	if w.killing {
 		panic(killed{})
 	}
@@ -523,19 +599,40 @@ func (w *World) blocked() []BlockedThread {
 // thread's stack (its env calls panic killed{}, its deferred calls run);
 // a thread started while unwinding is never created, so nothing survives
 // the run (a leaked coroutine would pin the whole World).
+//
+// Each thread is resumed in turn from Run's goroutine; it unwinds, and its
+// coroutine, now idle, switches back. Then every coroutine is resumed once
+// more to return: a returning coroutine wakes the goroutine parked in its
+// own slot, and following those wake-ups always leads back to Run's
+// goroutine (each slot holds one goroutine and Run's has none of its own),
+// so a few rounds end them all.
 func (w *World) killAll() {
 	w.killing = true
 	for i := 0; i < len(w.threads); i++ {
-		if t := w.threads[i]; t.state != tDone {
+		if t := w.threads[i]; t.state != tDone && t.at != nil {
 			w.current = t
-			t.co.stop()
+			s := t.at
+			t.at = nil
+			w.mainAt = s
+			s.enter()
 			w.current = nil
 		}
 	}
-	for _, c := range w.idle {
-		c.stop()
+	w.exiting = true
+	for _, c := range w.coros {
+		if !c.done && c.at != nil {
+			s := c.at
+			c.at = nil
+			w.mainAt = s
+			s.enter()
+		}
 	}
-	w.idle = nil
+	for _, c := range w.coros {
+		if !c.done {
+			panic("sim: a coroutine survived the teardown")
+		}
+	}
+	w.coros, w.idle = nil, nil
 	w.runq = nil
 	w.timers = nil
 }

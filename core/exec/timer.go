@@ -180,7 +180,10 @@ func (t *Timer) takeLocked(now time.Time, leading bool) *Handle {
 	h.fired = true
 	t.s.Fired++
 	t.s.Pending = len(t.h)
-	wake := t.h.countDue(0, now) // stops at the root when the next head is not due
+	// Only up to Followers due entries matter (at most that many are woken):
+	// counting stops there, so a burst of n due entries costs O(n·followers),
+	// not O(n²). min(F, min(due, F)+x) = min(F, due+x) for x >= 0.
+	wake := t.h.countDue(0, now, t.s.Followers) // stops at the root when the next head is not due
 	if leading {
 		t.leader = false
 	}
@@ -264,7 +267,7 @@ func (t *Timer) Overdue() int {
 	now := t.e.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.h.countDue(0, now)
+	return t.h.countDue(0, now, len(t.h))
 }
 
 // Closed reports whether ShutdownNow was called.
@@ -285,14 +288,17 @@ type entryHeap []*Handle
 
 func (h entryHeap) Len() int { return len(h) }
 
-// countDue counts the entries at or below i that are due at now; a heap
-// node is never earlier than its parent, so the walk stops at the first
-// later one on each branch.
-func (h entryHeap) countDue(i int, now time.Time) int {
-	if i >= len(h) || h[i].at.After(now) {
+// countDue counts the entries at or below i that are due at now, up to
+// limit; a heap node is never earlier than its parent, so the walk stops
+// at the first later one on each branch.
+func (h entryHeap) countDue(i int, now time.Time, limit int) int {
+	if limit <= 0 || i >= len(h) || h[i].at.After(now) {
 		return 0
 	}
-	return 1 + h.countDue(2*i+1, now) + h.countDue(2*i+2, now)
+	n := 1
+	n += h.countDue(2*i+1, now, limit-n)
+	n += h.countDue(2*i+2, now, limit-n)
+	return n
 }
 func (h entryHeap) Less(i, j int) bool {
 	if !h[i].at.Equal(h[j].at) {

@@ -63,7 +63,7 @@ type Pool struct {
 	mu    env.Mutex // guards everything below
 	work  env.Cond  // idle threads wait here for work
 	ended env.Cond  // AwaitTermination waits here for threads == 0
-	queue []func(string)
+	queue []task
 	state poolState
 	next  int // thread number
 	s     Stats
@@ -83,14 +83,36 @@ func NewPool(e env.Env, cfg PoolConfig) *Pool {
 	return p
 }
 
+// task is one submission: Execute's fn or ExecuteOn's on (kept apart, so
+// that Execute wraps nothing: a wrapper was one allocation per task).
+type task struct {
+	fn func()
+	on func(string)
+}
+
+func (t task) none() bool { return t.fn == nil && t.on == nil }
+
+func (t task) call(name string) {
+	if t.on != nil {
+		t.on(name)
+		return
+	}
+	t.fn()
+}
+
 // Execute runs fn on a pool thread, or returns ErrClosed or ErrSaturated.
 func (p *Pool) Execute(fn func()) error {
-	return p.ExecuteOn(func(string) { fn() })
+	if fn == nil {
+		return p.submit(task{on: func(string) { fn() }}) // panics on the pool thread, as it did
+	}
+	return p.submit(task{fn: fn})
 }
 
 // ExecuteOn is Execute for a function that wants the name of the thread
 // that runs it.
-func (p *Pool) ExecuteOn(fn func(thread string)) error {
+func (p *Pool) ExecuteOn(fn func(thread string)) error { return p.submit(task{on: fn}) }
+
+func (p *Pool) submit(fn task) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.state != running {
@@ -103,7 +125,7 @@ func (p *Pool) ExecuteOn(fn func(thread string)) error {
 	}
 	if p.offerLocked(fn) {
 		if p.s.Threads == 0 {
-			p.startLocked(nil)
+			p.startLocked(task{})
 		}
 		return nil
 	}
@@ -116,7 +138,7 @@ func (p *Pool) ExecuteOn(fn func(thread string)) error {
 }
 
 // offerLocked queues fn if the queue kind accepts it now.
-func (p *Pool) offerLocked(fn func(string)) bool {
+func (p *Pool) offerLocked(fn task) bool {
 	switch p.cfg.Queue {
 	case Bounded:
 		if len(p.queue) >= p.cfg.QueueCap {
@@ -133,7 +155,7 @@ func (p *Pool) offerLocked(fn func(string)) bool {
 	return true
 }
 
-func (p *Pool) startLocked(first func(string)) {
+func (p *Pool) startLocked(first task) {
 	p.next++
 	p.s.Threads++
 	p.s.Started++
@@ -142,35 +164,35 @@ func (p *Pool) startLocked(first func(string)) {
 	p.e.Go(name, func() { p.worker(name, first) })
 }
 
-func (p *Pool) worker(name string, task func(string)) {
+func (p *Pool) worker(name string, next task) {
 	for {
-		if task == nil {
+		if next.none() {
 			var ok bool
-			if task, ok = p.take(); !ok {
+			if next, ok = p.take(); !ok {
 				return
 			}
 		}
-		if !p.run(name, task) {
+		if !p.run(name, next) {
 			p.died()
 			return
 		}
-		task = nil
+		next = task{}
 	}
 }
 
 // take waits for work. It returns false when the thread must exit; the
 // thread count has then already been decremented.
-func (p *Pool) take() (func(string), bool) {
+func (p *Pool) take() (task, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for {
 		if p.state == stopped || (p.state == shutdown && len(p.queue) == 0) {
 			p.exitLocked()
-			return nil, false
+			return task{}, false
 		}
 		if len(p.queue) > 0 {
 			fn := p.queue[0]
-			p.queue[0] = nil
+			p.queue[0] = task{}
 			if len(p.queue) == 1 {
 				p.queue = p.queue[:0] // empty: reuse the array from its start (no regrowth)
 			} else {
@@ -182,7 +204,7 @@ func (p *Pool) take() (func(string), bool) {
 		if p.waitLocked() {
 			p.s.Reaped++
 			p.exitLocked()
-			return nil, false
+			return task{}, false
 		}
 	}
 }
@@ -212,7 +234,7 @@ func (p *Pool) exitLocked() {
 }
 
 // run runs one task and reports false if it panicked.
-func (p *Pool) run(name string, task func(string)) (ok bool) {
+func (p *Pool) run(name string, t task) (ok bool) {
 	p.mu.Lock()
 	p.s.Active++
 	p.mu.Unlock()
@@ -230,7 +252,7 @@ func (p *Pool) run(name string, task func(string)) (ok bool) {
 		}
 		ok = v == nil
 	}()
-	task(name)
+	t.call(name)
 	return true
 }
 
@@ -244,7 +266,7 @@ func (p *Pool) died() {
 		return
 	}
 	if p.s.Threads < p.cfg.Core || len(p.queue) > 0 {
-		p.startLocked(nil)
+		p.startLocked(task{})
 	}
 }
 
@@ -265,7 +287,14 @@ func (p *Pool) ShutdownNow() []func(string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.state = stopped
-	dropped := p.queue
+	var dropped []func(string)
+	for _, t := range p.queue {
+		if t.on != nil || t.fn == nil {
+			dropped = append(dropped, t.on)
+		} else {
+			dropped = append(dropped, func(string) { t.fn() })
+		}
+	}
 	p.queue = nil
 	p.s.Queued = 0
 	p.work.Broadcast()

@@ -79,6 +79,7 @@ type Cluster struct {
 	exec     *exec.Pool
 	healed   bool
 	leases   *leaseChecks
+	stateBuf []byte // acknowledged task states are carved from it (taskState)
 
 	onBoundary   []func(Obs)
 	restoreCalls int64

@@ -53,6 +53,17 @@ type leaseChecks struct {
 	leases  []*checkedLease
 	running map[string]*checkedTask // simulated thread -> the body it runs
 	delays  []time.Duration         // due to body start, per body started (not after a won cancel)
+	slab    []checkedTask           // tasks are carved from chunks: one allocation per chunk
+}
+
+// newTask returns a zeroed task from the current chunk. Every task lives
+// until the post-mortem anyway (checkedLease.all).
+func (lc *leaseChecks) newTask() *checkedTask {
+	if len(lc.slab) == cap(lc.slab) {
+		lc.slab = make([]checkedTask, 0, 256)
+	}
+	lc.slab = lc.slab[:len(lc.slab)+1]
+	return &lc.slab[len(lc.slab)-1]
 }
 
 func newLeaseChecks(c *Cluster) *leaseChecks {
@@ -139,7 +150,8 @@ func (l *checkedLease) Schedule(delay time.Duration, body func() error) coord.Ca
 	l.lc.effect("Lease.Schedule")
 	l.nextSeq++
 	now := l.now()
-	t := &checkedTask{l: l, seq: l.nextSeq, scheduledAt: now, due: now + max(delay, 0)}
+	t := l.lc.newTask()
+	t.l, t.seq, t.scheduledAt, t.due = l, l.nextSeq, now, now+max(delay, 0)
 	thread := l.lc.c.W.ThreadName()
 	if parent := l.lc.running[thread]; parent != nil && parent.l == l {
 		t.chain, t.periodic = parent.chain, true

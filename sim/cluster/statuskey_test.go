@@ -61,11 +61,33 @@ func FuzzStatusPipeline(f *testing.F) {
 // TestTaskStateMatchesAppendf: the acknowledged state bytes are what
 // fmt.Appendf made.
 func TestTaskStateMatchesAppendf(t *testing.T) {
+	cl := &Cluster{}
 	for _, c := range [][4]int64{{0, 0, 0, 1}, {3, 499, 1, 12345}, {-1, 7, 2, 0}, {1 << 40, 1, 1, -5}} {
-		got := string(taskState(c[0], int(c[1]), coord.TaskID(c[2]), c[3]))
+		got := string(cl.taskState(c[0], int(c[1]), coord.TaskID(c[2]), c[3]))
 		want := string(fmt.Appendf(nil, "state-%d-%d-%d-%d", c[0], c[1], c[2], c[3]))
 		if got != want {
 			t.Errorf("taskState%v = %q, want %q", c, got, want)
+		}
+	}
+}
+
+// TestTaskStatesDoNotShareBytes: states carved from one buffer stay
+// intact when a holder appends to one of them.
+func TestTaskStatesDoNotShareBytes(t *testing.T) {
+	cl := &Cluster{}
+	var states [][]byte
+	for i := range 500 { // more than one 8 KiB buffer
+		states = append(states, cl.taskState(1, i, 1, int64(i)))
+	}
+	for i, s := range states {
+		_ = append(s, "clobber"...)
+		if want := fmt.Sprintf("state-1-%d-1-%d", i, i); string(s) != want {
+			t.Fatalf("state %d = %q, want %q", i, s, want)
+		}
+	}
+	for i, s := range states {
+		if want := fmt.Sprintf("state-1-%d-1-%d", i, i); string(s) != want {
+			t.Fatalf("after appends, state %d = %q, want %q", i, s, want)
 		}
 	}
 }

@@ -64,7 +64,7 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 			return
 		}
 		c.taskEvent(job, pipeline, task, b.ID, true)
-		state := taskState(job, pipeline, task, b.ID)
+		state := c.taskState(job, pipeline, task, b.ID)
 		c.Managers[job].Acknowledge(pipeline, task, b.ID, state)
 	})
 	return nil
@@ -122,9 +122,19 @@ func (m *Master) HandleCheckpointError(job int64, pipeline int, gen uint64, r co
 const restoreBackoff = 1e9 // 1 s between restore attempts
 
 // taskState is a task's acknowledged state, "state-J-P-T-ID" (what
-// fmt.Appendf made, without boxing four integers per acknowledgement).
-func taskState(job int64, pipeline int, task coord.TaskID, id int64) []byte {
-	b := make([]byte, 0, 32)
+// fmt.Appendf made, without boxing four integers per acknowledgement),
+// carved from a shared buffer: one allocation per 8 KiB of states. The
+// slice's capacity ends at its length, so an append by its holder copies.
+func (c *Cluster) taskState(job int64, pipeline int, task coord.TaskID, id int64) []byte {
+	if cap(c.stateBuf)-len(c.stateBuf) < 96 {
+		c.stateBuf = make([]byte, 0, 8192)
+	}
+	start := len(c.stateBuf)
+	c.stateBuf = appendTaskState(c.stateBuf, job, pipeline, task, id)
+	return c.stateBuf[start:len(c.stateBuf):len(c.stateBuf)]
+}
+
+func appendTaskState(b []byte, job int64, pipeline int, task coord.TaskID, id int64) []byte {
 	b = append(b, "state-"...)
 	b = strconv.AppendInt(b, job, 10)
 	b = append(b, '-')

@@ -3,6 +3,7 @@ package exec_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -344,6 +345,65 @@ func TestTimerLeavesALeaderAfterABurst(t *testing.T) {
 		release.Wait() // returns once the 20 ms entry released the latch
 		if !ran.AwaitFor(e, 6, time.Minute) {
 			t.Fatalf("ran %d of 6", ran.N())
+		}
+	})
+}
+
+// runner is an exec.Runner that counts its runs and keeps the thread names.
+type runner struct {
+	mu    env.Mutex
+	names []string
+}
+
+func (r *runner) Run(thread string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.names = append(r.names, thread)
+}
+
+func (r *runner) n() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.names)
+}
+
+// TestRunnersRunAsFunctions: a Runner given to the pool or the timer runs
+// once on one of its threads, as the same function would; one the pool
+// drops at ShutdownNow comes back as a function.
+func TestRunnersRunAsFunctions(t *testing.T) {
+	simtest.Both(t, 300, func(t testing.TB, e env.Env) {
+		p := exec.NewPool(e, exec.PoolConfig{Name: "w", Core: 1, Max: 1})
+		tm := exec.NewTimer(e, exec.TimerConfig{Name: "t", Threads: 1})
+		defer tm.ShutdownNow()
+		r := &runner{mu: e.NewMutex("runner")}
+		for range 3 {
+			if err := p.ExecuteRunner(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := tm.ScheduleRunnerAt(e.Now().Add(time.Millisecond), r); err != nil {
+			t.Fatal(err)
+		}
+		for r.n() < 4 {
+			e.Sleep(time.Millisecond)
+		}
+		for _, name := range r.names {
+			if !strings.HasPrefix(name, "w-") && !strings.HasPrefix(name, "t-") {
+				t.Fatalf("ran on %q", name)
+			}
+		}
+		l := simtest.NewLatch(e)
+		p.Execute(l.Wait)
+		l.AwaitArrivals(1)
+		p.ExecuteRunner(r)
+		dropped := p.ShutdownNow()
+		l.Release()
+		if len(dropped) != 1 {
+			t.Fatalf("dropped %d, want 1", len(dropped))
+		}
+		dropped[0]("closed")
+		if r.n() != 5 || r.names[4] != "closed" {
+			t.Fatalf("runs %v", r.names)
 		}
 	})
 }

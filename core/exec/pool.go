@@ -83,16 +83,27 @@ func NewPool(e env.Env, cfg PoolConfig) *Pool {
 	return p
 }
 
-// task is one submission: Execute's fn or ExecuteOn's on (kept apart, so
-// that Execute wraps nothing: a wrapper was one allocation per task).
+// Runner is a function given as a value: Run gets the name of the thread
+// that runs it. A caller that already holds a pointer per call (a task
+// record) passes it as a Runner and allocates no closure for it.
+type Runner interface{ Run(thread string) }
+
+// task is one submission: Execute's fn, ExecuteOn's on or ExecuteRunner's
+// r (kept apart, so that nothing is wrapped: a wrapper was one allocation
+// per task).
 type task struct {
 	fn func()
 	on func(string)
+	r  Runner
 }
 
-func (t task) none() bool { return t.fn == nil && t.on == nil }
+func (t task) none() bool { return t.fn == nil && t.on == nil && t.r == nil }
 
 func (t task) call(name string) {
+	if t.r != nil {
+		t.r.Run(name)
+		return
+	}
 	if t.on != nil {
 		t.on(name)
 		return
@@ -111,6 +122,14 @@ func (p *Pool) Execute(fn func()) error {
 // ExecuteOn is Execute for a function that wants the name of the thread
 // that runs it.
 func (p *Pool) ExecuteOn(fn func(thread string)) error { return p.submit(task{on: fn}) }
+
+// ExecuteRunner is ExecuteOn for a Runner (r.Run is the function).
+func (p *Pool) ExecuteRunner(r Runner) error {
+	if r == nil {
+		return p.submit(task{on: func(string) { r.Run("") }}) // panics on the pool thread, as a nil func does
+	}
+	return p.submit(task{r: r})
+}
 
 func (p *Pool) submit(fn task) error {
 	p.mu.Lock()
@@ -289,7 +308,9 @@ func (p *Pool) ShutdownNow() []func(string) {
 	p.state = stopped
 	var dropped []func(string)
 	for _, t := range p.queue {
-		if t.on != nil || t.fn == nil {
+		if t.r != nil {
+			dropped = append(dropped, t.r.Run)
+		} else if t.on != nil || t.fn == nil {
 			dropped = append(dropped, t.on)
 		} else {
 			dropped = append(dropped, func(string) { t.fn() })

@@ -55,7 +55,8 @@ type Handle struct {
 	at    time.Time
 	seq   uint64
 	fn    func(string)
-	index int // position in the heap, -1 once fired or cancelled
+	r     Runner // instead of fn (ScheduleRunnerAt)
+	index int    // position in the heap, -1 once fired or cancelled
 	fired bool
 }
 
@@ -84,13 +85,22 @@ func (t *Timer) ScheduleOn(d time.Duration, fn func(thread string)) (*Handle, er
 // ScheduleAt runs fn on a timer thread once the clock reaches at; an at in
 // the past is due at once (and keeps its place: earlier deadlines first).
 func (t *Timer) ScheduleAt(at time.Time, fn func(thread string)) (*Handle, error) {
+	return t.scheduleAt(at, fn, nil)
+}
+
+// ScheduleRunnerAt is ScheduleAt for a Runner (r.Run is the function).
+func (t *Timer) ScheduleRunnerAt(at time.Time, r Runner) (*Handle, error) {
+	return t.scheduleAt(at, nil, r)
+}
+
+func (t *Timer) scheduleAt(at time.Time, fn func(thread string), r Runner) (*Handle, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return nil, ErrClosed
 	}
 	t.seq++
-	h := &Handle{t: t, at: at, seq: t.seq, fn: fn}
+	h := &Handle{t: t, at: at, seq: t.seq, fn: fn, r: r}
 	heap.Push(&t.h, h)
 	t.s.Scheduled++
 	t.s.Pending = len(t.h)
@@ -209,7 +219,11 @@ func (t *Timer) fire(name string, h *Handle) (ok bool) {
 			}
 		}
 	}()
-	h.fn(name)
+	if h.r != nil {
+		h.r.Run(name)
+	} else {
+		h.fn(name)
+	}
 	return true
 }
 

@@ -44,7 +44,7 @@ func (s *shared) fire(t *Task, thread string) {
 		t.run(thread)
 		return
 	}
-	if err := s.pool.ExecuteOn(t.run); err != nil {
+	if err := s.pool.ExecuteRunner((*dispatch)(t)); err != nil {
 		s.cfg.Logger.Debug("checkpoint dispatcher rejected a task", "job", t.lease.job, "pipeline", t.lease.pipeline, "err", err)
 		t.Cancel()
 		return

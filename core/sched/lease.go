@@ -58,7 +58,7 @@ func (l *Lease) ScheduleAt(due time.Time, body func() error) *Task {
 	l.tasks[t.id] = t
 	l.mu.Unlock()
 	t.armed = l.s.e.Now()
-	h, err := l.timer().ScheduleAt(due, func(thread string) { l.fire(t, thread) })
+	h, err := l.timer().ScheduleRunnerAt(due, (*timerFire)(t))
 	if err != nil {
 		l.s.cfg.Logger.Debug("checkpoint timer rejected a task", "job", l.job, "pipeline", l.pipeline, "err", err)
 		t.Cancel()

@@ -161,3 +161,13 @@ func (b *base) observe(f Firing) {
 		b.cfg.Observe(f)
 	}
 }
+
+// timerFire and dispatch are a Task as the timer's and the dispatch pool's
+// exec.Runner: firing and running a task allocate no closure for it.
+type (
+	timerFire Task
+	dispatch  Task
+)
+
+func (a *timerFire) Run(thread string) { t := (*Task)(a); t.lease.fire(t, thread) }
+func (d *dispatch) Run(thread string)  { (*Task)(d).run(thread) }

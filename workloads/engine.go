@@ -459,7 +459,7 @@ func (r *runner) unfinished() {
 // [heal, heal+within].
 func (r *runner) progressWithin(within time.Duration) map[[2]int64]bool {
 	out := map[[2]int64]bool{}
-	for _, rec := range r.c.Recorder.Records {
+	for _, rec := range r.c.Recorder.Records() {
 		if rec.Kind == coord.EvCompleted && rec.At >= r.healAt && rec.At <= r.healAt+within {
 			out[[2]int64{rec.Job, int64(rec.Pipeline)}] = true
 		}

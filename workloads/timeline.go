@@ -147,7 +147,7 @@ func (r *runner) timelineData(out *Outcome, page string) *timeline.Data {
 	// scheduling point that moves time between); the lease's only other
 	// timer is the checkpoint's timeout watchdog.
 	triggerDue := map[[3]int64]bool{}
-	for _, rec := range r.c.Recorder.Records {
+	for _, rec := range r.c.Recorder.Records() {
 		if rec.Kind == coord.EvTriggerArmed {
 			triggerDue[[3]int64{rec.Job, int64(rec.Pipeline), int64(rec.At + rec.Delay)}] = true
 		}
@@ -193,7 +193,7 @@ func (r *runner) tlRecords(d *timeline.Data, lane func(int64, int) *timeline.Lan
 		fmt.Sscanf(l.Generations[len(l.Generations)-1].Label, "generation %d", &g)
 		return g
 	}
-	for _, rec := range r.c.Recorder.Records {
+	for _, rec := range r.c.Recorder.Records() {
 		l := lane(rec.Job, rec.Pipeline)
 		if l == nil {
 			continue

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/coord"
@@ -45,8 +46,12 @@ type pipeState struct {
 // workloads/oracle. Violations holds what the simulated broker and
 // pipeline runtimes assert (pipeline.go), by check id.
 type Recorder struct {
-	w          *sim.World
-	Records    []Record
+	w *sim.World
+	// records is the event log in chunks of recordChunk: appending never
+	// copies what is there (a growing slice copied and re-allocated it,
+	// 38% of the bytes a BenchmarkSim/pipelines=500 run allocated).
+	records    [][]Record
+	nrecords   int
 	Violations []Violation
 	pipes      map[[2]int64]*pipeState
 	// Latencies in virtual time.
@@ -119,10 +124,33 @@ func (r *Recorder) pipe(job int64, p int) *pipeState {
 	return s
 }
 
+// recordChunk is how many records one chunk of the log holds.
+const recordChunk = 1024
+
+// Records yields the event log in order (i is the record's Seq).
+func (r *Recorder) Records() iter.Seq2[int, Record] {
+	return func(yield func(int, Record) bool) {
+		i := 0
+		for _, chunk := range r.records {
+			for _, rec := range chunk {
+				if !yield(i, rec) {
+					return
+				}
+				i++
+			}
+		}
+	}
+}
+
 func (r *Recorder) observe(ev coord.Event) {
 	now := r.w.Elapsed()
-	rec := Record{At: now, Seq: int64(len(r.Records)), Event: ev}
-	r.Records = append(r.Records, rec)
+	rec := Record{At: now, Seq: int64(r.nrecords), Event: ev}
+	if n := len(r.records); n == 0 || len(r.records[n-1]) == recordChunk {
+		r.records = append(r.records, make([]Record, 0, recordChunk))
+	}
+	last := &r.records[len(r.records)-1]
+	*last = append(*last, rec)
+	r.nrecords++
 	r.Counts[ev.Kind]++
 	if r.OnEvent != nil {
 		r.OnEvent(rec)

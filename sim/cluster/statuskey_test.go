@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/sim"
 )
 
 // sscanfStatusPipeline is the parser statusPipeline replaced: the oracle.
@@ -89,5 +90,35 @@ func TestTaskStatesDoNotShareBytes(t *testing.T) {
 		if want := fmt.Sprintf("state-1-%d-1-%d", i, i); string(s) != want {
 			t.Fatalf("after appends, state %d = %q, want %q", i, s, want)
 		}
+	}
+}
+
+// TestRecordsInOrderAcrossChunks: the chunked event log yields every
+// record once, in order, with Seq its index, and stops when asked.
+func TestRecordsInOrderAcrossChunks(t *testing.T) {
+	w := sim.New(sim.Config{Seed: 1})
+	r := newRecorder(w)
+	n := 2*recordChunk + 7
+	for i := range n {
+		r.observe(coord.Event{Kind: coord.EvTriggered, Job: 0, Pipeline: i % 3, ID: int64(i)})
+	}
+	i := 0
+	for j, rec := range r.Records() {
+		if j != i || rec.Seq != int64(i) || rec.ID != int64(i) {
+			t.Fatalf("record %d: index %d, Seq %d, ID %d", i, j, rec.Seq, rec.ID)
+		}
+		i++
+	}
+	if i != n {
+		t.Fatalf("%d records, want %d", i, n)
+	}
+	i = 0
+	for range r.Records() {
+		if i++; i == recordChunk+1 {
+			break
+		}
+	}
+	if i != recordChunk+1 {
+		t.Fatalf("stopped after %d", i)
 	}
 }

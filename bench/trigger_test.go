@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,9 +51,11 @@ func benchTrigger(b *testing.B, envName string, e env.Env) {
 			b.Run(fmt.Sprintf("design=%s/pipelines=%d", d, p), func(b *testing.B) {
 				key := fmt.Sprintf("trigger/%s/%s/%d/%v", envName, d, p, *spacing)
 				f := fixtureFor(key, func() *triggerFixture { return newTriggerFixture(b, e, d, p) })
+				diag := startDiag()
 				cpu := startCPU()
 				xs := f.col.collect(b, b.N, collectTimeout(b.N, p))
 				cpu.report(b, b.N)
+				diag.report(b, fmt.Sprintf("%s/%s/%d", envName, d, p), xs)
 				reportTrigger(b, xs)
 				st := f.s.Stats()
 				b.ReportMetric(float64(st.TimerThreads+st.DispatchThreads), "goroutines")
@@ -111,7 +114,11 @@ func (f *triggerFixture) observe(x sched.Firing) {
 	if x.Skipped || !x.Due.After(f.warm) {
 		return
 	}
-	f.col.add(sample{delay: x.Delay(), late: x.TimerLate(), hop: x.Hop()})
+	s := sample{delay: x.Delay(), late: x.TimerLate(), hop: x.Hop()}
+	if *tailsOut != "" {
+		s.due, s.fired, s.started, s.tid = x.Due, x.Fired, x.Started, syscall.Gettid()
+	}
+	f.col.add(s)
 }
 
 func (f *triggerFixture) close() { f.s.Close() }

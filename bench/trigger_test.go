@@ -15,9 +15,11 @@ import (
 )
 
 var (
-	spacing   = flag.Duration("trigger.spacing", 20*time.Millisecond, "time between due triggers, member-wide (upstream: 20ms; interval = max(10, pipelines) x spacing)")
-	pipelines = []int{10, 100, 500}
-	designs   = []sched.Design{sched.PerPipeline, sched.Shared, sched.SharedInline, sched.LeaderFollower}
+	spacing     = flag.Duration("trigger.spacing", 20*time.Millisecond, "time between due triggers, member-wide (upstream: 20ms; interval = max(10, pipelines) x spacing)")
+	precisePark = flag.Duration("precise.park", 0, "env.PreciseWall's Park in BenchmarkTriggerPrecise (0: its default)")
+	preciseSpin = flag.Duration("precise.spin", 0, "env.PreciseWall's Spin in BenchmarkTriggerPrecise (0: its default)")
+	pipelines   = []int{10, 100, 500}
+	designs     = []sched.Design{sched.PerPipeline, sched.Shared, sched.SharedInline, sched.LeaderFollower}
 )
 
 // interval is upstream's max(200 ms, pipelines x 20 ms): the same
@@ -43,7 +45,9 @@ func collectTimeout(n, p int) time.Duration {
 func BenchmarkTrigger(b *testing.B) { benchTrigger(b, "wall", env.Wall{}) }
 
 // BenchmarkTriggerPrecise is BenchmarkTrigger on env.PreciseWall.
-func BenchmarkTriggerPrecise(b *testing.B) { benchTrigger(b, "precise", env.PreciseWall{}) }
+func BenchmarkTriggerPrecise(b *testing.B) {
+	benchTrigger(b, "precise", env.PreciseWall{Park: *precisePark, Spin: *preciseSpin})
+}
 
 func benchTrigger(b *testing.B, envName string, e env.Env) {
 	for _, d := range designs {

@@ -21,6 +21,8 @@
 // Usage: java TriggerPeer.java [-n samples] [-spacing ms] [-pipelines 10,100,500]
 //        [-designs per-pipeline,shared,shared-inline] [-count k] [-tails FILE]
 //
+// -n 0 prints the configuration header only.
+//
 // -tails FILE appends every collected sample to FILE as CSV
 // (cell,due,fired,started,-pid; System.nanoTime is CLOCK_MONOTONIC on
 // Linux), as bench's -trigger.tails does, for bench/cmd/tailattr.
@@ -61,6 +63,9 @@ public class TriggerPeer {
         System.out.println("goos: linux");
         System.out.println("goarch: amd64");
         System.out.println("pkg: github.com/ckptsim/ckptsim/bench");
+        if (samples == 0) {
+            return; // -n 0: the configuration header only (bench/side.sh)
+        }
         for (int c = 0; c < count; c++) {
             for (String d : designs) {
                 for (int p : pipelines) {

@@ -36,6 +36,7 @@ import (
 
 type event struct {
 	end, run, sch int64 // ns: switch-out time, run time before it, runnable delay before that
+	wait          int64 // ns asleep before that (0: it was preempted, not woken)
 	cpu           int
 	task          string
 	tid, pid      int
@@ -91,13 +92,14 @@ func main() {
 		lateNs, osNs, procNs     int64
 		covered, asleep, running int
 		others                   map[string]int64
+		woke, preempted          map[string]int // by when the runnable stretch at due began
 	}
 	cells := map[string]*agg{}
 	var order []string
 	for _, r := range rows {
 		a := cells[r.cell]
 		if a == nil {
-			a = &agg{others: map[string]int64{}}
+			a = &agg{others: map[string]int64{}, woke: map[string]int{}, preempted: map[string]int{}}
 			cells[r.cell] = a
 			order = append(order, r.cell)
 		}
@@ -131,6 +133,12 @@ func main() {
 			osNs += overlap(s, t, lo, hi)
 			if s <= r.due && r.due < t {
 				state = "runnable"
+				b := bucket(s - r.due)
+				if e.wait > 0 {
+					a.woke[b]++
+				} else {
+					a.preempted[b]++
+				}
 			}
 			if s, t := e.running(); s <= r.due && r.due < t {
 				state = "running"
@@ -170,6 +178,14 @@ func main() {
 				time.Duration(late), time.Duration(osNs), time.Duration(procNs), state, time.Duration(r.fired-r.due), top(oth, 3))
 		}
 	}
+	fmt.Println("When the body thread's runnable stretch at the due time began (woken from a sleep, or preempted while running), for the late samples runnable at due:")
+	fmt.Println()
+	fmt.Println("| cell | woken | preempted |\n|---|---|---|")
+	for _, c := range order {
+		a := cells[c]
+		fmt.Printf("| %s | %s | %s |\n", c, counts(a.woke), counts(a.preempted))
+	}
+	fmt.Println()
 	fmt.Printf("| cell | samples | late >= %v | their lateness | body thread runnable, not running | any thread of the process | samples >= half covered | body thread asleep at due | running at due | other processes on the CPUs meanwhile |\n|---|---|---|---|---|---|---|---|---|---|\n", *minLate)
 	for _, c := range order {
 		a := cells[c]
@@ -179,6 +195,33 @@ func main() {
 			time.Duration(a.procNs).Round(time.Microsecond), 100*float64(a.procNs)/float64(max(a.lateNs, 1)),
 			a.covered, a.asleep, a.running, top(a.others, 3))
 	}
+}
+
+// bucket names when, relative to the due time, a runnable stretch began.
+func bucket(d int64) string {
+	switch {
+	case d >= -50e3:
+		return "due-50µs..due"
+	case d >= -150e3:
+		return "due-150..-50µs"
+	case d >= -1e6:
+		return "due-1ms..-150µs"
+	case d >= -3e6:
+		return "due-3..-1ms"
+	}
+	return "before due-3ms"
+}
+
+var buckets = []string{"before due-3ms", "due-3..-1ms", "due-1ms..-150µs", "due-150..-50µs", "due-50µs..due"}
+
+func counts(m map[string]int) string {
+	var parts []string
+	for _, b := range buckets {
+		if m[b] > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %d", b, m[b]))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func top(m map[string]int64, k int) string {
@@ -275,7 +318,7 @@ func readTimehist(path string) ([]event, error) {
 		if m == nil {
 			continue
 		}
-		e := event{end: secNs(m[1]), task: m[3], run: msNs(m[8]), sch: msNs(m[7])}
+		e := event{end: secNs(m[1]), task: m[3], run: msNs(m[8]), sch: msNs(m[7]), wait: msNs(m[6])}
 		e.cpu, _ = strconv.Atoi(m[2])
 		e.tid, _ = strconv.Atoi(m[4])
 		e.pid, _ = strconv.Atoi(m[5])

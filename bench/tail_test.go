@@ -22,7 +22,8 @@ import (
 // (bench/cmd/tailattr); and each sub-benchmark reports what the Go
 // runtime saw over its collection window (runtime/metrics): GC cycles,
 // the longest GC pause, and the Go scheduling latency (runnable to
-// running) p99 and maximum. Off by default: the extra metrics and the
+// running) p99 and maximum, and the process's heap allocations per
+// firing (objects and bytes). Off by default: the extra metrics and the
 // gettid per firing exist only with the flag.
 var tailsOut = flag.String("trigger.tails", "", "append every trigger sample (CLOCK_MONOTONIC ns, thread id) to this CSV file and report runtime/metrics GC and scheduling-latency figures (tail diagnosis)")
 
@@ -67,6 +68,8 @@ var diagNames = []string{
 	"/gc/cycles/total:gc-cycles",
 	"/gc/pauses:seconds",
 	"/sched/latencies:seconds",
+	"/gc/heap/allocs:objects",
+	"/gc/heap/allocs:bytes",
 }
 
 func startDiag() *tailDiag {
@@ -99,6 +102,10 @@ func (d *tailDiag) report(b *testing.B, name string, xs []sample) {
 	p99, smax := histDelta(d.before[2].Value.Float64Histogram(), after[2].Value.Float64Histogram(), 0.99)
 	b.ReportMetric(p99*1e9, "go-sched-p99-ns")
 	b.ReportMetric(smax*1e9, "go-sched-max-ns")
+	if n := len(xs); n > 0 { // the whole process's allocation over the window, per firing
+		b.ReportMetric(float64(after[3].Value.Uint64()-d.before[3].Value.Uint64())/float64(n), "allocs/firing")
+		b.ReportMetric(float64(after[4].Value.Uint64()-d.before[4].Value.Uint64())/float64(n), "B/firing")
+	}
 	f, err := os.OpenFile(*tailsOut, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		b.Fatal(err)

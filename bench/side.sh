@@ -1,5 +1,5 @@
 #!/bin/sh
-# side.sh [-r ROUNDS] [-n SAMPLES] [-d DESIGNS] [-p PIPELINES] [-tails DIR] OUTGO OUTJDK
+# side.sh [-r ROUNDS] [-n SAMPLES] [-d DESIGNS] [-p PIPELINES] [-tails DIR] [-wrap CMD] OUTGO OUTJDK
 #
 # The default env (env.PreciseWall, BenchmarkTriggerPrecise) and the JDK
 # peer side by side, interleaved: each round runs every design x
@@ -13,10 +13,13 @@
 # Before each result a comment line records the load it ran under
 # (/proc/pressure/cpu some avg10 and the 1-minute load average);
 # benchfmt ignores it. -tails DIR writes every sample of both sides to
-# DIR/tails.csv (bench/cmd/tailattr). Needs a built test binary
+# DIR/tails.csv (bench/cmd/tailattr). -wrap CMD runs both sides' cells
+# under CMD (a control, not a result: e.g. 'chrt -f 10' takes the OS run
+# queue out of the measurement, 'taskset -c 1' pins both to one CPU).
+# Needs a built test binary
 # ($BENCH_TEST, default: built here) and javac.
 set -eu
-rounds=3 n=1000 tails=
+rounds=3 n=1000 tails= wrap=
 designs="per-pipeline shared shared-inline leader-follower" pipelines="10 100 500"
 while [ $# -gt 2 ]; do
 	case $1 in
@@ -25,10 +28,11 @@ while [ $# -gt 2 ]; do
 	-d) designs=$(echo "$2" | tr , ' '); shift 2 ;;
 	-p) pipelines=$(echo "$2" | tr , ' '); shift 2 ;;
 	-tails) tails=$2; shift 2 ;;
+	-wrap) wrap=$2; shift 2 ;;
 	*) echo "side.sh: unknown flag $1" >&2; exit 64 ;;
 	esac
 done
-[ $# -eq 2 ] || { echo "usage: side.sh [-r ROUNDS] [-n SAMPLES] [-d DESIGNS] [-p PIPELINES] [-tails DIR] OUTGO OUTJDK" >&2; exit 64; }
+[ $# -eq 2 ] || { echo "usage: side.sh [-r ROUNDS] [-n SAMPLES] [-d DESIGNS] [-p PIPELINES] [-tails DIR] [-wrap CMD] OUTGO OUTJDK" >&2; exit 64; }
 outgo=$1 outjdk=$2
 go=${GO:-go}
 dir=$(mktemp -d)
@@ -45,18 +49,18 @@ load() { echo "# load: cpu pressure some $(awk '/^some/{print $2}' /proc/pressur
 gocell() {
 	load >>"$outgo.tmp"
 	# shellcheck disable=SC2086
-	"$bin" -test.run '^$' -test.bench "^BenchmarkTriggerPrecise\$/^design=$1\$/^pipelines=$2\$" \
+	$wrap "$bin" -test.run '^$' -test.bench "^BenchmarkTriggerPrecise\$/^design=$1\$/^pipelines=$2\$" \
 		-test.benchtime "${n}x" -test.timeout 60m $gotails | grep -E '^(Benchmark|goos:|goarch:|pkg:|cpu:)' >>"$outgo.tmp"
 }
 jdkcell() {
 	load >>"$outjdk.tmp"
 	# shellcheck disable=SC2086
-	java -Xms512m -Xmx512m -XX:+UseG1GC -cp "$dir" TriggerPeer -n "$n" -designs "$1" -pipelines "$2" $jdktails |
+	$wrap java -Xms512m -Xmx512m -XX:+UseG1GC -cp "$dir" TriggerPeer -n "$n" -designs "$1" -pipelines "$2" $jdktails |
 		grep '^Benchmark' >>"$outjdk.tmp"
 }
 # Headers: command, commit, machine and date (bench/header.sh), then the
 # Go side's units and configuration, the JDK's.
-cmd="bench/side.sh -r $rounds -n $n -d $(echo $designs | tr ' ' ,) -p $(echo $pipelines | tr ' ' ,)"
+cmd="bench/side.sh -r $rounds -n $n -d $(echo $designs | tr ' ' ,) -p $(echo $pipelines | tr ' ' ,)${wrap:+ -wrap '$wrap'}"
 {
 	"$(dirname "$0")/header.sh" "$cmd"
 	echo "samples: $n per cell and round, $rounds rounds, Go and JDK interleaved"

@@ -65,13 +65,21 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: tailattr -tails FILE -timehist FILE [-min 200us] [-v]")
 		os.Exit(64)
 	}
-	rows, err := readTails(*tailsPath)
-	if err != nil {
+	if err := run(os.Stdout, *tailsPath, *thPath, *minLate, *lead, *verbose); err != nil {
 		fail(err)
 	}
-	evs, err := readTimehist(*thPath)
+}
+
+// run writes the attribution of the samples in tailsPath against the
+// timehist listing in thPath to w.
+func run(w io.Writer, tailsPath, thPath string, minLate, lead time.Duration, verbose bool) error {
+	rows, err := readTails(tailsPath)
 	if err != nil {
-		fail(err)
+		return err
+	}
+	evs, err := readTimehist(thPath)
+	if err != nil {
+		return err
 	}
 	byTid := map[int][]event{}
 	byPid := map[int][]event{}
@@ -105,12 +113,12 @@ func main() {
 		}
 		a.n++
 		late := r.started - r.due
-		if late < int64(*minLate) {
+		if late < int64(minLate) {
 			continue
 		}
 		a.late++
 		a.lateNs += late
-		lo, hi := r.due-int64(*lead), r.started
+		lo, hi := r.due-int64(lead), r.started
 		pid := -r.tid
 		if r.tid > 0 {
 			pid = pidOf[r.tid]
@@ -173,28 +181,29 @@ func main() {
 				a.others[name] += o
 			}
 		}
-		if *verbose {
-			fmt.Printf("%s late=%v os-runnable=%v process-runnable=%v state-at-due=%s fired-late=%v others=%s\n", r.cell,
+		if verbose {
+			fmt.Fprintf(w, "%s late=%v os-runnable=%v process-runnable=%v state-at-due=%s fired-late=%v others=%s\n", r.cell,
 				time.Duration(late), time.Duration(osNs), time.Duration(procNs), state, time.Duration(r.fired-r.due), top(oth, 3))
 		}
 	}
-	fmt.Println("When the body thread's runnable stretch at the due time began (woken from a sleep, or preempted while running), for the late samples runnable at due:")
-	fmt.Println()
-	fmt.Println("| cell | woken | preempted |\n|---|---|---|")
+	fmt.Fprintln(w, "When the body thread's runnable stretch at the due time began (woken from a sleep, or preempted while running), for the late samples runnable at due:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| cell | woken | preempted |\n|---|---|---|")
 	for _, c := range order {
 		a := cells[c]
-		fmt.Printf("| %s | %s | %s |\n", c, counts(a.woke), counts(a.preempted))
+		fmt.Fprintf(w, "| %s | %s | %s |\n", c, counts(a.woke), counts(a.preempted))
 	}
-	fmt.Println()
-	fmt.Printf("| cell | samples | late >= %v | their lateness | body thread runnable, not running | any thread of the process | samples >= half covered | body thread asleep at due | running at due | other processes on the CPUs meanwhile |\n|---|---|---|---|---|---|---|---|---|---|\n", *minLate)
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "| cell | samples | late >= %v | their lateness | body thread runnable, not running | any thread of the process | samples >= half covered | body thread asleep at due | running at due | other processes on the CPUs meanwhile |\n|---|---|---|---|---|---|---|---|---|---|\n", minLate)
 	for _, c := range order {
 		a := cells[c]
-		fmt.Printf("| %s | %d | %d | %v | %v (%.0f%%) | %v (%.0f%%) | %d | %d | %d | %s |\n", c, a.n, a.late,
+		fmt.Fprintf(w, "| %s | %d | %d | %v | %v (%.0f%%) | %v (%.0f%%) | %d | %d | %d | %s |\n", c, a.n, a.late,
 			time.Duration(a.lateNs).Round(time.Microsecond),
 			time.Duration(a.osNs).Round(time.Microsecond), 100*float64(a.osNs)/float64(max(a.lateNs, 1)),
 			time.Duration(a.procNs).Round(time.Microsecond), 100*float64(a.procNs)/float64(max(a.lateNs, 1)),
 			a.covered, a.asleep, a.running, top(a.others, 3))
 	}
+	return nil
 }
 
 // bucket names when, relative to the due time, a runnable stretch began.

@@ -70,14 +70,20 @@ campaign:
 ## bench: every benchmark and the JDK peer, back to back, written to results/bench (each file
 ## headed by command, commit, machine and date lines), then the tables and plots. Run it on a
 ## clean tree: a file from a dirty tree carries "-dirty" in its commit line.
+## The default env (BenchmarkTriggerPrecise) and the JDK peer run interleaved (bench/side.sh):
+## SIDE_ROUNDS rounds of every cell on both sides, SIDE_N samples per cell and round (3 x 1000:
+## about 25 minutes on 2 cores); the tables take the median over rounds.
 BENCHGO = $(GO) test -run '^$$' -count 1
+SIDE_ROUNDS ?= 3
+SIDE_N ?= 1000
 bench:
 	@git diff --quiet HEAD || echo "bench: WARNING: the tree is dirty; results will say commit ...-dirty"
 	rm -f $(R)/*.txt.tmp
-	bench/run.sh $(R)/trigger.txt    $(BENCHGO) -bench '^BenchmarkTrigger(Precise)?$$' -benchtime 500x -timeout 60m ./bench/
+	bench/run.sh $(R)/trigger.txt    $(BENCHGO) -bench '^BenchmarkTrigger$$' -benchtime 500x -timeout 60m ./bench/
 	@if command -v javac >/dev/null; then \
-	  bench/run.sh $(R)/trigger-jdk.txt peer/jdk/run.sh -n 500 -count 1; \
-	else echo "bench: javac not found: the JDK peer (results/bench/trigger-jdk.txt) is skipped and removed"; rm -f $(R)/trigger-jdk.txt; fi
+	  GO=$(GO) bench/side.sh -r $(SIDE_ROUNDS) -n $(SIDE_N) $(R)/trigger-precise.txt $(R)/trigger-jdk.txt; \
+	else echo "bench: javac not found: the JDK peer (results/bench/trigger-jdk.txt) is skipped and removed"; rm -f $(R)/trigger-jdk.txt; \
+	  bench/run.sh $(R)/trigger-precise.txt $(BENCHGO) -bench '^BenchmarkTriggerPrecise$$' -benchtime $(SIDE_N)x -timeout 60m ./bench/; fi
 	bench/run.sh $(R)/coord.txt      $(BENCHGO) -bench '^BenchmarkTriggerCoord(Precise)?$$' -benchtime 500x -timeout 60m ./bench/
 	bench/run.sh $(R)/floor.txt      $(GO) test -run '^$$' -bench '^BenchmarkTimerFloor$$' -benchtime 5000x -count 5 ./bench/
 	bench/run.sh $(R)/saturation.txt $(BENCHGO) -bench '^BenchmarkSaturation(LeaderFollower|Sim|SimLeaderFollower)?$$' -benchtime 1000x ./bench/
@@ -87,10 +93,10 @@ bench:
 	bench/run.sh results/linearizability/bench.txt $(GO) test ./linearizability -run '^$$' -bench BenchmarkCheckHour -cpu 1 -count 5 -benchmem -timeout 30m
 	$(GO) run ./bench/cmd/plot -dir $(R) > $(R)/tables.md.tmp && mv $(R)/tables.md.tmp $(R)/tables.md
 
-## bench-peer: the JDK peer alone (make bench runs it right after the Go trigger benchmarks)
+## bench-peer: the default env and the JDK peer side by side alone (interleaved, as make bench)
 bench-peer:
 	@command -v javac >/dev/null || { echo "bench-peer: javac not found, skipped"; exit 0; }; \
-	  bench/run.sh $(R)/trigger-jdk.txt peer/jdk/run.sh -n 500 -count 1 && \
+	  GO=$(GO) bench/side.sh -r $(SIDE_ROUNDS) -n $(SIDE_N) $(R)/trigger-precise.txt $(R)/trigger-jdk.txt && \
 	  $(GO) run ./bench/cmd/plot -dir $(R) > $(R)/tables.md
 
 ## bench-ci: the short deterministic set, gated against the committed baseline

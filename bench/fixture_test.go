@@ -37,7 +37,13 @@ func closeFixture() {
 
 // sample is one observed trigger: due to body start, due to timer fired
 // and fired to body start (the last two only where the path reports them).
-type sample struct{ delay, late, hop time.Duration }
+type sample struct {
+	delay, late, hop time.Duration
+	// With -trigger.tails only: the firing's times and the OS thread that
+	// ran the body.
+	due, fired, started time.Time
+	tid                 int
+}
 
 // collector keeps the next want samples that the fixture observes and
 // drops the rest.

@@ -7,10 +7,7 @@ out=$1
 shift
 tmp=$out.tmp
 {
-	echo "command: $*"
-	echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- bench core sim peer go.mod go.sum Makefile 2>/dev/null || echo -dirty)"
-	echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(uname -sr), $(go env GOVERSION)"
-	echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+	"$(dirname "$0")/header.sh" "$@"
 	"$@"
 } >"$tmp"
 mv "$tmp" "$out"

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,9 +15,11 @@ import (
 )
 
 var (
-	spacing   = flag.Duration("trigger.spacing", 20*time.Millisecond, "time between due triggers, member-wide (upstream: 20ms; interval = max(10, pipelines) x spacing)")
-	pipelines = []int{10, 100, 500}
-	designs   = []sched.Design{sched.PerPipeline, sched.Shared, sched.SharedInline, sched.LeaderFollower}
+	spacing     = flag.Duration("trigger.spacing", 20*time.Millisecond, "time between due triggers, member-wide (upstream: 20ms; interval = max(10, pipelines) x spacing)")
+	precisePark = flag.Duration("precise.park", 0, "env.PreciseWall's Park in BenchmarkTriggerPrecise (0: its default)")
+	preciseSpin = flag.Duration("precise.spin", 0, "env.PreciseWall's Spin in BenchmarkTriggerPrecise (0: its default)")
+	pipelines   = []int{10, 100, 500}
+	designs     = []sched.Design{sched.PerPipeline, sched.Shared, sched.SharedInline, sched.LeaderFollower}
 )
 
 // interval is upstream's max(200 ms, pipelines x 20 ms): the same
@@ -42,7 +45,9 @@ func collectTimeout(n, p int) time.Duration {
 func BenchmarkTrigger(b *testing.B) { benchTrigger(b, "wall", env.Wall{}) }
 
 // BenchmarkTriggerPrecise is BenchmarkTrigger on env.PreciseWall.
-func BenchmarkTriggerPrecise(b *testing.B) { benchTrigger(b, "precise", env.PreciseWall{}) }
+func BenchmarkTriggerPrecise(b *testing.B) {
+	benchTrigger(b, "precise", env.PreciseWall{Park: *precisePark, Spin: *preciseSpin})
+}
 
 func benchTrigger(b *testing.B, envName string, e env.Env) {
 	for _, d := range designs {
@@ -50,9 +55,11 @@ func benchTrigger(b *testing.B, envName string, e env.Env) {
 			b.Run(fmt.Sprintf("design=%s/pipelines=%d", d, p), func(b *testing.B) {
 				key := fmt.Sprintf("trigger/%s/%s/%d/%v", envName, d, p, *spacing)
 				f := fixtureFor(key, func() *triggerFixture { return newTriggerFixture(b, e, d, p) })
+				diag := startDiag()
 				cpu := startCPU()
 				xs := f.col.collect(b, b.N, collectTimeout(b.N, p))
 				cpu.report(b, b.N)
+				diag.report(b, fmt.Sprintf("%s/%s/%d", envName, d, p), xs)
 				reportTrigger(b, xs)
 				st := f.s.Stats()
 				b.ReportMetric(float64(st.TimerThreads+st.DispatchThreads), "goroutines")
@@ -111,7 +118,11 @@ func (f *triggerFixture) observe(x sched.Firing) {
 	if x.Skipped || !x.Due.After(f.warm) {
 		return
 	}
-	f.col.add(sample{delay: x.Delay(), late: x.TimerLate(), hop: x.Hop()})
+	s := sample{delay: x.Delay(), late: x.TimerLate(), hop: x.Hop()}
+	if *tailsOut != "" {
+		s.due, s.fired, s.started, s.tid = x.Due, x.Fired, x.Started, syscall.Gettid()
+	}
+	f.col.add(s)
 }
 
 func (f *triggerFixture) close() { f.s.Close() }

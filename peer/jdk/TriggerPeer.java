@@ -19,7 +19,13 @@
 // bench/trigger_test.go does.
 //
 // Usage: java TriggerPeer.java [-n samples] [-spacing ms] [-pipelines 10,100,500]
-//        [-designs per-pipeline,shared,shared-inline] [-count k]
+//        [-designs per-pipeline,shared,shared-inline] [-count k] [-tails FILE]
+//
+// -n 0 prints the configuration header only.
+//
+// -tails FILE appends every collected sample to FILE as CSV
+// (cell,due,fired,started,-pid; System.nanoTime is CLOCK_MONOTONIC on
+// Linux), as bench's -trigger.tails does, for bench/cmd/tailattr.
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -35,6 +41,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public class TriggerPeer {
     static int samples = 500;
     static long spacingNs = 20_000_000L;
+    static String tails = null;
 
     public static void main(String[] args) throws Exception {
         List<Integer> pipelines = List.of(10, 100, 500);
@@ -47,6 +54,7 @@ public class TriggerPeer {
                 case "-pipelines" -> pipelines = Arrays.stream(args[i + 1].split(",")).map(Integer::parseInt).toList();
                 case "-designs" -> designs = List.of(args[i + 1].split(","));
                 case "-count" -> count = Integer.parseInt(args[i + 1]);
+                case "-tails" -> tails = args[i + 1];
                 default -> throw new IllegalArgumentException("unknown flag " + args[i]);
             }
         }
@@ -55,6 +63,9 @@ public class TriggerPeer {
         System.out.println("goos: linux");
         System.out.println("goarch: amd64");
         System.out.println("pkg: github.com/ckptsim/ckptsim/bench");
+        if (samples == 0) {
+            return; // -n 0: the configuration header only (bench/side.sh)
+        }
         for (int c = 0; c < count; c++) {
             for (String d : designs) {
                 for (int p : pipelines) {
@@ -67,7 +78,7 @@ public class TriggerPeer {
     // Run collects samples. Warm-up, as bench/trigger_test.go: every firing
     // due in the first full interval (each pipeline's first) is discarded.
     static final class Run {
-        final long[] delay, late, hop;
+        final long[] delay, late, hop, dues;
         final AtomicInteger seen = new AtomicInteger();
         final long warmEnd;
         final int want;
@@ -80,6 +91,7 @@ public class TriggerPeer {
             delay = new long[want];
             late = new long[want];
             hop = new long[want];
+            dues = new long[want];
         }
 
         void record(long due, long fired, long started) {
@@ -96,6 +108,7 @@ public class TriggerPeer {
             delay[i] = started - due;
             late[i] = fired - due;
             hop[i] = started - fired;
+            dues[i] = due;
             if (i == want - 1) {
                 done.countDown();
             }
@@ -150,6 +163,14 @@ public class TriggerPeer {
         }
         if (dispatch != null) {
             dispatch.shutdownNow();
+        }
+        if (tails != null) {
+            long pid = ProcessHandle.current().pid();
+            try (var w = new java.io.PrintWriter(new java.io.FileWriter(tails, true))) {
+                for (int i = 0; i < samples; i++) {
+                    w.printf("jdk/%s/%d,%d,%d,%d,%d%n", design, p, r.dues[i], r.dues[i] + r.late[i], r.dues[i] + r.delay[i], -pid);
+                }
+            }
         }
         Arrays.sort(r.delay);
         Arrays.sort(r.late);

@@ -61,8 +61,9 @@ func SwarmFaults(f Faults, seed uint64) (out Faults, chosen map[string]string) {
 	return out, chosen
 }
 
-// swarmNote is the trace's line for a swarm's choice, in table order.
-func swarmNote(chosen map[string]string) string {
+// SwarmString renders a swarm's choice (Outcome.Swarm) on one line, the
+// kinds kept, in table order: "failover={per_hour: 45} task_error=0.02".
+func SwarmString(chosen map[string]string) string {
 	var parts []string
 	for _, k := range faultKinds {
 		if v, ok := chosen[k.Field]; ok && v != "off" {
@@ -221,7 +222,7 @@ func (r *runner) main() {
 	}
 	r.c.OnTask = func(te cluster.TaskEvent) { r.tl.tasks = append(r.tl.tasks, te) }
 	if r.swarm != nil {
-		r.w.Note("swarm: %s", swarmNote(r.swarm))
+		r.w.Note("swarm: %s", SwarmString(r.swarm))
 	}
 	r.h = newHistories(r.w, r.s.Cluster.Jobs, r.s.Cluster.Pipelines)
 	r.h.attach(r.c)

@@ -17,10 +17,6 @@ import (
 	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
-// streamSwarm draws the swarm's choice of fault kinds, apart from the
-// faults the cluster draws during the run.
-const streamSwarm sim.Stream = 100
-
 // SwarmFaults is the faults one seed of a swarm scenario runs with
 // (TigerBeetle's swarm testing: a seed with few fault kinds finds bugs
 // that all of them together hide). Each kind the scenario switches on
@@ -33,7 +29,7 @@ const streamSwarm sim.Stream = 100
 // scenario does not change the others' draws. chosen maps every kind the
 // scenario switches on to its drawn value as YAML, or "off".
 func SwarmFaults(f Faults, seed uint64) (out Faults, chosen map[string]string) {
-	r := sim.NewRand(seed, streamSwarm)
+	r := sim.NewRand(seed, sim.StreamSwarm)
 	out, chosen = f.Clone(), map[string]string{}
 	var enabled, kept []FaultKind
 	for _, k := range faultKinds {
@@ -244,7 +240,7 @@ func (r *runner) main() {
 			Thread: r.w.ThreadID()})
 	}
 	d := r.s.Run.Duration.D
-	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamFaults), end: d, sp: r.sp}
+	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamInjector), end: d, sp: r.sp}
 	r.in = in
 	in.start()
 	r.w.Go("monitor", r.monitor)

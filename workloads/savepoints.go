@@ -34,16 +34,13 @@ type savepoints struct {
 	findings  []string // savepoint-crash
 }
 
-// streamCrashFS resolves what a crash leaves of unsynced changes.
-const streamCrashFS sim.Stream = 101
-
 // newSavepoints builds the savepoint store; with crashes (the master_crash
 // fault) its file system resolves a crash adversarially (unsynced changes
 // persist in any subset, files may be torn).
 func newSavepoints(w *sim.World, pipelines int, crashes bool) *savepoints {
 	var fs *simfs.FS
 	if crashes {
-		fs = simfs.New(w.Rand(streamCrashFS))
+		fs = simfs.New(w.Rand(sim.StreamCrashFS))
 	} else {
 		fs = simfs.New(nil)
 	}

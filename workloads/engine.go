@@ -261,7 +261,7 @@ func (r *runner) main() {
 func (r *runner) monitor() {
 	bound := r.ccfg.Sched.Bound()
 	var deaths int64
-	over := map[[2]int64]bool{}
+	over := map[cluster.PipelineID]bool{}
 	for {
 		st := r.c.Sched.Stats()
 		switch r.c.Sched.Design() {
@@ -284,13 +284,13 @@ func (r *runner) now() time.Duration { return r.w.Elapsed() }
 
 // retention checks that no pipeline keeps more checkpoints than the
 // batch-deletion scheme allows (max-retained N keeps N..2N-1; H10).
-func (r *runner) retention(over map[[2]int64]bool) {
+func (r *runner) retention(over map[cluster.PipelineID]bool) {
 	n := r.ccfg.Coord.MaxRetained
 	if n <= 0 {
 		n = 20
 	}
 	for _, co := range r.c.Coordinators() {
-		k := [2]int64{co.Job(), int64(co.Pipeline())}
+		k := cluster.PipelineID{Job: co.Job(), Pipeline: co.Pipeline()}
 		if got := r.c.Storage.Count(co.Job(), co.Pipeline()); got > 2*n && !over[k] {
 			over[k] = true
 			r.find.Add(oracle.Retention, r.now(), oracle.Subject(co.Job(), co.Pipeline()),
@@ -425,7 +425,7 @@ func (r *runner) liveness(out *Outcome) {
 	progressed := r.progressWithin(within)
 	for _, co := range r.c.Coordinators() {
 		_, _, finished := r.c.Recorder.LastCompleted(co.Job(), co.Pipeline())
-		if finished || progressed[[2]int64{co.Job(), int64(co.Pipeline())}] {
+		if finished || progressed[cluster.PipelineID{Job: co.Job(), Pipeline: co.Pipeline()}] {
 			continue
 		}
 		stuck = append(stuck, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
@@ -474,11 +474,11 @@ func (r *runner) unfinished() {
 
 // progressWithin returns the pipelines that completed a checkpoint in
 // [heal, heal+within].
-func (r *runner) progressWithin(within time.Duration) map[[2]int64]bool {
-	out := map[[2]int64]bool{}
+func (r *runner) progressWithin(within time.Duration) map[cluster.PipelineID]bool {
+	out := map[cluster.PipelineID]bool{}
 	for _, rec := range r.c.Recorder.Records {
 		if rec.Kind == coord.EvCompleted && rec.At >= r.healAt && rec.At <= r.healAt+within {
-			out[[2]int64{rec.Job, int64(rec.Pipeline)}] = true
+			out[cluster.PipelineID{Job: rec.Job, Pipeline: rec.Pipeline}] = true
 		}
 	}
 	return out

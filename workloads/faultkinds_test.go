@@ -13,35 +13,18 @@ import (
 )
 
 // everyFault is a scenario that switches every fault kind on.
-const everyFault = `name: every-fault
-swarm: true
-cluster: {jobs: 2, pipelines: 3, tasks: 2}
-checkpoint: {interval: 2s, timeout: 1s}
-workload:
-  partitions: 2
-  batch_rate: 20
-faults:
-  failover: {per_hour: 90}
-  step_down: {per_hour: 20, for: 3s}
-  savepoint: {every: 20s}
-  schema_change: {at: [5s, 9s], for: 2s}
-  rebalance: {per_hour: 60, for: 2s}
-  master_crash: {per_hour: 60}
-  task_failure: 0.03
-  status_retryable: 0.05
-  status_slow: {kind: exp, mean: 200ms, max: 3s}
-  storage_failure: 0.02
-  id_failure: 0.01
-  barrier_failure: 0.01
-  notify_failure: 0.01
-  trigger_throw: 0.005
-  task_error: 0.01
-run: {duration: 30s, heal: 30s}
-`
+func everyFault(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/every-fault.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 func parseEvery(t *testing.T) *Scenario {
 	t.Helper()
-	s, err := Parse("every-fault.yaml", []byte(everyFault))
+	s, err := Parse("every-fault.yaml", []byte(everyFault(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +83,7 @@ func TestFaultKindTableCoversSchema(t *testing.T) {
 func TestFaultKindValidation(t *testing.T) {
 	bad := map[Shape]string{ShapeSchedule: "{per_hour: -1}", ShapeRate: "1.5", ShapeDist: "{kind: gauss}"}
 	for _, k := range FaultKinds() {
-		src := strings.Replace(everyFault, "faults:\n", "faults:\n  "+k.Field+": "+bad[k.Shape]+"\n", 1)
+		src := strings.Replace(everyFault(t), "faults:\n", "faults:\n  "+k.Field+": "+bad[k.Shape]+"\n", 1)
 		src = removeLine(src, "  "+k.Field+": ", 1) // the original line, after the bad one
 		_, err := Parse("bad.yaml", []byte(src))
 		if err == nil || !strings.Contains(err.Error(), "faults."+k.Field) {

@@ -8,40 +8,22 @@ import (
 	"github.com/ckptsim/ckptsim/workloads"
 )
 
-// everyFault switches every fault kind on, some with several fixed times.
-const everyFault = `name: every-fault
-swarm: true
-cluster: {jobs: 2, pipelines: 3, tasks: 2}
-checkpoint: {interval: 2s, timeout: 1s}
-workload: {partitions: 2, batch_rate: 20}
-faults:
-  failover: {per_hour: 90}
-  step_down: {per_hour: 20, for: 3s}
-  savepoint: {every: 5s}
-  schema_change: {at: [5s, 9s], for: 2s}
-  rebalance: {per_hour: 60, for: 2s}
-  master_crash: {per_hour: 60}
-  task_failure: 0.03
-  status_retryable: 0.05
-  status_slow: {kind: exp, mean: 200ms, max: 3s}
-  storage_failure: 0.02
-  id_failure: 0.01
-  barrier_failure: 0.01
-  notify_failure: 0.01
-  trigger_throw: 0.005
-  task_error: 0.01
-run: {duration: 30s, heal: 30s}
-`
+// parseEvery reads the scenario that switches every fault kind on.
+func parseEvery(t *testing.T) *workloads.Scenario {
+	t.Helper()
+	s, err := workloads.LoadFile("../testdata/every-fault.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
 
 // TestShrinkCanDropEveryFaultKind: for every kind of the fault-kind table
 // (task_error and rebalance were once missing), a scenario listing it has
 // a candidate that switches exactly that kind off, and the candidate
 // still validates; every kind but the distribution has a thinning step.
 func TestShrinkCanDropEveryFaultKind(t *testing.T) {
-	s, err := workloads.Parse("every-fault.yaml", []byte(everyFault))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := parseEvery(t)
 	all := s.Faults.KindsOn()
 	if len(all) != len(workloads.FaultKinds()) {
 		t.Fatalf("the fixture switches on %v, want every kind", all)
@@ -74,10 +56,7 @@ func TestShrinkCanDropEveryFaultKind(t *testing.T) {
 // TestShrinkBakesTheSwarmSeed: the first swarm step replaces the swarm by
 // the faults the failing seed drew.
 func TestShrinkBakesTheSwarmSeed(t *testing.T) {
-	s, err := workloads.Parse("every-fault.yaml", []byte(everyFault))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := parseEvery(t)
 	want, _ := workloads.SwarmFaults(s.Faults, 9)
 	for _, c := range candidates(s, 9) {
 		if strings.HasPrefix(c.what, "swarm off (the faults this seed drew)") {

@@ -37,9 +37,9 @@ func TestTranscripts(t *testing.T) {
 
 // schedScript is one scheduler driven by commands.
 type schedScript struct {
-	w     *sim.World
-	mu    env.Mutex // guards the transcript, gates, open
-	tr    *simtest.Transcript
+	w  *sim.World
+	mu env.Mutex // guards the transcript, gates, open
+	tr *simtest.Transcript
 
 	s      sched.Scheduler
 	leases map[string]*sched.Lease

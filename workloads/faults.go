@@ -38,7 +38,7 @@ type injector struct {
 	c   *cluster.Cluster
 	s   *Scenario
 	f   Faults
-	r   *rand.Rand
+	r   *rand.Rand // sim.StreamInjector: never the cluster's rate-fault stream
 	end time.Duration
 	sp  *savepoints
 	// requests are the savepoints the harness requested, in order.

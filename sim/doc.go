@@ -10,7 +10,11 @@
 // same trace hash — whatever GOMAXPROCS is and however often it runs. This
 // holds as long as the program reaches time, threads and locks only through
 // the World (the env seam), does not let Go map iteration order decide
-// behaviour, and draws randomness only from World.Rand streams.
+// behaviour, and draws randomness only from World.Rand streams. Every
+// stream of a simulation, the simulator's, the simulated cluster's and the
+// harness's, is named in one registry (rand.go: Streams, Stream.String),
+// each derived from the seed by NewRand, so that drawing from one never
+// shifts another.
 //
 // # Scheduling points
 //

@@ -22,9 +22,9 @@ func TestBoundsCalibration(t *testing.T) {
 			for seed := range uint64(2) {
 				o := Run(s, Options{Seed: seed})
 				t.Logf("%-26s seed %d %-8s sched %v/%v complete %v/%v failover %v/%v  %v", s.Name, seed, o.Verdict,
-					p99(o.Latency.SchedDelay), s.bounds(sched.Design(s.Scheduler.Design)).SchedDelay,
-					p99(o.Latency.TriggerToComplete), s.bounds(sched.Design(s.Scheduler.Design)).TriggerToComplete,
-					p99(o.Latency.FailoverToFirst), s.bounds(sched.Design(s.Scheduler.Design)).FailoverToFirst, o.Checks)
+					p99(o.Latency.SchedDelay), s.bounds(sched.Design(s.Scheduler.Design), s.Faults).SchedDelay,
+					p99(o.Latency.TriggerToComplete), s.bounds(sched.Design(s.Scheduler.Design), s.Faults).TriggerToComplete,
+					p99(o.Latency.FailoverToFirst), s.bounds(sched.Design(s.Scheduler.Design), s.Faults).FailoverToFirst, o.Checks)
 			}
 		}
 	}

@@ -47,17 +47,24 @@ func TestBoundsRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := s.bounds("")
+	b := s.bounds("", s.Faults)
 	// complete = 2 x (2ms + 0) + min(4s, 5s) + 20ms + 2 x 5ms = 4.034s; x3 + 250ms
 	if want := 3*(4034*time.Millisecond) + BoundFloor; b.TriggerToComplete != want {
 		t.Fatalf("trigger to complete bound %v, want %v", b.TriggerToComplete, want)
 	}
-	// failover = 2s + 10s + complete, sched 0 (no body slowness)
-	if want := 3*(2*time.Second+10*time.Second+4034*time.Millisecond) + BoundFloor; b.FailoverToFirst != want {
+	// failover = 2s + 10s + complete + sched (2s: see below)
+	if want := 3*(2*time.Second+10*time.Second+4034*time.Millisecond+2*time.Second) + BoundFloor; b.FailoverToFirst != want {
 		t.Fatalf("failover bound %v, want %v", b.FailoverToFirst, want)
 	}
-	if b.SchedDelay != BoundFloor {
-		t.Fatalf("sched bound %v, want the floor", b.SchedDelay)
+	// sched: no body slowness, but a step-down with retryable status
+	// errors: one status backoff (2 s)
+	if want := 3*(2*time.Second) + BoundFloor; b.SchedDelay != want {
+		t.Fatalf("sched bound %v, want %v", b.SchedDelay, want)
+	}
+	f := s.Faults
+	f.StepDown = Schedule{}
+	if b := s.bounds("", f); b.SchedDelay != BoundFloor {
+		t.Fatalf("sched bound without a step-down %v, want the floor", b.SchedDelay)
 	}
 	if p := p99([]time.Duration{5, 1, 3}); p != 5 {
 		t.Fatalf("p99 = %v", p)

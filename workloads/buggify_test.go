@@ -9,17 +9,25 @@ import "testing"
 // then let storage grow to 2N+1 (smoke seeds 3 and 4 failed the retention
 // check before the fix in coord.retain and coord.reloadLatest).
 func TestBuggifyRetentionAfterLostStoreReply(t *testing.T) {
-	s, err := Lookup("smoke")
+	passWithSite(t, "smoke", "store-fails-after-write", 3, 4)
+}
+
+// passWithSite runs seeds of a scenario with BUGGIFY on: each must pass,
+// and site must have fired in each (else the reproduction no longer
+// reaches the bug).
+func passWithSite(t *testing.T, scenario, site string, seeds ...uint64) {
+	t.Helper()
+	s, err := Lookup(scenario)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, seed := range []uint64{3, 4} {
+	for _, seed := range seeds {
 		out := Run(s, Options{Seed: seed, Buggify: "on"})
 		if out.Verdict != Pass {
 			t.Errorf("seed %d: %s %v\nreplay: %s", seed, out.Verdict, out.Violations, out.Replay)
 		}
-		if f := fired(out, "store-fails-after-write"); f == 0 {
-			t.Errorf("seed %d: store-fails-after-write never fired: the reproduction no longer reaches the bug", seed)
+		if fired(out, site) <= 0 {
+			t.Errorf("seed %d: %s never fired: the reproduction no longer reaches the bug", seed, site)
 		}
 	}
 }
@@ -69,17 +77,5 @@ func TestBuggifyIdleCloseAfterLostStoreReply(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two idle-close seeds, about 5 s")
 	}
-	s, err := Lookup("idle-close")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, seed := range []uint64{3, 4} {
-		out := Run(s, Options{Seed: seed, Buggify: "on"})
-		if out.Verdict != Pass {
-			t.Errorf("seed %d: %s %v\nreplay: %s", seed, out.Verdict, out.Violations, out.Replay)
-		}
-		if fired(out, "store-fails-after-write") <= 0 {
-			t.Errorf("seed %d: store-fails-after-write never fired: the reproduction no longer reaches the bug", seed)
-		}
-	}
+	passWithSite(t, "idle-close", "store-fails-after-write", 3, 4)
 }

@@ -34,8 +34,11 @@
 //
 // The same scenario, seed, variants, strategy and budget give the same
 // trace hash and verdict on every machine and at any GOMAXPROCS: every
-// draw comes from a stream derived from the seed (swarm's choice of fault
-// kinds from its own stream, 100), and map order never shows.
+// draw comes from a named stream of sim's registry, derived from the seed
+// (sim.StreamInjector for the scheduled faults, sim.StreamSwarm for a
+// swarm seed's fault kinds and magnitudes, sim.StreamCrashFS for the
+// savepoint file system's crashes; the cluster's own in sim/cluster), and
+// map order never shows.
 // TestPinnedTraceHashes pins (scenario, seed, variants) to trace hash for
 // every embedded scenario in testdata/trace-hashes.txt; make pin-hashes
 // regenerates it after a change that moves hashes on purpose.

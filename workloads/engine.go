@@ -17,38 +17,56 @@ import (
 	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
-// streamSwarm draws the swarm's choice of fault kinds, apart from the
-// faults the cluster draws during the run.
-const streamSwarm sim.Stream = 100
-
-// swarm switches each fault kind on or off for this seed (TigerBeetle's
-// swarm testing: a seed with few fault kinds finds bugs that all of them
-// together hide). At least one kind stays on.
-func swarm(f Faults, seed uint64) (Faults, []string) {
-	r := sim.NewRand(seed, streamSwarm)
-	on := func() bool { return r.IntN(2) == 0 }
-	var kept []string
-	keep := func(name string, zero func()) {
-		if on() {
-			kept = append(kept, name)
-		} else {
-			zero()
+// SwarmFaults is the faults one seed of a swarm scenario runs with
+// (TigerBeetle's swarm testing: a seed with few fault kinds finds bugs
+// that all of them together hide). Each kind the scenario switches on
+// (FaultKinds, in table order) is kept with probability 1/2, at a
+// magnitude drawn from its swarm range: its rate (probability, per_hour,
+// the inverse of every, a distribution's scale) times a multiplier drawn
+// log-uniformly from Swarm, and a schedule's `for` times one from
+// SwarmFor. At least one kind stays on. The draws come from the seed
+// alone and every kind draws whether on or not, so adding a kind to a
+// scenario does not change the others' draws. chosen maps every kind the
+// scenario switches on to its drawn value as YAML, or "off".
+func SwarmFaults(f Faults, seed uint64) (out Faults, chosen map[string]string) {
+	r := sim.NewRand(seed, sim.StreamSwarm)
+	out, chosen = f.Clone(), map[string]string{}
+	var enabled, kept []FaultKind
+	for _, k := range faultKinds {
+		keep, x, y := r.IntN(2) == 0, r.Float64(), r.Float64()
+		if !k.On(&f) {
+			continue
+		}
+		enabled = append(enabled, k)
+		k.scale(&out, k.Swarm.at(x), k.SwarmFor.at(y))
+		if keep {
+			kept = append(kept, k)
 		}
 	}
-	keep("failover", func() { f.Failover = Schedule{} })
-	keep("step_down", func() { f.StepDown = Schedule{} })
-	keep("savepoint", func() { f.Savepoint = Schedule{} })
-	keep("schema_change", func() { f.SchemaChange = Schedule{} })
-	keep("task_failure", func() { f.TaskFailure = 0 })
-	keep("status_retryable", func() { f.StatusRetryable = 0; f.StatusSlow = Dist{} })
-	keep("storage_failure", func() { f.StorageFailure = 0 })
-	keep("id_failure", func() { f.IDFailure = 0 })
-	keep("barrier_failure", func() { f.BarrierFailure = 0 })
-	keep("notify_failure", func() { f.NotifyFailure = 0 })
-	keep("trigger_throw", func() { f.TriggerThrow = 0 })
-	keep("task_error", func() { f.TaskError = 0 })
-	keep("master_crash", func() { f.MasterCrash = Schedule{} })
-	return f, kept
+	if len(kept) == 0 && len(enabled) > 0 {
+		kept = append(kept, enabled[r.IntN(len(enabled))])
+	}
+	for _, k := range enabled {
+		if !slices.ContainsFunc(kept, func(o FaultKind) bool { return o.Field == k.Field }) {
+			k.Off(&out)
+			chosen[k.Field] = "off"
+			continue
+		}
+		chosen[k.Field] = k.Value(&out)
+	}
+	return out, chosen
+}
+
+// SwarmString renders a swarm's choice (Outcome.Swarm) on one line, the
+// kinds kept, in table order: "failover={per_hour: 45} task_error=0.02".
+func SwarmString(chosen map[string]string) string {
+	var parts []string
+	for _, k := range faultKinds {
+		if v, ok := chosen[k.Field]; ok && v != "off" {
+			parts = append(parts, k.Field+"="+v)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // Run executes one seed of the scenario and judges it. It never panics: a
@@ -68,9 +86,8 @@ func Run(s *Scenario, opt Options) (out Outcome) {
 		out.WallNs = time.Since(start).Nanoseconds()
 	}()
 	faults := s.Faults
-	var kinds []string
 	if s.Swarm {
-		faults, kinds = swarm(faults, opt.Seed)
+		faults, out.Swarm = SwarmFaults(faults, opt.Seed)
 	}
 	ccfg, err := s.clusterConfig(v, faults)
 	if err != nil {
@@ -78,7 +95,7 @@ func Run(s *Scenario, opt Options) (out Outcome) {
 		out.Violations = []string{err.Error()}
 		return out
 	}
-	r := &runner{s: s, opt: opt, ccfg: ccfg, faults: faults, kinds: kinds}
+	r := &runner{s: s, opt: opt, ccfg: ccfg, faults: faults, swarm: out.Swarm}
 	return r.run(out)
 }
 
@@ -87,7 +104,7 @@ type runner struct {
 	opt    Options
 	ccfg   cluster.Config
 	faults Faults
-	kinds  []string
+	swarm  map[string]string // the swarm's choice (nil: no swarm)
 	w      *sim.World
 	c      *cluster.Cluster
 	sp     *savepoints
@@ -200,8 +217,8 @@ func (r *runner) main() {
 		panic(err)
 	}
 	r.c.OnTask = func(te cluster.TaskEvent) { r.tl.tasks = append(r.tl.tasks, te) }
-	if len(r.kinds) > 0 {
-		r.w.Note("swarm: %s", strings.Join(r.kinds, ","))
+	if r.swarm != nil {
+		r.w.Note("swarm: %s", SwarmString(r.swarm))
 	}
 	r.h = newHistories(r.w, r.s.Cluster.Jobs, r.s.Cluster.Pipelines)
 	r.h.attach(r.c)
@@ -216,14 +233,14 @@ func (r *runner) main() {
 	}
 	r.wm = newWatermarks(r.w, r.s.Cluster.Pipelines)
 	r.wm.attach(r.c)
-	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines, r.faults.MasterCrash.on())
+	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines, r.faults.MasterCrash.On())
 	r.sp.h = r.h
 	r.sp.onError = func(job int64, pipeline int, id int64, err error) {
 		r.gens.Observe(cluster.Obs{Kind: cluster.ObsFault, Job: job, Pipeline: pipeline, ID: id, Fault: cluster.FaultSavepoint,
 			Thread: r.w.ThreadID()})
 	}
 	d := r.s.Run.Duration.D
-	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamFaults), end: d, sp: r.sp}
+	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamInjector), end: d, sp: r.sp}
 	r.in = in
 	in.start()
 	r.w.Go("monitor", r.monitor)
@@ -244,7 +261,7 @@ func (r *runner) main() {
 func (r *runner) monitor() {
 	bound := r.ccfg.Sched.Bound()
 	var deaths int64
-	over := map[[2]int64]bool{}
+	over := map[cluster.PipelineID]bool{}
 	for {
 		st := r.c.Sched.Stats()
 		switch r.c.Sched.Design() {
@@ -267,13 +284,13 @@ func (r *runner) now() time.Duration { return r.w.Elapsed() }
 
 // retention checks that no pipeline keeps more checkpoints than the
 // batch-deletion scheme allows (max-retained N keeps N..2N-1; H10).
-func (r *runner) retention(over map[[2]int64]bool) {
+func (r *runner) retention(over map[cluster.PipelineID]bool) {
 	n := r.ccfg.Coord.MaxRetained
 	if n <= 0 {
 		n = 20
 	}
 	for _, co := range r.c.Coordinators() {
-		k := [2]int64{co.Job(), int64(co.Pipeline())}
+		k := cluster.PipelineID{Job: co.Job(), Pipeline: co.Pipeline()}
 		if got := r.c.Storage.Count(co.Job(), co.Pipeline()); got > 2*n && !over[k] {
 			over[k] = true
 			r.find.Add(oracle.Retention, r.now(), oracle.Subject(co.Job(), co.Pipeline()),
@@ -408,7 +425,7 @@ func (r *runner) liveness(out *Outcome) {
 	progressed := r.progressWithin(within)
 	for _, co := range r.c.Coordinators() {
 		_, _, finished := r.c.Recorder.LastCompleted(co.Job(), co.Pipeline())
-		if finished || progressed[[2]int64{co.Job(), int64(co.Pipeline())}] {
+		if finished || progressed[cluster.PipelineID{Job: co.Job(), Pipeline: co.Pipeline()}] {
 			continue
 		}
 		stuck = append(stuck, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
@@ -457,11 +474,11 @@ func (r *runner) unfinished() {
 
 // progressWithin returns the pipelines that completed a checkpoint in
 // [heal, heal+within].
-func (r *runner) progressWithin(within time.Duration) map[[2]int64]bool {
-	out := map[[2]int64]bool{}
+func (r *runner) progressWithin(within time.Duration) map[cluster.PipelineID]bool {
+	out := map[cluster.PipelineID]bool{}
 	for _, rec := range r.c.Recorder.Records() {
 		if rec.Kind == coord.EvCompleted && rec.At >= r.healAt && rec.At <= r.healAt+within {
-			out[[2]int64{rec.Job, int64(rec.Pipeline)}] = true
+			out[cluster.PipelineID{Job: rec.Job, Pipeline: rec.Pipeline}] = true
 		}
 	}
 	return out

@@ -38,7 +38,7 @@ type injector struct {
 	c   *cluster.Cluster
 	s   *Scenario
 	f   Faults
-	r   *rand.Rand
+	r   *rand.Rand // sim.StreamInjector: never the cluster's rate-fault stream
 	end time.Duration
 	sp  *savepoints
 	// requests are the savepoints the harness requested, in order.
@@ -53,26 +53,18 @@ type spRequest struct {
 	err      error
 }
 
-// start launches one thread per scheduled fault kind.
+// start launches one thread per scheduled fault kind (FaultKinds).
 func (in *injector) start() {
-	kinds := []struct {
-		name string
-		sc   Schedule
-		act  func(Schedule)
-	}{
-		{"failover", in.f.Failover, in.failover},
-		{"step-down", in.f.StepDown, in.stepDown},
-		{"savepoint", in.f.Savepoint, in.savepoint},
-		{"schema-change", in.f.SchemaChange, in.schemaChange},
-		{"rebalance", in.f.Rebalance, in.rebalance},
-		{"master-crash", in.f.MasterCrash, in.masterCrash},
-	}
-	for _, k := range kinds {
-		ts := times(k.sc, in.end, in.r)
+	for _, k := range faultKinds {
+		if k.Shape != ShapeSchedule {
+			continue // the cluster draws rate faults itself
+		}
+		sc := *k.sched(&in.f)
+		ts := times(sc, in.end, in.r)
 		if len(ts) == 0 {
 			continue
 		}
-		in.w.Go("fault-"+k.name, func() {
+		in.w.Go("fault-"+k.thread, func() {
 			for _, t := range ts {
 				if d := t - in.w.Elapsed(); d > 0 {
 					in.w.Sleep(d)
@@ -80,7 +72,7 @@ func (in *injector) start() {
 				if in.c.Healed() {
 					return
 				}
-				k.act(k.sc)
+				k.inject(in, sc)
 			}
 		})
 	}
@@ -143,8 +135,8 @@ func (in *injector) masterCrash(Schedule) {
 	in.sp.armCrash(in.r.IntN(2*in.s.Cluster.Pipelines + 8))
 }
 
-// on reports whether the schedule has any time.
-func (sc Schedule) on() bool { return len(sc.At) > 0 || sc.Every.D > 0 || sc.PerHour > 0 }
+// On reports whether the schedule has any time.
+func (sc Schedule) On() bool { return len(sc.At) > 0 || sc.Every.D > 0 || sc.PerHour > 0 }
 
 func (in *injector) schemaChange(sc Schedule) {
 	m := in.job()

@@ -22,8 +22,8 @@ var CheckSteps int64 = 2_000_000
 
 // histories records the run's operations for the porcupine models:
 // generations and the latest-completed register per pipeline, and
-// savepoint retention per job. Pipelines are numbered
-// job*pipelines+pipeline.
+// savepoint retention per job. Pipelines are numbered by
+// cluster.PipelineID.Seq.
 //
 // The generation history holds boundary observations only (issue 13):
 // Restore around each restore call the harness made, with the generation
@@ -61,8 +61,10 @@ func (h *histories) attach(c *cluster.Cluster) {
 	c.Storage.OnLatest = h.latest
 }
 
-func (h *histories) pid(job int64, p int) int { return int(job)*h.pipelines + p }
-func (h *histories) now() int64               { return int64(h.w.Elapsed()) }
+func (h *histories) pid(job int64, p int) int {
+	return cluster.PipelineID{Job: job, Pipeline: p}.Seq(h.pipelines)
+}
+func (h *histories) now() int64 { return int64(h.w.Elapsed()) }
 
 // event follows completions for the register history.
 func (h *histories) event(r cluster.Record) {
@@ -78,8 +80,12 @@ func (h *histories) event(r cluster.Record) {
 // attachGenerations records the generation history from the oracle's
 // boundary view of generations and the cluster's boundary calls.
 func (h *histories) attachGenerations(c *cluster.Cluster, g *oracle.Generations) {
-	restores := map[int64]linearizability.Op{}  // call -> open restore
-	failures := map[[2]int]linearizability.Op{} // (pipeline, thread) -> open failure
+	restores := map[int64]linearizability.Op{} // call -> open restore
+	type failureKey struct {
+		pipeline cluster.PipelineID
+		thread   int32
+	}
+	failures := map[failureKey]linearizability.Op{} // open failures
 	g.OnRestoreBegin = func(job int64, pipeline int, call int64) {
 		p := h.pid(job, pipeline)
 		if op, err := h.gen.Invoke(fmt.Sprintf("restore-%d-%d", p, call), h.now(), model.Restore{Pipeline: p}); err == nil {
@@ -96,7 +102,7 @@ func (h *histories) attachGenerations(c *cluster.Cluster, g *oracle.Generations)
 	}
 	g.OnFailureBegin = func(job int64, pipeline int, thread int32) {
 		p := h.pid(job, pipeline)
-		k := [2]int{p, int(thread)}
+		k := failureKey{cluster.PipelineID{Job: job, Pipeline: pipeline}, thread}
 		if op, ok := failures[k]; ok {
 			_ = h.gen.Cut(op) // it notified nobody: another error won
 		}
@@ -106,7 +112,7 @@ func (h *histories) attachGenerations(c *cluster.Cluster, g *oracle.Generations)
 	}
 	g.OnFailure = func(job int64, pipeline int, thread int32, gen int) {
 		p := h.pid(job, pipeline)
-		k := [2]int{p, int(thread)}
+		k := failureKey{cluster.PipelineID{Job: job, Pipeline: pipeline}, thread}
 		op, ok := failures[k]
 		if !ok {
 			return

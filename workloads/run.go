@@ -79,6 +79,10 @@ type Outcome struct {
 	// sorted; Findings what each saw.
 	Checks   []string         `json:"checks,omitempty"`
 	Findings []oracle.Finding `json:"findings,omitempty"`
+	// Swarm is what a swarm scenario's seed ran with (SwarmFaults): each
+	// fault kind the scenario lists -> its drawn value as the scenario's
+	// YAML would write it, or "off".
+	Swarm map[string]string `json:"swarm,omitempty"`
 }
 
 // SiteOutcome is what one BUGGIFY site did in a seed.
@@ -149,7 +153,7 @@ func (s *Scenario) clusterConfig(v map[string]string, f Faults) (cluster.Config,
 		cores = 2
 	}
 	w := s.Workload
-	return cluster.Config{
+	cfg := cluster.Config{
 		Jobs: s.Cluster.Jobs, Pipelines: s.Cluster.Pipelines, Tasks: s.Cluster.Tasks, ExecutorCore: s.Cluster.ExecutorCore,
 		StartingTasks: s.Cluster.StartingTasks,
 		Coord: coord.Config{Interval: s.Checkpoint.Interval.D, Timeout: s.Checkpoint.Timeout.D,
@@ -158,13 +162,12 @@ func (s *Scenario) clusterConfig(v map[string]string, f Faults) (cluster.Config,
 		Sched: sched.Config{Design: design, Cores: cores, DispatchThreads: s.Scheduler.DispatchThreads, TaskFailure: set.TaskFailure},
 		Workload: cluster.Workload{AckLatency: dist(w.AckLatency), DispatchLatency: dist(w.DispatchLatency),
 			NotifyLatency: dist(w.NotifyLatency), StatusLatency: dist(w.StatusLatency), StorageLatency: dist(w.StorageLatency),
-			RestartDelay: dist(w.RestartDelay), BodySlowness: dist(w.BodySlowness), StatusSlow: dist(f.StatusSlow),
+			RestartDelay: dist(w.RestartDelay), BodySlowness: dist(w.BodySlowness),
 			Partitions: w.Partitions, BatchRate: w.BatchRate, SinkFailure: w.SinkFailure,
 			IdleAfter: dist(w.IdleAfter), FinishAfter: dist(w.FinishAfter)},
-		Faults: cluster.FaultRates{StatusRetryable: f.StatusRetryable, StorageFail: f.StorageFailure, IDFail: f.IDFailure,
-			AckDrop: f.TaskFailure, BarrierFail: f.BarrierFailure, NotifyFail: f.NotifyFailure, TriggerThrow: f.TriggerThrow,
-			TaskError: f.TaskError},
-	}, nil
+	}
+	clusterFaults(&cfg, f)
+	return cfg, nil
 }
 
 func dist(d Dist) cluster.Dist {

@@ -27,15 +27,15 @@ type savepoints struct {
 	onError func(job int64, pipeline int, id int64, err error)
 
 	// The master_crash fault: what the harness wrote and saw committed.
-	crashIn   int                          // the crash step of the next commit; -1: none armed
-	written   map[[2]int64]map[int32]int64 // (job, savepoint) -> pipeline -> checkpoint id written
-	ambiguous map[[2]int64]bool            // a crash hit the commit: it may or may not have committed
+	crashIn   int                             // the crash step of the next commit; -1: none armed
+	written   map[savepointID]map[int32]int64 // pipeline -> checkpoint id written
+	ambiguous map[savepointID]bool            // a crash hit the commit: it may or may not have committed
 	crashes   int
 	findings  []string // savepoint-crash
 }
 
-// streamCrashFS resolves what a crash leaves of unsynced changes.
-const streamCrashFS sim.Stream = 101
+// savepointID names one savepoint of one job.
+type savepointID struct{ job, id int64 }
 
 // newSavepoints builds the savepoint store; with crashes (the master_crash
 // fault) its file system resolves a crash adversarially (unsynced changes
@@ -43,12 +43,12 @@ const streamCrashFS sim.Stream = 101
 func newSavepoints(w *sim.World, pipelines int, crashes bool) *savepoints {
 	var fs *simfs.FS
 	if crashes {
-		fs = simfs.New(w.Rand(streamCrashFS))
+		fs = simfs.New(w.Rand(sim.StreamCrashFS))
 	} else {
 		fs = simfs.New(nil)
 	}
 	sp := &savepoints{w: w, pipelines: pipelines, fs: fs, committed: map[int64][]int64{}, crashIn: -1,
-		written: map[[2]int64]map[int32]int64{}, ambiguous: map[[2]int64]bool{}}
+		written: map[savepointID]map[int32]int64{}, ambiguous: map[savepointID]bool{}}
 	sp.open()
 	return sp
 }
@@ -89,8 +89,8 @@ type session struct {
 func (s *session) WritePipeline(c *coord.Completed) error {
 	err := s.err
 	if err == nil {
-		k := [2]int64{s.job, s.id}  // what the harness hands the store, recorded before the call:
-		if s.sp.written[k] == nil { // the manager may commit while the call is still returning
+		k := savepointID{s.job, s.id} // what the harness hands the store, recorded before the call:
+		if s.sp.written[k] == nil {   // the manager may commit while the call is still returning
 			s.sp.written[k] = map[int32]int64{}
 		}
 		s.sp.written[k][int32(c.Pipeline)] = c.ID
@@ -126,7 +126,7 @@ func (s *session) Commit() error {
 		s.sp.w.Note("savepoint %d of job %d committed", s.id, s.job)
 	}
 	if crash && s.sp.fs.Crashed() {
-		s.sp.ambiguous[[2]int64{s.job, s.id}] = err != nil
+		s.sp.ambiguous[savepointID{s.job, s.id}] = err != nil
 		s.sp.recover()
 	}
 	return err
@@ -153,8 +153,8 @@ func (sp *savepoints) recover() {
 func (sp *savepoints) jobs() []int64 {
 	var out []int64
 	for k := range sp.written {
-		if !slices.Contains(out, k[0]) {
-			out = append(out, k[0])
+		if !slices.Contains(out, k.job) {
+			out = append(out, k.job)
 		}
 	}
 	slices.Sort(out)
@@ -176,7 +176,7 @@ func (sp *savepoints) checkWhole(job int64) {
 	for _, m := range ms {
 		id := m.SavepointID
 		listed[id] = true
-		k := [2]int64{job, id}
+		k := savepointID{job, id}
 		_, hit := sp.ambiguous[k]
 		if !slices.Contains(sp.committed[job], id) && !hit {
 			sp.crashFinding("savepoint %d of job %d is listed but its commit never succeeded", id, job)
@@ -204,7 +204,7 @@ func (sp *savepoints) checkBundle(job, id int64) {
 		sp.crashFinding("listed savepoint %d of job %d does not read back: %v", id, job, err)
 		return
 	}
-	want := sp.written[[2]int64{job, id}]
+	want := sp.written[savepointID{job, id}]
 	for p := range int32(sp.pipelines) {
 		c := b.Pipeline(p)
 		switch {

@@ -85,11 +85,11 @@ func (r *runner) timelineData(out *Outcome, page string) *timeline.Data {
 	d := &timeline.Data{Scenario: r.s.Name, Seed: r.opt.Seed, Variants: out.Variants, Verdict: string(out.Verdict),
 		Replay: out.Replay, EndNs: out.SimNs, HealNs: int64(r.healAt), Checks: r.tl.checks}
 	d.Title = fmt.Sprintf("%s seed %d (%s): %s", r.s.Name, r.opt.Seed, out.Variants, out.Verdict)
-	failing := map[[2]int64]bool{}
+	failing := map[cluster.PipelineID]bool{}
 	failJob := map[int64]bool{}
 	for _, c := range d.Checks {
 		if c.Pipeline >= 0 {
-			failing[[2]int64{c.Job, int64(c.Pipeline)}] = true
+			failing[cluster.PipelineID{Job: c.Job, Pipeline: c.Pipeline}] = true
 		}
 		if c.Job >= 0 {
 			failJob[c.Job] = true
@@ -107,23 +107,23 @@ func (r *runner) timelineData(out *Outcome, page string) *timeline.Data {
 				break
 			}
 		}
-		failing[[2]int64{j, 0}], failJob[j] = true, true
+		failing[cluster.PipelineID{Job: j}], failJob[j] = true, true
 	}
-	lanes := map[[2]int64]*timeline.Lane{}
+	lanes := map[cluster.PipelineID]*timeline.Lane{}
 	for j := range jobs {
 		job := timeline.Job{Job: int64(j)}
 		for p := range pipes {
-			job.Pipelines = append(job.Pipelines, timeline.Lane{Job: int64(j), Pipeline: p, Failing: failing[[2]int64{int64(j), int64(p)}]})
+			job.Pipelines = append(job.Pipelines, timeline.Lane{Job: int64(j), Pipeline: p, Failing: failing[cluster.PipelineID{Job: int64(j), Pipeline: p}]})
 		}
 		d.Jobs = append(d.Jobs, job)
 	}
 	for j := range d.Jobs {
 		for p := range d.Jobs[j].Pipelines {
 			l := &d.Jobs[j].Pipelines[p]
-			lanes[[2]int64{l.Job, int64(l.Pipeline)}] = l
+			lanes[cluster.PipelineID{Job: l.Job, Pipeline: l.Pipeline}] = l
 		}
 	}
-	lane := func(j int64, p int) *timeline.Lane { return lanes[[2]int64{j, int64(p)}] }
+	lane := func(j int64, p int) *timeline.Lane { return lanes[cluster.PipelineID{Job: j, Pipeline: p}] }
 	r.tlRecords(d, lane)
 	r.tlNotes(d, lane)
 	for _, te := range r.tl.tasks {
@@ -343,14 +343,15 @@ func (r *runner) tlOps(d *timeline.Data, lane func(int64, int) *timeline.Lane, f
 }
 
 // keyLane maps a model verdict's partition to its job and pipeline
-// (histories number pipelines job*pipelines+pipeline; savepoints are keyed
-// by job): (-1, -1) when it names neither.
+// (histories number pipelines by cluster.PipelineID.Seq; savepoints are
+// keyed by job): (-1, -1) when it names neither.
 func (r *runner) keyLane(v linearizability.Verdict) (int64, int) {
 	switch {
 	case v.Model == model.Savepoints.Name:
 		return int64(v.Key.ID), -1
 	case r.s.Cluster.Pipelines > 0 && v.Key.ID >= 0:
-		return int64(v.Key.ID / r.s.Cluster.Pipelines), v.Key.ID % r.s.Cluster.Pipelines
+		id := cluster.PipelineAt(v.Key.ID, r.s.Cluster.Pipelines)
+		return id.Job, id.Pipeline
 	}
 	return -1, -1
 }

@@ -198,27 +198,12 @@ func (s *Scenario) schedule(path string, sc Schedule) error {
 }
 
 func (s *Scenario) validateFaults() error {
-	f := s.Faults
-	for _, sc := range []struct {
-		path string
-		s    Schedule
-	}{{"failover", f.Failover}, {"step_down", f.StepDown}, {"savepoint", f.Savepoint},
-		{"schema_change", f.SchemaChange}, {"rebalance", f.Rebalance}, {"master_crash", f.MasterCrash}} {
-		if err := s.schedule("$.faults."+sc.path, sc.s); err != nil {
+	for _, k := range faultKinds {
+		if err := k.validate(s); err != nil {
 			return err
 		}
 	}
-	for _, p := range []struct {
-		path string
-		v    float64
-	}{{"task_failure", f.TaskFailure}, {"status_retryable", f.StatusRetryable}, {"storage_failure", f.StorageFailure},
-		{"id_failure", f.IDFailure}, {"barrier_failure", f.BarrierFailure}, {"notify_failure", f.NotifyFailure},
-		{"trigger_throw", f.TriggerThrow}, {"task_error", f.TaskError}} {
-		if err := s.prob("$.faults."+p.path, p.v); err != nil {
-			return err
-		}
-	}
-	return s.dist("$.faults.status_slow", f.StatusSlow)
+	return nil
 }
 
 func (s *Scenario) validateRun() error {

@@ -14,8 +14,8 @@ import (
 // partition) for model.Watermark: BeginEpoch and Revoke around the
 // runtime's calls, Resolve around each sink's Done or Fail, CommitOffset
 // from TakeWatermarks returning to the broker's commit, Quarantine around
-// the DeadLetter callback. Pipelines are numbered job*pipelines+pipeline,
-// as in the other histories.
+// the DeadLetter callback. Pipelines are numbered by
+// cluster.PipelineID.Seq, as in the other histories.
 //
 // A commit is invoked just after TakeWatermarks returns, not before the
 // call: the watermarks are computed without a scheduling point, so the only
@@ -92,7 +92,8 @@ func (h *watermarks) op(o cluster.WatermarkOp) func() {
 func (h *watermarks) input(o cluster.WatermarkOp) any { return WatermarkModelOp(o, h.pipelines) }
 
 // WatermarkModelOp is the model.Watermark input of a recorded operation;
-// pipelines numbers them job*pipelines+pipeline as the other histories do.
+// pipelines (per job) numbers them by cluster.PipelineID.Seq as the other
+// histories do.
 func WatermarkModelOp(o cluster.WatermarkOp, pipelines int) any {
 	p, q, e := cluster.PipelineID{Job: o.Job, Pipeline: o.Pipeline}.Seq(pipelines), int(o.Partition), int64(o.Epoch)
 	switch o.Kind {

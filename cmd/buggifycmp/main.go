@@ -15,12 +15,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ckptsim/ckptsim/workloads"
+	"github.com/ckptsim/ckptsim/workloads/campaign"
 )
 
 // bugCase is a planted or historical bug and the scenario it runs in.
@@ -89,64 +88,24 @@ func measure(c bugCase, campaigns, limit, parallel int) (result, error) {
 	}
 	r := result{Case: c, Detect: map[string][]int{}, First: map[string]string{}}
 	for _, mode := range []string{"off", "on"} {
-		first := make([]string, campaigns)
-		r.Detect[mode] = pool(campaigns, parallel, func(k int) int {
-			for i := range limit {
-				seed := uint64(k*limit + i)
+		first := make([]string, campaigns) // each campaign writes only its own entry
+		r.Detect[mode] = campaign.SeedsToDetection(campaigns, limit, parallel, func(k int) uint64 { return uint64(k * limit) },
+			func(k int, seed uint64) bool {
 				o := workloads.Run(s, workloads.Options{Seed: seed, Variants: c.Variants, Buggify: mode})
-				if o.Verdict != workloads.Pass {
-					first[k] = o.Replay
-					return i + 1
+				if o.Verdict == workloads.Pass {
+					return false
 				}
-			}
-			return 0
-		})
+				first[k] = o.Replay
+				return true
+			})
 		r.First[mode] = first[0]
 	}
 	r.Elapsed = time.Since(start).Round(time.Second).String()
 	return r, nil
 }
 
-// pool runs fn(0..n-1) with parallel workers.
-func pool(n, parallel int, fn func(i int) int) []int {
-	out := make([]int, n)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(parallel, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i] = fn(i)
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return out
-}
-
-// stats returns median and worst seeds to detection over the campaigns
-// that found the bug, and how many did.
-func stats(found []int) (median, worst, hits int) {
-	var xs []int
-	for _, f := range found {
-		if f > 0 {
-			xs = append(xs, f)
-		}
-	}
-	if len(xs) == 0 {
-		return 0, 0, 0
-	}
-	sort.Ints(xs)
-	return xs[len(xs)/2], xs[len(xs)-1], len(xs)
-}
-
 func cell(found []int, limit int) string {
-	m, w, hits := stats(found)
+	m, w, hits := campaign.DetectionStats(found)
 	if hits == 0 {
 		return fmt.Sprintf("not found (0/%d campaigns, %d seeds each)", len(found), limit)
 	}

@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -206,10 +205,6 @@ func mergePrevious(cfg config, fresh []result) []result {
 	return out
 }
 
-// pool runs fn over seeds with cfg.parallel workers (the campaign
-// library's pool).
-func pool[T any](n, parallel int, fn func(i int) T) []T { return campaign.Map(n, parallel, fn) }
-
 // seedBase is the first seed of campaign c of a strategy: disjoint ranges.
 func seedBase(c, strategy int) uint64 { return uint64(c)*1_000_000 + uint64(strategy)*500_000 }
 
@@ -241,42 +236,36 @@ func measure(cfg config, h hazard, locks *sim.LockGraph) (result, error) {
 	}
 	var mu sync.Mutex
 	for si, strategy := range strategies {
-		found := pool(cfg.campaigns, cfg.parallel, func(c int) int {
-			base := seedBase(c, si)
-			for i := range cfg.cap {
-				out := workloads.Run(s, workloads.Options{Seed: base + uint64(i), Variants: h.Bug, Strategy: strategy})
-				id, hit := detects(h, out)
-				mu.Lock()
-				r.Runs[strategy]++
-				for k, v := range out.Windows {
-					r.BugWindows[k] += v
-				}
-				if hit {
-					r.Fired[id]++
-					if _, ok := r.FirstSeed[strategy]; !ok || c == 0 {
-						r.FirstSeed[strategy] = int64(base + uint64(i))
-						if r.FirstReason == "" || strategy == "random" {
-							r.FirstReason = fmt.Sprintf("%s [%s]: %s", out.Verdict, id, firstFinding(out, id))
-						}
+		base := func(c int) uint64 { return seedBase(c, si) }
+		r.Detect[strategy] = campaign.SeedsToDetection(cfg.campaigns, cfg.cap, cfg.parallel, base, func(c int, seed uint64) bool {
+			out := workloads.Run(s, workloads.Options{Seed: seed, Variants: h.Bug, Strategy: strategy})
+			id, hit := detects(h, out)
+			mu.Lock()
+			defer mu.Unlock()
+			r.Runs[strategy]++
+			for k, v := range out.Windows {
+				r.BugWindows[k] += v
+			}
+			if hit {
+				r.Fired[id]++
+				if _, ok := r.FirstSeed[strategy]; !ok || c == 0 {
+					r.FirstSeed[strategy] = int64(seed)
+					if r.FirstReason == "" || strategy == "random" {
+						r.FirstReason = fmt.Sprintf("%s [%s]: %s", out.Verdict, id, firstFinding(out, id))
 					}
 				}
-				mu.Unlock()
-				if hit {
-					return i + 1
-				}
 			}
-			return 0
+			return hit
 		})
-		r.Detect[strategy] = found
 	}
 	// The fixed design runs with every strategy that found the bug (random
 	// when none did), over the bug campaigns' seed ranges.
 	per := (cfg.fixed + cfg.campaigns - 1) / max(cfg.campaigns, 1)
 	for si, strategy := range strategies {
-		if _, _, hits := stats(r.Detect[strategy]); hits == 0 && (strategy != "random" || len(r.FirstSeed) > 0) {
+		if _, _, hits := campaign.DetectionStats(r.Detect[strategy]); hits == 0 && (strategy != "random" || len(r.FirstSeed) > 0) {
 			continue
 		}
-		fixed := pool(cfg.campaigns*per, cfg.parallel, func(i int) workloads.Outcome {
+		fixed := campaign.Map(cfg.campaigns*per, cfg.parallel, func(i int) workloads.Outcome {
 			return workloads.Run(s, workloads.Options{Seed: seedBase(i/per, si) + uint64(i%per), Variants: h.Fixed, Strategy: strategy})
 		})
 		var st [2]int
@@ -376,19 +365,3 @@ func firstLine(v []string) string {
 
 // writeAtomic writes durably and atomically (file and folder fsynced).
 func writeAtomic(path string, b []byte) error { return campaign.WriteFile(path, b) }
-
-// stats returns median and worst seeds to detection, and how many
-// campaigns found it.
-func stats(found []int) (median, worst, hits int) {
-	var xs []int
-	for _, f := range found {
-		if f > 0 {
-			xs = append(xs, f)
-		}
-	}
-	if len(xs) == 0 {
-		return 0, 0, 0
-	}
-	sort.Ints(xs)
-	return xs[len(xs)/2], xs[len(xs)-1], len(xs)
-}

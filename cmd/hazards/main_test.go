@@ -8,22 +8,6 @@ import (
 	"testing"
 )
 
-func TestStats(t *testing.T) {
-	for _, c := range []struct {
-		found               []int
-		median, worst, hits int
-	}{
-		{[]int{0, 0}, 0, 0, 0},
-		{[]int{3, 1, 2}, 2, 3, 3},
-		{[]int{0, 5, 1, 0}, 5, 5, 2},
-	} {
-		m, w, h := stats(c.found)
-		if m != c.median || w != c.worst || h != c.hits {
-			t.Errorf("stats(%v) = %d, %d, %d; want %d, %d, %d", c.found, m, w, h, c.median, c.worst, c.hits)
-		}
-	}
-}
-
 func TestRenderMarksGapsAndMisses(t *testing.T) {
 	cfg := config{campaigns: 2, cap: 5, fixed: 3}
 	rs := []result{{

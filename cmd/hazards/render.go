@@ -8,6 +8,7 @@ import (
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/cluster"
 	"github.com/ckptsim/ckptsim/workloads"
+	"github.com/ckptsim/ckptsim/workloads/campaign"
 )
 
 func variantText(v map[string]string) string {
@@ -18,7 +19,7 @@ func variantText(v map[string]string) string {
 }
 
 func detectText(cfg config, found []int, runs int) string {
-	med, worst, hits := stats(found)
+	med, worst, hits := campaign.DetectionStats(found)
 	if hits == 0 {
 		return fmt.Sprintf("not found (0/%d campaigns, %d seeds each)", len(found), cfg.cap)
 	}

@@ -127,11 +127,12 @@ type seedLine struct {
 	Violations []string          `json:"violations"`
 	Checks     []string          `json:"checks,omitempty"` // ids of the checks that fired
 	Replay     string            `json:"replay"`
+	Swarm      map[string]string `json:"swarm,omitempty"` // what a swarm seed ran with
 }
 
 func jsonLine(o workloads.Outcome) []byte {
 	l := seedLine{Scenario: o.Scenario, Seed: o.Seed, Verdict: o.Verdict, TraceHash: o.TraceHash, SimNs: o.SimNs,
-		Steps: o.Steps, Violations: o.Violations, Checks: o.Checks, Replay: o.Replay}
+		Steps: o.Steps, Violations: o.Violations, Checks: o.Checks, Replay: o.Replay, Swarm: o.Swarm}
 	if l.Violations == nil {
 		l.Violations = []string{}
 	}

@@ -78,6 +78,9 @@ func printOutcome(w io.Writer, o workloads.Outcome) {
 	fmt.Fprintf(w, "scenario: %s\nseed: %d\nvariants: %s\nverdict: %s\ntrace_hash: %s\nsteps: %d\nsim: %v\nwall: %v\n",
 		o.Scenario, o.Seed, o.Variants, o.Verdict, o.TraceHash, o.Steps, time.Duration(o.SimNs),
 		time.Duration(o.WallNs).Round(time.Millisecond))
+	if o.Swarm != nil {
+		fmt.Fprintf(w, "swarm: %s\n", workloads.SwarmString(o.Swarm))
+	}
 	if len(o.Checks) > 0 {
 		fmt.Fprintf(w, "checks: %s\n", strings.Join(o.Checks, ", "))
 	}

@@ -26,6 +26,7 @@ type seedRef struct {
 	Violation string            `json:"violation,omitempty"`
 	Checks    []string          `json:"checks,omitempty"` // ids of the checks that fired
 	Replay    string            `json:"replay"`
+	Swarm     map[string]string `json:"swarm,omitempty"` // what a swarm seed ran with (workloads.SwarmFaults)
 	group     int
 	variants  string
 	Timeline  string `json:"-"` // the failing seed's timeline page, when written
@@ -100,7 +101,7 @@ func (r *report) group(i int, scenario, variants string) *group {
 func (r *report) add(g *group, rec record) {
 	o := rec.Outcome
 	ref := seedRef{Scenario: o.Scenario, Seed: o.Seed, Verdict: o.Verdict, WallNs: o.WallNs, Checks: o.Checks, Replay: o.Replay, group: g.index,
-		variants: o.Variants}
+		variants: o.Variants, Swarm: o.Swarm}
 	if len(o.Violations) > 0 {
 		ref.Violation, _, _ = strings.Cut(o.Violations[0], "\n")
 	}
@@ -236,6 +237,9 @@ func (r *report) writeFailures(w io.Writer) {
 	}
 	for _, f := range r.Failures {
 		fmt.Fprintf(w, "  %s seed %d: %s%s: %s\n    replay: %s\n", f.Scenario, f.Seed, f.Verdict, checkList(f.Checks), f.Violation, f.Replay)
+		if f.Swarm != nil {
+			fmt.Fprintf(w, "    swarm: %s\n", workloads.SwarmString(f.Swarm))
+		}
 		if f.Timeline != "" {
 			fmt.Fprintf(w, "    timeline: %s\n", f.Timeline)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -350,5 +351,36 @@ func TestPositionalScenario(t *testing.T) {
 		if !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%q: stderr lacks %q:\n%s", tc.args, tc.want, r.stderr)
 		}
+	}
+}
+
+// TestSwarmChoiceInResults: each swarm seed's line in results.jsonl and
+// its --json line say which fault kinds it kept, at which magnitudes, so
+// that a failing swarm seed shows its configuration.
+func TestSwarmChoiceInResults(t *testing.T) {
+	dir := t.TempDir()
+	r := simrunExec(t, "run", "--scenario", "swarm", "--seed", "5", "--seeds", "2", "--budget", "20000", "--out", dir)
+	_ = r // budget verdicts are fine: the choice is made before the run
+	b, err := os.ReadFile(filepath.Join(dir, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := workloads.Lookup("swarm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var o workloads.Outcome
+		if err := json.Unmarshal([]byte(l), &o); err != nil {
+			t.Fatal(err)
+		}
+		if _, want := workloads.SwarmFaults(s.Faults, o.Seed); !maps.Equal(o.Swarm, want) || len(want) == 0 {
+			t.Errorf("seed %d: results.jsonl swarm %v, want %v", o.Seed, o.Swarm, want)
+		}
+	}
+	j := simrunExec(t, "replay", "--scenario", "swarm", "--seed", "5", "--budget", "20000", "--json")
+	var line struct{ Swarm map[string]string }
+	if err := json.Unmarshal([]byte(j.stdout), &line); err != nil || len(line.Swarm) == 0 {
+		t.Errorf("--json line without swarm (%v): %s", err, j.stdout)
 	}
 }

@@ -30,29 +30,14 @@ import (
 	"github.com/ckptsim/ckptsim/core/sched"
 	"github.com/ckptsim/ckptsim/core/variant"
 	"github.com/ckptsim/ckptsim/sim"
+	"github.com/ckptsim/ckptsim/sim/simtest"
 )
 
 func TestTranscripts(t *testing.T) {
-	datadriven.Walk(t, "testdata/transcripts", func(t *testing.T, path string) {
-		in, out, done := make(chan *datadriven.TestData), make(chan string), make(chan sim.Result, 1)
-		w := sim.New(sim.Config{Seed: 1, MaxTime: 24 * time.Hour})
-		go func() {
-			done <- w.Run(func() {
-				s := &script{w: w, mu: w.NewMutex("test.script"), fail: map[string]int{}, start: w.Now()}
-				defer s.close()
-				for d := range in { // the world stands still while the test reads the next command
-					out <- s.do(d)
-				}
-			})
-		}()
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			in <- d
-			return <-out
-		})
-		close(in)
-		if r := <-done; r.Outcome != sim.OutcomeDone {
-			t.Fatalf("world: %v: %s", r.Outcome, r.Reason)
-		}
+	simtest.Transcripts(t, "testdata/transcripts", func(w *sim.World) (simtest.Script, *simtest.Transcript) {
+		s := &script{w: w, mu: w.NewMutex("test.script"), fail: map[string]int{}}
+		s.tr = simtest.NewTranscript(w, s.mu)
+		return s, s.tr
 	})
 }
 
@@ -61,9 +46,8 @@ func TestTranscripts(t *testing.T) {
 type script struct {
 	w     *sim.World
 	lease *sched.Lease // the coordinator's lease, for its outstanding count
-	mu    env.Mutex    // guards lines, fail, barriers, stored, status, ids
-	start time.Time
-	lines []string
+	mu    env.Mutex    // guards the transcript, fail, barriers, stored, status, ids
+	tr    *simtest.Transcript
 
 	c        *Coordinator
 	s        sched.Scheduler
@@ -84,11 +68,7 @@ type script struct {
 var errInjected = errors.New("injected")
 
 // log appends one transcript line stamped with virtual time.
-func (s *script) log(format string, args ...any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lines = append(s.lines, fmt.Sprintf("%-7s %s", s.w.Now().Sub(s.start), fmt.Sprintf(format, args...)))
-}
+func (s *script) log(format string, args ...any) { s.tr.Logf(format, args...) }
 
 // failing reports whether the boundary call should fail (and counts it).
 func (s *script) failing(what string) bool {
@@ -101,25 +81,10 @@ func (s *script) failing(what string) bool {
 	return false
 }
 
-func (s *script) do(d *datadriven.TestData) string {
-	if s.c == nil && d.Cmd != "new" {
-		return "error: the first command is new"
-	}
-	if err := s.run(d); err != nil {
-		return "error: " + err.Error()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := strings.Join(s.lines, "\n")
-	s.lines = nil
-	if out == "" {
-		return "ok"
-	}
-	return out
-}
+func (s *script) Started() bool { return s.c != nil }
 
 // run executes one command and lets the world settle.
-func (s *script) run(d *datadriven.TestData) error {
+func (s *script) Run(d *datadriven.TestData) error {
 	switch d.Cmd {
 	case "new":
 		return s.new(d)
@@ -287,7 +252,7 @@ func (s *script) state() {
 		stored, s.lease.Outstanding())
 }
 
-func (s *script) close() {
+func (s *script) Close() {
 	if s.s != nil {
 		s.s.Close()
 		s.pool.ShutdownNow()

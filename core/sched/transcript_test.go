@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -24,39 +23,23 @@ import (
 	"github.com/ckptsim/ckptsim/core/sched"
 	"github.com/ckptsim/ckptsim/core/variant"
 	"github.com/ckptsim/ckptsim/sim"
+	"github.com/ckptsim/ckptsim/sim/simtest"
 )
 
 func TestTranscripts(t *testing.T) {
-	datadriven.Walk(t, "testdata/transcripts", func(t *testing.T, path string) {
-		in, out, done := make(chan *datadriven.TestData), make(chan string), make(chan sim.Result, 1)
-		w := sim.New(sim.Config{Seed: 1, MaxTime: 24 * time.Hour})
-		go func() {
-			done <- w.Run(func() {
-				s := &schedScript{w: w, mu: w.NewMutex("test.script"), start: w.Now(),
-					leases: map[string]*sched.Lease{}, tasks: map[string]*sched.Task{}, gates: map[string]env.Cond{}, open: map[string]bool{}}
-				defer s.close()
-				for d := range in { // the world stands still while the test reads the next command
-					out <- s.do(d)
-				}
-			})
-		}()
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			in <- d
-			return <-out
-		})
-		close(in)
-		if r := <-done; r.Outcome != sim.OutcomeDone {
-			t.Fatalf("world: %v: %s", r.Outcome, r.Reason)
-		}
+	simtest.Transcripts(t, "testdata/transcripts", func(w *sim.World) (simtest.Script, *simtest.Transcript) {
+		s := &schedScript{w: w, mu: w.NewMutex("test.script"),
+			leases: map[string]*sched.Lease{}, tasks: map[string]*sched.Task{}, gates: map[string]env.Cond{}, open: map[string]bool{}}
+		s.tr = simtest.NewTranscript(w, s.mu)
+		return s, s.tr
 	})
 }
 
 // schedScript is one scheduler driven by commands.
 type schedScript struct {
-	w     *sim.World
-	mu    env.Mutex // guards lines, gates, open
-	start time.Time
-	lines []string
+	w  *sim.World
+	mu env.Mutex // guards the transcript, gates, open
+	tr *simtest.Transcript
 
 	s      sched.Scheduler
 	leases map[string]*sched.Lease
@@ -65,30 +48,11 @@ type schedScript struct {
 	open   map[string]bool
 }
 
-func (s *schedScript) log(format string, args ...any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lines = append(s.lines, fmt.Sprintf("%-7s %s", s.w.Now().Sub(s.start), fmt.Sprintf(format, args...)))
-}
+func (s *schedScript) log(format string, args ...any) { s.tr.Logf(format, args...) }
 
-func (s *schedScript) do(d *datadriven.TestData) string {
-	if s.s == nil && d.Cmd != "new" {
-		return "error: the first command is new"
-	}
-	if err := s.run(d); err != nil {
-		return "error: " + err.Error()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := strings.Join(s.lines, "\n")
-	s.lines = nil
-	if out == "" {
-		return "ok"
-	}
-	return out
-}
+func (s *schedScript) Started() bool { return s.s != nil }
 
-func (s *schedScript) run(d *datadriven.TestData) error {
+func (s *schedScript) Run(d *datadriven.TestData) error {
 	switch d.Cmd {
 	case "new":
 		return s.new(d)
@@ -214,7 +178,7 @@ func (s *schedScript) observe(f sched.Firing) {
 		if t.IsZero() {
 			return "-"
 		}
-		return t.Sub(s.start).String()
+		return s.tr.Since(t).String()
 	}
 	what := "ran"
 	if f.Skipped {
@@ -228,7 +192,7 @@ func (s *schedScript) observe(f sched.Firing) {
 		at(f.Fired), at(f.Started), f.Thread, errs)
 }
 
-func (s *schedScript) close() {
+func (s *schedScript) Close() {
 	if s.s != nil {
 		s.s.Close()
 	}

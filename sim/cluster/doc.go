@@ -10,9 +10,11 @@
 // latencies, task slowness and restart delays from sim.StreamWorkload;
 // the rate faults (status-store retries, storage, id, barrier, notify and
 // trigger failures, dropped acknowledgements, task-reported errors) from
-// sim.StreamFaults, which the scenario's fault injector in workloads
-// shares; sources and sinks from StreamPipelines (polls, batches, sink
-// delays and order) and StreamSinkFaults (sink failures). No map is
+// sim.StreamFaults (the scenario's fault injector in workloads has its
+// own, sim.StreamInjector); sources and sinks from sim.StreamPipelines
+// (polls, batches, sink delays and order) and sim.StreamSinkFaults (sink
+// failures); idle tasks and bounded sources from sim.StreamIdle (the
+// registry in sim/rand.go lists every stream). No map is
 // ranged where its order could show; per-pipeline state is keyed by
 // PipelineID and numbered by PipelineID.Seq. The same seed, configuration
 // and strategy give the same trace hash.

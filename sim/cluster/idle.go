@@ -8,10 +8,6 @@ import (
 	"github.com/ckptsim/ckptsim/sim"
 )
 
-// StreamIdle draws when idle tasks ask to close and when bounded sources
-// finish, apart from the other streams.
-const StreamIdle sim.Stream = 202
-
 // The checks of idle-task closing, derived from what the tasks see at the
 // transport and what storage holds (registered in workloads/oracle).
 const (
@@ -77,7 +73,7 @@ func (it *idleTasks) start() {
 		return
 	}
 	c := it.c
-	r := c.W.Rand(StreamIdle)
+	r := c.W.Rand(sim.StreamIdle)
 	wl := c.cfg.Workload
 	for j, m := range c.Managers {
 		for p := range c.cfg.Pipelines {

@@ -12,13 +12,6 @@ import (
 	"github.com/ckptsim/ckptsim/sim"
 )
 
-// The pipelines' random streams, apart from the cluster's, so that
-// sources and sinks never change the coordinators' draws.
-const (
-	StreamPipelines  sim.Stream = 200 // poll jitter, batch sizes, sink delays and order
-	StreamSinkFaults sim.Stream = 201 // sink failures
-)
-
 // Pipeline tuning.
 const (
 	// PendingCeiling is each checkpointer's Options.PendingCeiling: about
@@ -167,7 +160,7 @@ func newPipelines(c *Cluster) *Pipelines {
 	if wl.Partitions <= 0 {
 		return nil
 	}
-	ps := &Pipelines{c: c, rate: wl.BatchRate, rnd: c.W.Rand(StreamPipelines), flt: c.W.Rand(StreamSinkFaults)}
+	ps := &Pipelines{c: c, rate: wl.BatchRate, rnd: c.W.Rand(sim.StreamPipelines), flt: c.W.Rand(sim.StreamSinkFaults)}
 	n := wl.Partitions
 	for j := range c.cfg.Jobs {
 		for i := range c.cfg.Pipelines {

@@ -13,4 +13,9 @@ type PipelineID struct {
 // one numbering that histories, models and the watermark checks key by.
 func (p PipelineID) Seq(perJob int) int { return int(p.Job)*perJob + p.Pipeline }
 
+// PipelineAt is the pipeline whose Seq(perJob) is seq.
+func PipelineAt(seq, perJob int) PipelineID {
+	return PipelineID{Job: int64(seq / perJob), Pipeline: seq % perJob}
+}
+
 func (p PipelineID) String() string { return fmt.Sprintf("job %d pipeline %d", p.Job, p.Pipeline) }

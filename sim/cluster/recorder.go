@@ -53,7 +53,7 @@ type Recorder struct {
 	records    [][]Record
 	nrecords   int
 	Violations []Violation
-	pipes      map[[2]int64]*pipeState
+	pipes      map[PipelineID]*pipeState
 	// Latencies in virtual time.
 	TriggerToComplete []time.Duration
 	FailoverToFirst   []time.Duration
@@ -64,7 +64,7 @@ type Recorder struct {
 	// OnEvent, when set, sees every record (event checks and diagnostics).
 	OnEvent func(Record)
 	// inflight counts acknowledgements on their way, per pipeline.
-	inflight map[[2]int64]int
+	inflight map[PipelineID]int
 }
 
 // The named race windows counted per run, so that "not found" with a
@@ -85,7 +85,7 @@ var WindowNames = []string{WindowExpiryVsAck, WindowFailoverInSavepoint, WindowT
 func (r *Recorder) windows(s *pipeState, ev coord.Event) {
 	switch ev.Kind {
 	case coord.EvEffect:
-		if ev.Reason == coord.ReasonExpired && r.inflight[key(ev.Job, ev.Pipeline)] > 0 {
+		if ev.Reason == coord.ReasonExpired && r.inflight[PipelineID{ev.Job, ev.Pipeline}] > 0 {
 			r.Windows[WindowExpiryVsAck]++
 		}
 	case coord.EvInlineContinuation:
@@ -110,12 +110,12 @@ func (r *Recorder) windows(s *pipeState, ev coord.Event) {
 }
 
 func newRecorder(w *sim.World) *Recorder {
-	return &Recorder{w: w, pipes: map[[2]int64]*pipeState{}, Counts: map[coord.EventKind]int{}, Windows: map[string]int{},
-		inflight: map[[2]int64]int{}}
+	return &Recorder{w: w, pipes: map[PipelineID]*pipeState{}, Counts: map[coord.EventKind]int{}, Windows: map[string]int{},
+		inflight: map[PipelineID]int{}}
 }
 
 func (r *Recorder) pipe(job int64, p int) *pipeState {
-	k := key(job, p)
+	k := PipelineID{job, p}
 	s, ok := r.pipes[k]
 	if !ok {
 		s = &pipeState{triggeredAt: map[int64]time.Duration{}}

@@ -25,10 +25,6 @@ func newStorage(c *Cluster) *Storage {
 	return &Storage{c: c, mu: c.W.NewMutex("sim.storage"), m: map[PipelineID][]*coord.Completed{}}
 }
 
-// key is the recorder's per-pipeline key (to become PipelineID when the
-// recorder moves).
-func key(job int64, pipeline int) [2]int64 { return [2]int64{job, int64(pipeline)} }
-
 // Store writes a checkpoint, after a latency, unless a fault fails it.
 func (s *Storage) Store(cp *coord.Completed) error {
 	s.c.leases.effect("Storage.Store")

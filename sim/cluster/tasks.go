@@ -43,7 +43,7 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 	drop := c.injected(c.cfg.Faults.AckDrop, FaultAckDrop, job, pipeline, b.ID)
 	taskErr := !drop && c.injected(c.cfg.Faults.TaskError, FaultTaskError, job, pipeline, b.ID)
 	lat := c.cfg.Workload.AckLatency.Draw(c.work)
-	k := key(job, pipeline)
+	k := PipelineID{job, pipeline}
 	if c.idle != nil {
 		c.idle.dispatched(job, pipeline, task, b)
 	}

@@ -1,39 +1,70 @@
 package campaign
 
 import (
-	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ckptsim/ckptsim/workloads"
 )
 
-// TestShrinkCoversEveryFaultKind: every schedule and rate field of the
-// faults schema is a kind the shrinker can drop (task_error was missing,
-// so a shrink could never remove it), and status_slow is handled apart.
-func TestShrinkCoversEveryFaultKind(t *testing.T) {
-	known := map[string]bool{"status_slow": true}
-	for _, k := range scheduleKinds {
-		known[k.name] = true
+// parseEvery reads the scenario that switches every fault kind on.
+func parseEvery(t *testing.T) *workloads.Scenario {
+	t.Helper()
+	s, err := workloads.LoadFile("../testdata/every-fault.yaml")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, k := range rateKinds {
-		known[k.name] = true
+	return s
+}
+
+// TestShrinkCanDropEveryFaultKind: for every kind of the fault-kind table
+// (task_error and rebalance were once missing), a scenario listing it has
+// a candidate that switches exactly that kind off, and the candidate
+// still validates; every kind but the distribution has a thinning step.
+func TestShrinkCanDropEveryFaultKind(t *testing.T) {
+	s := parseEvery(t)
+	all := s.Faults.KindsOn()
+	if len(all) != len(workloads.FaultKinds()) {
+		t.Fatalf("the fixture switches on %v, want every kind", all)
 	}
-	ft := reflect.TypeFor[workloads.Faults]()
-	for i := range ft.NumField() {
-		name, _, _ := strings.Cut(ft.Field(i).Tag.Get("yaml"), ",")
-		if !known[name] {
-			t.Errorf("faults.%s (%s) has no shrink step in scheduleKinds or rateKinds", name, ft.Field(i).Type)
+	cands := candidates(s, 1)
+	for _, k := range workloads.FaultKinds() {
+		i := slices.IndexFunc(cands, func(c candidate) bool { return c.what == "no "+k.Field })
+		if i < 0 {
+			t.Errorf("no candidate drops %s", k.Field)
+			continue
+		}
+		c := cands[i].s
+		want := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return n == k.Field })
+		if got := c.Faults.KindsOn(); !slices.Equal(got, want) {
+			t.Errorf("no %s: kinds on %v, want %v", k.Field, got, want)
+		}
+		if _, err := workloads.Parse("c.yaml", c.YAML()); err != nil {
+			t.Errorf("no %s: %v", k.Field, err)
+		}
+		thin := slices.ContainsFunc(cands, func(c candidate) bool { return strings.HasPrefix(c.what, k.Field+" ") })
+		if thin != (k.Shape != workloads.ShapeDist) {
+			t.Errorf("%s (%s): thinning step %v", k.Field, k.Shape, thin)
 		}
 	}
-	// and each getter reaches the field its name says
-	var f workloads.Faults
-	for _, k := range rateKinds {
-		*k.get(&f) = 0.5
-		y := string((&workloads.Scenario{Faults: f}).YAML())
-		if !strings.Contains(y, k.name+": 0.5") {
-			t.Errorf("rate kind %s sets another field:\n%s", k.name, y)
-		}
-		*k.get(&f) = 0
+	if !slices.Equal(s.Faults.KindsOn(), all) || len(s.Faults.SchemaChange.At) != 2 {
+		t.Error("a candidate changed the scenario it was made from")
 	}
+}
+
+// TestShrinkBakesTheSwarmSeed: the first swarm step replaces the swarm by
+// the faults the failing seed drew.
+func TestShrinkBakesTheSwarmSeed(t *testing.T) {
+	s := parseEvery(t)
+	want, _ := workloads.SwarmFaults(s.Faults, 9)
+	for _, c := range candidates(s, 9) {
+		if strings.HasPrefix(c.what, "swarm off (the faults this seed drew)") {
+			if c.s.Swarm || string((&workloads.Scenario{Faults: c.s.Faults}).YAML()) != string((&workloads.Scenario{Faults: want}).YAML()) {
+				t.Errorf("baked faults %+v, want %+v", c.s.Faults, want)
+			}
+			return
+		}
+	}
+	t.Error("no candidate bakes the seed's swarm")
 }

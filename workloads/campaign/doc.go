@@ -1,11 +1,13 @@
 // Package campaign is what runs many seeds and keeps their results: a
 // worker pool that hands seeds out in order and reports them in order
-// (Execute, Map), durable atomic writes (WriteFile: the file and its folder
-// are fsynced), an append-only journal of per-seed records that survives a
-// killed process (Journal: one write per record, fsync at most every
-// SyncEvery, a torn last line cut on reopen), mergeable latency histograms
-// (Hist: log-linear buckets, quantiles within 0.4%, the maximum exact) and
-// the shrinker that reduces a failing seed's scenario (Shrink).
+// (Execute, Map), the seeds-to-detection search of a bug over independent
+// campaigns (SeedsToDetection, DetectionStats), durable atomic writes
+// (WriteFile: the file and its folder are fsynced), an append-only journal
+// of per-seed records that survives a killed process (Journal: one write
+// per record, fsync at most every SyncEvery, a torn last line cut on
+// reopen), mergeable latency histograms (Hist: log-linear buckets,
+// quantiles within 0.4%, the maximum exact) and the shrinker that reduces a
+// failing seed's scenario (Shrink).
 //
 // # Guarantees
 //

@@ -116,7 +116,7 @@ func (sh *shrinker) try(s *workloads.Scenario) workloads.Outcome {
 func (sh *shrinker) reduce(cur *workloads.Scenario) *workloads.Scenario {
 	for sh.runs < sh.cfg.MaxRuns {
 		improved := false
-		for _, c := range candidates(cur) {
+		for _, c := range candidates(cur, sh.seed) {
 			if sh.runs >= sh.cfg.MaxRuns {
 				sh.logf("shrink: stopped after %d runs (max runs)", sh.runs)
 				break

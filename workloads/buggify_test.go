@@ -83,3 +83,32 @@ func TestBuggifyIdleCloseAfterLostStoreReply(t *testing.T) {
 		}
 	}
 }
+
+// TestBuggifyFailureAttribution replays default-campaign seeds that failed
+// with BUGGIFY on although the coordinator notified every generation once
+// (site executor-rejects fails generations with no boundary cause): the
+// harness counted such a failure against the generation a waiting restore
+// had not installed yet (double-failure seed 7, one-failure-per-generation)
+// or against the generation before one that began in the same instant
+// (smoke seed 143, model-generation). Fixed in the oracle's attribution
+// (oracle.Generations.attribute; unit cases in TestGenerationAttribution).
+// The seeds are today's interleavings: the test also requires the site to
+// fire, so a schedule change that no longer reaches it shows.
+func TestBuggifyFailureAttribution(t *testing.T) {
+	for _, c := range []struct {
+		scenario string
+		seed     uint64
+	}{{"double-failure", 7}, {"smoke", 143}} {
+		s, err := Lookup(c.scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := Run(s, Options{Seed: c.seed, Buggify: "on"})
+		if out.Verdict != Pass {
+			t.Errorf("%s seed %d: %s %v\nreplay: %s", c.scenario, c.seed, out.Verdict, out.Violations, out.Replay)
+		}
+		if f := fired(out, "executor-rejects"); f <= 0 {
+			t.Errorf("%s seed %d: executor-rejects fired %d times: the reproduction no longer reaches the case", c.scenario, c.seed, f)
+		}
+	}
+}

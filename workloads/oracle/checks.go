@@ -135,7 +135,7 @@ var checks = []Check{
 	{ModelGeneration, Safety, Boundary,
 		"restore calls the harness made (with its own generation count), failure notifications (from the failure's FAILED status write to the JobMaster call), id allocations while no restore is in flight (Trigger) and the status store's value then (Status); porcupine, per pipeline",
 		"the history linearizes against the generation model: ids increase within a generation, the status store says FAILED exactly when the current generation has failed",
-		"stale status writes, generation regressions", "the stale FAILED write found in core (TestStaleFailedStatusDoesNotOverwriteRunning)"},
+		"stale status writes, generation regressions", "the stale FAILED write found in core (TestStaleFailedStatusDoesNotOverwriteRunning), mutant `status-write-unserialised`"},
 	{ModelRegister, Safety, Boundary,
 		"Storage.Store and Storage.Latest (porcupine, per pipeline)",
 		"a restore reads the latest stored checkpoint", "lost or stale latest-completed", "mutant `retention-drops-newest`"},

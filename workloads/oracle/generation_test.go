@@ -189,3 +189,63 @@ func TestGenerationAttribution(t *testing.T) {
 		})
 	}
 }
+
+// TestSiteCauses: with the harness feeding BUGGIFY firings to SiteFired,
+// generation-justified stays on with the sites on; a failing site is the
+// cause of the next FAILED write on the thread it fired on, and of nothing
+// else, and status-slow moves the failure's beginning back to when its
+// write was held.
+func TestSiteCauses(t *testing.T) {
+	site := func(name string, th int32) func(*Generations) {
+		return func(g *Generations) { g.SiteFired(name, th) }
+	}
+	type act struct {
+		at   time.Duration
+		o    *cluster.Obs
+		fire func(*Generations)
+	}
+	o := func(at time.Duration, x cluster.Obs) act { return act{at: at, o: &x} }
+	f := func(at time.Duration, fn func(*Generations)) act { return act{at: at, fire: fn} }
+	stepDown := obs(cluster.ObsFault, 3, func(o *cluster.Obs) { o.Pipeline, o.Job, o.Fault = -1, -1, cluster.FaultStepDown })
+	reactivated := obs(cluster.ObsFault, 3, func(o *cluster.Obs) { o.Pipeline, o.Job, o.Fault = -1, -1, cluster.FaultReactivate })
+	cases := []struct {
+		name string
+		acts []act
+		want []string
+	}{
+		{"an executor rejection on the failing thread is its cause", []act{
+			f(100*ms, site("executor-rejects", 9)), o(100*ms, failedWrite(9)), o(100*ms, notify(9))}, nil},
+		{"a lost store reply on the failing thread is its cause", []act{
+			o(100*ms, stored(1)), f(100*ms, site("store-fails-after-write", 6)), o(100*ms, failedWrite(6)), o(100*ms, notify(6))}, nil},
+		{"a rejection on another thread is not", []act{
+			f(100*ms, site("executor-rejects", 8)), o(100*ms, failedWrite(9)), o(100*ms, notify(9))}, []string{GenerationJustified}},
+		{"a boundary call between the rejection and the write ends it", []act{
+			f(100*ms, site("executor-rejects", 5)), o(100*ms, alloc(1)), o(100*ms, obs(cluster.ObsStatusSet, 5, func(o *cluster.Obs) { o.Value = "FAILED" })),
+			o(100*ms, notify(5))}, []string{GenerationJustified}},
+		{"a delaying site is no cause", []act{
+			f(100*ms, site("status-slow", 9)), o(2100*ms, failedWrite(9)), o(2100*ms, notify(9))}, []string{GenerationJustified}},
+		{"a failure held by status-slow began inside the step-down window", []act{
+			o(0, stepDown), f(500*ms, site("status-slow", 9)), o(1000*ms, reactivated), o(2500*ms, failedWrite(9)), o(2500*ms, notify(9))}, nil},
+		{"without status-slow the same write is outside it", []act{
+			o(0, stepDown), o(1000*ms, reactivated), o(2500*ms, failedWrite(9)), o(2500*ms, notify(9))}, []string{GenerationJustified}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var fs Findings
+			var now time.Duration
+			g := NewGenerations(&fs, func() time.Duration { return now }, time.Second)
+			g.Buggify, g.SiteCauses = true, true
+			for _, a := range c.acts {
+				now = a.at
+				if a.fire != nil {
+					a.fire(g)
+					continue
+				}
+				g.Observe(*a.o)
+			}
+			if got := ids(fs.List()); !slices.Equal(got, c.want) {
+				t.Fatalf("fired %v, want %v: %v", got, c.want, fs.List())
+			}
+		})
+	}
+}

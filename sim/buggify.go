@@ -31,6 +31,7 @@ type buggify struct {
 	r      *rand.Rand
 	sites  []SiteReport // indexed by site
 	paused bool
+	onFire func(s env.Site, thread int32)
 }
 
 func newBuggify(seed uint64, cfg *BuggifyConfig) *buggify {
@@ -75,7 +76,19 @@ func (w *World) Buggify(s env.Site) bool {
 	}
 	st.Fired++
 	w.Note("buggify: %s", s)
+	if b.onFire != nil {
+		b.onFire(s, w.ThreadID())
+	}
 	return true
+}
+
+// OnBuggify subscribes fn to every site firing, with the simulated thread
+// that took the rare path (the harness's own record of what it injected).
+// Without a BuggifyConfig nothing fires and fn is never called.
+func (w *World) OnBuggify(fn func(s env.Site, thread int32)) {
+	if w.bug != nil {
+		w.bug.onFire = fn
+	}
 }
 
 // PauseBuggify switches every site off for the rest of the run (the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/core/env"
 	"github.com/ckptsim/ckptsim/core/sched"
 	"github.com/ckptsim/ckptsim/linearizability"
 	"github.com/ckptsim/ckptsim/sim"
@@ -225,6 +226,10 @@ func (r *runner) main() {
 	r.events = oracle.NewEvents(&r.find, r.w.Elapsed)
 	r.gens = oracle.NewGenerations(&r.find, r.w.Elapsed, r.minTimeout())
 	r.gens.Buggify = r.s.buggifyConfig(r.opt.Buggify) != nil
+	if r.gens.Buggify {
+		r.gens.SiteCauses = true
+		r.w.OnBuggify(func(s env.Site, thread int32) { r.gens.SiteFired(s.String(), thread) })
+	}
 	r.gens.Attach(r.c)
 	r.h.attachGenerations(r.c, r.gens)
 	r.c.Recorder.OnEvent = func(rec cluster.Record) {

@@ -71,7 +71,7 @@ const (
 // planted bug that proves it.
 var checks = []Check{
 	{GenerationJustified, Safety, Boundary,
-		"JobMaster.HandleCheckpointError calls; restores the harness drove, split at the restore's first status write; IDCounter.Next and Transport.TriggerBarrier (trigger time), Storage.Store returns, every fault the cluster injected and into which pipeline and checkpoint, virtual time",
+		"JobMaster.HandleCheckpointError calls; restores the harness drove, split at the restore's first status write; IDCounter.Next and Transport.TriggerBarrier (trigger time), Storage.Store returns, every fault the cluster injected and into which pipeline and checkpoint, with BUGGIFY on every site firing and the thread that took it, virtual time",
 		"every failure notification has a cause inside the generation it fails: a checkpoint triggered in that generation and not stored within the timeout, whose timeout had elapsed; or a fault injected into that generation (its checkpoint's, or its restore's)",
 		"stale deferred work failing a newer generation; callers that carry no generation; relabelled generations",
 		"H1 (`expiry-fence=none`), H9 (`deferred-fence=none`), the relabelling mutant"},
@@ -135,7 +135,7 @@ var checks = []Check{
 	{ModelGeneration, Safety, Boundary,
 		"restore calls the harness made (with its own generation count), failure notifications (from the failure's FAILED status write to the JobMaster call), id allocations while no restore is in flight (Trigger) and the status store's value then (Status); porcupine, per pipeline",
 		"the history linearizes against the generation model: ids increase within a generation, the status store says FAILED exactly when the current generation has failed",
-		"stale status writes, generation regressions", "the stale FAILED write found in core (TestStaleFailedStatusDoesNotOverwriteRunning)"},
+		"stale status writes, generation regressions", "the stale FAILED write found in core (TestStaleFailedStatusDoesNotOverwriteRunning), mutant `status-write-unserialised`"},
 	{ModelRegister, Safety, Boundary,
 		"Storage.Store and Storage.Latest (porcupine, per pipeline)",
 		"a restore reads the latest stored checkpoint", "lost or stale latest-completed", "mutant `retention-drops-newest`"},

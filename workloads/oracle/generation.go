@@ -34,22 +34,42 @@ import (
 //     executor shut down until reactivated) justifies any failure inside
 //     its window.
 //
-// A failure notification (JobMaster.HandleCheckpointError) fails the
-// harness's current generation. It is justified when that generation (or,
+// A failure notification (JobMaster.HandleCheckpointError) fails one
+// generation of the span its failure began in (its FAILED status write):
+// the first that may have failed and has not failed yet, trying the span
+// current at that write before the generation just replaced in that very
+// instant. A generation may have failed when it is justified: it (or,
 // while a restore is in flight, the next) holds a fault, or a checkpoint
 // triggered in it at least the timeout before the notification and not
-// stored within the timeout (an expiry). A second notification in one
-// generation is one-failure-per-generation.
+// stored within the timeout (an expiry). With BUGGIFY on, the simulator's
+// record of each firing (SiteFired, with the thread that took the rare
+// path) adds causes: executor-rejects or store-fails-after-write justify
+// the next FAILED write of the thread they fired on, in whatever
+// generation it fails, and a FAILED write that status-slow held back
+// began when the site fired. (Without that record, any generation may
+// have failed with BUGGIFY on and generation-justified is silent.) A
+// second notification in one generation is one-failure-per-generation.
 type Generations struct {
-	// Buggify is set when core's BUGGIFY sites are on: failures without a
-	// boundary cause are then not reported (a site may have caused them).
+	// Buggify is set when core's BUGGIFY sites are on: unless SiteCauses is
+	// set too, failures without a boundary cause are then not reported (a
+	// site may have caused them).
 	Buggify bool
-	f       *Findings
-	now     func() time.Duration
-	timeout time.Duration
-	pipes   map[[2]int64]*genPipe
-	keys    [][2]int64 // pipes in creation order
-	windows []window   // step-down windows
+	// SiteCauses is set when the harness feeds every BUGGIFY firing to
+	// SiteFired: a failure is then justified by a site only when one fired
+	// on its thread just before, and generation-justified stays on.
+	SiteCauses bool
+	f          *Findings
+	now        func() time.Duration
+	timeout    time.Duration
+	pipes      map[[2]int64]*genPipe
+	keys       [][2]int64 // pipes in creation order
+	windows    []window   // step-down windows
+	// armed: threads on which a BUGGIFY site that fails generations fired,
+	// with no boundary call of that thread since (SiteFired).
+	armed map[int32]bool
+	// slowFrom: threads on which status-slow fired, with when: the status
+	// write that follows was issued that late, so its failure began then.
+	slowFrom map[int32]time.Duration
 	// OnRestoreBegin and OnRestore, when set, see each harness restore
 	// call begin and return, with the generation it began (histories).
 	OnRestoreBegin func(job int64, pipeline int, call int64)
@@ -111,7 +131,25 @@ type fault struct {
 type begun struct {
 	at    time.Duration
 	g     span
+	cur   int  // the lowest generation current when it began (g.lo is one less when that generation began at this very instant)
 	retry bool // its write failed with a retryable error: the next write is a retry
+	site  bool // a BUGGIFY site that fails generations fired on its thread just before: the site is its cause
+}
+
+// candidates are the generations a failure may fail, in the order the
+// harness tries them: those current when it began, then the one before
+// (last, because a FAILED write the harness saw after the RUNNING of the
+// generation that replaced it is that generation's in a coordinator that
+// serialises its status writes; otherwise model-generation judges it).
+func (b begun) candidates() []int {
+	out := make([]int, 0, b.g.hi-b.g.lo+1)
+	for x := b.cur; x <= b.g.hi; x++ {
+		out = append(out, x)
+	}
+	for x := b.g.lo; x < b.cur; x++ {
+		out = append(out, x)
+	}
+	return out
 }
 
 type genPipe struct {
@@ -129,7 +167,7 @@ type genPipe struct {
 // NewGenerations returns the generation checks reporting to f; timeout is
 // the smallest checkpoint timeout the coordinators use.
 func NewGenerations(f *Findings, now func() time.Duration, timeout time.Duration) *Generations {
-	return &Generations{f: f, now: now, timeout: timeout, pipes: map[[2]int64]*genPipe{}}
+	return &Generations{f: f, now: now, timeout: timeout, pipes: map[[2]int64]*genPipe{}, armed: map[int32]bool{}, slowFrom: map[int32]time.Duration{}}
 }
 
 // Attach subscribes the checks to a cluster's boundary observations.
@@ -164,6 +202,21 @@ func (p *genPipe) switchTo(c *restoreCall, now time.Duration) {
 	c.switched, c.gen = true, p.gen
 }
 
+// SiteFired takes a BUGGIFY firing the simulator made on thread (the
+// harness's record of a fault it injected, not a report of the code under
+// test). executor-rejects and store-fails-after-write fail a generation on
+// the thread they fired on, before that thread's next boundary call: its
+// next FAILED status write, if that comes first, has the site as its
+// cause, whatever generation it fails.
+func (g *Generations) SiteFired(site string, thread int32) {
+	switch site {
+	case "executor-rejects", "store-fails-after-write":
+		g.armed[thread] = true
+	case "status-slow":
+		g.slowFrom[thread] = g.now()
+	}
+}
+
 // Observe takes one boundary observation.
 func (g *Generations) Observe(o cluster.Obs) {
 	now := g.now()
@@ -172,6 +225,15 @@ func (g *Generations) Observe(o cluster.Obs) {
 		return
 	}
 	p := g.pipe(o.Job, o.Pipeline)
+	site := g.armed[o.Thread]
+	slowFrom, slow := g.slowFrom[o.Thread]
+	if o.Kind != cluster.ObsFault {
+		delete(g.armed, o.Thread)
+		delete(g.slowFrom, o.Thread)
+	}
+	if slow && o.Kind == cluster.ObsStatusSet && o.Value == coord.Failed.String() {
+		now = slowFrom // the failure began when its write was held back
+	}
 	switch o.Kind {
 	case cluster.ObsRestoreBegin:
 		p.calls = append(p.calls, &restoreCall{call: o.Call, thread: o.Thread, begin: now})
@@ -180,7 +242,7 @@ func (g *Generations) Observe(o cluster.Obs) {
 		}
 	case cluster.ObsStatusSet:
 		if o.Value == coord.Failed.String() {
-			g.begin(p, o, now)
+			g.begin(p, o, now, site)
 			return
 		}
 		delete(p.failing, o.Thread) // the thread moved on: its last FAILED write notified nobody
@@ -279,7 +341,7 @@ func (g *Generations) fault(p *genPipe, o cluster.Obs, now time.Duration) {
 // the one before if that generation began at this very instant (the
 // failing thread may have read the generation just before the restore
 // installed the next one).
-func (g *Generations) begin(p *genPipe, o cluster.Obs, now time.Duration) {
+func (g *Generations) begin(p *genPipe, o cluster.Obs, now time.Duration, site bool) {
 	if b, ok := p.failing[o.Thread]; ok && b.retry {
 		b.retry = false
 		p.failing[o.Thread] = b
@@ -292,10 +354,11 @@ func (g *Generations) begin(p *genPipe, o cluster.Obs, now time.Duration) {
 		}
 	}
 	sp := p.span()
+	cur := sp.lo
 	if p.switched == now && sp.lo > 1 {
 		sp.lo--
 	}
-	p.failing[o.Thread] = begun{at: now, g: sp}
+	p.failing[o.Thread] = begun{at: now, g: sp, cur: cur, site: site}
 	if g.OnFailureBegin != nil {
 		g.OnFailureBegin(o.Job, o.Pipeline, o.Thread)
 	}
@@ -307,17 +370,13 @@ func (g *Generations) begin(p *genPipe, o cluster.Obs, now time.Duration) {
 func (g *Generations) failure(o cluster.Obs, p *genPipe, now time.Duration) {
 	b, ok := p.failing[o.Thread]
 	if !ok {
-		b = begun{at: now, g: p.span()}
+		sp := p.span()
+		b = begun{at: now, g: sp, cur: sp.lo}
 	}
 	delete(p.failing, o.Thread)
 	subj := Subject(o.Job, o.Pipeline)
 	g.Notifications++
-	gen, justified := b.g.hi, false
-	for x := b.g.lo; x <= b.g.hi; x++ { // the first justified generation, preferring one not failed yet
-		if g.justified(p, x, b.at) && (!justified || p.failures[gen] > 0 && p.failures[x] == 0) {
-			gen, justified = x, true
-		}
-	}
+	gen, justified := g.attribute(p, b)
 	p.failures[gen]++
 	if g.OnFailure != nil {
 		g.OnFailure(o.Job, o.Pipeline, o.Thread, gen)
@@ -325,11 +384,11 @@ func (g *Generations) failure(o cluster.Obs, p *genPipe, now time.Duration) {
 	if n := p.failures[gen]; n > 1 {
 		g.f.Add(OneFailurePerGeneration, now, subj, "failure notification %d of generation %d (the first error wins: one per generation)", n, gen)
 	}
-	if justified {
+	if justified || b.site {
 		g.Justified++
 		return
 	}
-	if g.Buggify {
+	if g.Buggify && !g.SiteCauses {
 		// BUGGIFY sites fail generations from inside core (an executor
 		// rejection, a store whose reply is lost) where no boundary sees a
 		// fault: such a failure cannot be judged unjustified.
@@ -337,6 +396,39 @@ func (g *Generations) failure(o cluster.Obs, p *genPipe, now time.Duration) {
 	}
 	g.f.Add(GenerationJustified, now, subj, "failure notification of generation %s (failure began at %v) has no cause in it: no fault injected into it, "+
 		"no checkpoint triggered in it outstanding for the %v timeout%s", b.g, b.at, g.timeout, p.elsewhere(gen, b.at, g.timeout))
+}
+
+// attribute picks the generation a failure that began as b fails: the
+// first candidate that may have failed and has not failed yet, else the
+// first that may have failed, else the newest. A generation may have
+// failed when it has a cause (justified), or the failure has a site as
+// its cause; with BUGGIFY on and no record of the firings, any may, since
+// a site fails generations from inside core where no boundary sees a
+// cause (an executor rejection, a lost store reply): counting such a
+// failure against a generation that already failed, or against one the
+// restore in flight had not installed yet, made one-failure-per-generation
+// and model-generation fire on correct runs (9 of 448 default-campaign
+// seeds with --buggify on). It also reports whether gen is justified.
+func (g *Generations) attribute(p *genPipe, b begun) (gen int, justified bool) {
+	xs := b.candidates()
+	possible := func(x int) bool { return b.site || g.Buggify && !g.SiteCauses || g.justified(p, x, b.at) }
+	gen = -1
+	for _, x := range xs {
+		if possible(x) && p.failures[x] == 0 {
+			gen = x
+			break
+		}
+	}
+	if gen < 0 {
+		gen = b.g.hi
+		for _, x := range xs {
+			if possible(x) {
+				gen = x
+				break
+			}
+		}
+	}
+	return gen, g.justified(p, gen, b.at)
 }
 
 // justified reports whether generation x of p has a cause by now.

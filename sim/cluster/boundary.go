@@ -113,3 +113,10 @@ func statusPipeline(key string) (job int64, pipeline int, ok bool) {
 	}
 	return int64(j), p, true
 }
+
+// PipelineStatus is the value the simulated status store holds for a
+// pipeline's status key now, read as the harness does (Peek: no latency,
+// no fault, no scheduling point).
+func (c *Cluster) PipelineStatus(job int64, pipeline int) string {
+	return c.Status.Peek(fmt.Sprintf("checkpoint_state_%d_%d", job, pipeline))
+}

@@ -53,10 +53,11 @@ type leaseChecks struct {
 	leases  []*checkedLease
 	running map[string]*checkedTask // simulated thread -> the body it runs
 	delays  []time.Duration         // due to body start, per body started (not after a won cancel)
+	bodyEnd map[int32]time.Duration // simulated thread id -> when the last body it ran returned
 }
 
 func newLeaseChecks(c *Cluster) *leaseChecks {
-	return &leaseChecks{c: c, running: map[string]*checkedTask{}}
+	return &leaseChecks{c: c, running: map[string]*checkedTask{}, bodyEnd: map[int32]time.Duration{}}
 }
 
 func (lc *leaseChecks) wrap(job int64, pipeline int, l coord.Lease) coord.Lease {
@@ -185,6 +186,7 @@ func (l *checkedLease) run(t *checkedTask, body func() error) error {
 	l.lc.running[thread] = t
 	defer func() {
 		t.ended = true
+		l.lc.bodyEnd[l.lc.c.W.ThreadID()] = l.now()
 		if prev != nil {
 			l.lc.running[thread] = prev
 		} else {

@@ -114,6 +114,14 @@ type thread struct {
 	held     []*mutex
 	prio     int64     // PCT priority
 	heldBuf  [4]*mutex // held's first backing array
+
+	// The thread table (World.Threads): who spawned it and when, and when
+	// its function returned (or panicked) before the run ended.
+	parent   int32
+	spawnAt  int64
+	exitAt   int64
+	exited   bool
+	panicked bool
 }
 
 // World is a simulated environment. It implements env.Env. A World runs
@@ -211,6 +219,32 @@ func (w *World) LiveThreads(prefix string) int {
 		}
 	}
 	return n
+}
+
+// ThreadInfo is the world's record of one simulated thread: the
+// simulator's own observation of its spawn and of its function returning,
+// whatever the code it runs counts about itself.
+type ThreadInfo struct {
+	ID       int32
+	Name     string        // as given to Go (a role and a number: "checkpoint-dispatcher-3")
+	Parent   int32         // the thread that spawned it (-1: spawned outside a thread)
+	Spawned  time.Duration // virtual time of the spawn
+	Exited   bool          // its function returned (or panicked) before the run ended
+	ExitAt   time.Duration // when, if Exited
+	Panicked bool          // it ended by a panic that reached the simulator
+}
+
+// Threads returns the thread table, in spawn order: every thread started
+// in the run, with its spawn and, for those that ended before the run did,
+// its exit. Threads still alive when the run ended (stopped by the
+// teardown) have Exited false.
+func (w *World) Threads() []ThreadInfo {
+	out := make([]ThreadInfo, len(w.threads))
+	for i, t := range w.threads {
+		out[i] = ThreadInfo{ID: t.id, Name: t.name, Parent: t.parent, Spawned: time.Duration(t.spawnAt),
+			Exited: t.exited, ExitAt: time.Duration(t.exitAt), Panicked: t.panicked}
+	}
+	return out
 }
 
 func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
@@ -379,6 +413,10 @@ func (w *World) spawn(name string, fn func()) *thread {
 	t := w.threadSlab.new()
 	t.id, t.name, t.runIdx = int32(len(w.threads)), name, -1
 	t.held = t.heldBuf[:0]
+	t.parent, t.spawnAt = -1, w.now
+	if w.current != nil {
+		t.parent = w.current.id
+	}
 	w.threads = append(w.threads, t)
 	c := w.coroutine()
 	c.t, c.fn = t, fn
@@ -449,6 +487,9 @@ func (w *World) finish(t *thread) {
 	v := recover()
 	t.state = tDone
 	w.removeRunnable(t)
+	if _, ok := v.(killed); !ok && !w.killing {
+		t.exited, t.exitAt, t.panicked = true, w.now, v != nil
+	}
 	if v == nil {
 		return
 	}

@@ -5,11 +5,9 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/ckptsim/ckptsim/core/coord"
 	"github.com/ckptsim/ckptsim/core/env"
 	"github.com/ckptsim/ckptsim/core/sched"
 	"github.com/ckptsim/ckptsim/linearizability"
@@ -101,23 +99,25 @@ func Run(s *Scenario, opt Options) (out Outcome) {
 }
 
 type runner struct {
-	s      *Scenario
-	opt    Options
-	ccfg   cluster.Config
-	faults Faults
-	swarm  map[string]string // the swarm's choice (nil: no swarm)
-	w      *sim.World
-	c      *cluster.Cluster
-	sp     *savepoints
-	h      *histories
-	wm     *watermarks
-	delays []time.Duration
-	find   oracle.Findings // every check reports here (workloads/oracle)
-	events *oracle.Events
-	gens   *oracle.Generations
-	healAt time.Duration
-	in     *injector
-	tl     tl // what the timeline page needs
+	s        *Scenario
+	opt      Options
+	ccfg     cluster.Config
+	faults   Faults
+	swarm    map[string]string // the swarm's choice (nil: no swarm)
+	w        *sim.World
+	c        *cluster.Cluster
+	sp       *savepoints
+	h        *histories
+	wm       *watermarks
+	delays   []time.Duration
+	find     oracle.Findings // every check reports here (workloads/oracle)
+	events   *oracle.Events
+	gens     *oracle.Generations
+	healAt   time.Duration
+	in       *injector
+	prog     *oracle.Progress
+	closedAt time.Duration // when main closed the scheduler (0: it did not)
+	tl       tl            // what the timeline page needs
 }
 
 func (r *runner) worldConfig() sim.Config {
@@ -231,6 +231,8 @@ func (r *runner) main() {
 		r.w.OnBuggify(func(s env.Site, thread int32) { r.gens.SiteFired(s.String(), thread) })
 	}
 	r.gens.Attach(r.c)
+	r.prog = oracle.NewProgress(&r.find, r.w.Elapsed)
+	r.prog.Attach(r.c)
 	r.h.attachGenerations(r.c, r.gens)
 	r.c.Recorder.OnEvent = func(rec cluster.Record) {
 		r.h.event(rec)
@@ -259,30 +261,46 @@ func (r *runner) main() {
 		r.w.Sleep(ps.SettleAfterStop())
 		ps.CheckCommitted()
 	}
+	r.closedAt = r.w.Elapsed()
 	r.c.Quiesce() // close the scheduler: every lease task must settle (lease checks)
 }
 
-// monitor samples the scheduler's thread counts once a second.
+// monitor samples the stores once a virtual second (retention). The
+// scheduler's threads are judged after the run from the world's thread
+// table (threads).
 func (r *runner) monitor() {
-	bound := r.ccfg.Sched.Bound()
-	var deaths int64
 	over := map[cluster.PipelineID]bool{}
 	for {
-		st := r.c.Sched.Stats()
-		switch r.c.Sched.Design() {
-		case sched.Shared, sched.SharedInline:
-			r.find.Assert(st.TimerThreads <= 2, oracle.TimerThreads, r.now(), "scheduler", "%d timer threads, want at most 2", st.TimerThreads)
-		case sched.LeaderFollower: // one pool of at most bound threads, the leader among them
-			r.find.Assert(st.TimerThreads == 0, oracle.TimerThreads, r.now(), "scheduler", "%d timer threads beside the leader-follower pool, want 0", st.TimerThreads)
-		}
-		r.find.Assert(st.DispatchThreads <= bound, oracle.DispatchBound, r.now(), "scheduler", "%d dispatch threads, bound %d", st.DispatchThreads, bound)
-		if !r.find.Assert(st.WorkerDeaths <= deaths, oracle.WorkerDied, r.now(), "dispatch pool",
-			"%d dispatch worker threads died (a failing body must leave its worker alive)", st.WorkerDeaths-deaths) {
-			deaths = st.WorkerDeaths
-		}
 		r.retention(over)
 		r.w.Sleep(time.Second)
 	}
+}
+
+// threads judges timer-threads, dispatch-bound and worker-died from the
+// simulator's thread table: the roles core names its scheduler threads by
+// at spawn, the bounds of the scheduler's configuration, and the keep-alive
+// after which an idle dispatch thread may be reaped.
+func (r *runner) threads() {
+	cfg := r.ccfg.Sched
+	th := oracle.Threads{TimerRole: "checkpoint-timer-", TimerMax: -1, KeepAlive: cfg.KeepAlive}
+	if th.KeepAlive <= 0 {
+		th.KeepAlive = 60 * time.Second // sched.Config's default
+	}
+	switch r.c.Sched.Design() {
+	case sched.Shared:
+		th.TimerMax, th.DispatchRole, th.DispatchMax = 2, "checkpoint-dispatcher-", cfg.Bound()
+	case sched.SharedInline:
+		th.TimerMax = 2
+	case sched.LeaderFollower: // one pool of at most bound threads, the leader among them; no timer threads
+		th.TimerMax, th.DispatchRole, th.DispatchMax = 0, "checkpoint-scheduler-", cfg.Bound()
+	default: // per-pipeline: every lease has its own timer threads, replaced on a reset
+		th.TimerRole = ""
+	}
+	closed := r.closedAt
+	if closed == 0 {
+		closed = r.w.Elapsed() // the run ended before the harness closed the scheduler
+	}
+	th.Judge(&r.find, r.w.Threads(), r.c.BodyEnds(), closed)
 }
 
 func (r *runner) now() time.Duration { return r.w.Elapsed() }
@@ -323,6 +341,7 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 		r.find.Add(oracle.LockOrder, r.now(), "lock-order graph", "%s", cyc.String())
 	}
 	r.models(out)
+	r.threads()
 	if res.Outcome == sim.OutcomeDone {
 		r.liveness(out)
 		r.progress(res)
@@ -419,27 +438,25 @@ func (r *runner) visualize(out *Outcome, v *linearizability.Verdict) {
 	out.Artifacts = append(out.Artifacts, v.HTMLPath)
 }
 
-// liveness requires every pipeline that is running and not finished to
-// complete a checkpoint after faults stopped.
+// liveness requires every pipeline that is not finished to store a
+// checkpoint durably after faults stopped (checkpoint-progress), and, with
+// bounded sources, every pipeline to finish (bounded-finish); both from
+// boundary observations only (oracle.Progress).
 func (r *runner) liveness(out *Outcome) {
-	var stuck []string
 	within := r.s.heal()
 	if lw := r.s.Checks.LivenessWithin.D; lw > 0 && lw < within {
 		within = lw
 	}
-	progressed := r.progressWithin(within)
-	for _, co := range r.c.Coordinators() {
-		_, _, finished := r.c.Recorder.LastCompleted(co.Job(), co.Pipeline())
-		if finished || progressed[cluster.PipelineID{Job: co.Job(), Pipeline: co.Pipeline()}] {
-			continue
-		}
-		stuck = append(stuck, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
-		if len(stuck) <= 10 {
-			r.tl.check(oracle.CheckpointProgress, fmt.Sprintf("completed no checkpoint in the %v after faults stopped", within),
-				r.healAt+within, co.Job(), co.Pipeline())
+	pipes := r.pipes()
+	for i, q := range r.prog.Stalled(pipes, r.healAt, within) {
+		if i < 10 {
+			r.tl.check(oracle.CheckpointProgress, fmt.Sprintf("stored no checkpoint in the %v after faults stopped", within),
+				r.healAt+within, q.Job, q.Pipeline)
 		}
 	}
-	r.unfinished()
+	if r.s.Workload.FinishAfter != (Dist{}) {
+		r.prog.Unfinished(pipes)
+	}
 	if wm := r.wm.stuck(int64(r.healAt)); len(wm) > 0 {
 		shown := wm
 		if len(shown) > 10 {
@@ -448,42 +465,17 @@ func (r *runner) liveness(out *Outcome) {
 		r.find.Add(oracle.WatermarkProgress, r.now(), "pipelines", "%d assigned partitions committed no watermark after faults stopped: %s",
 			len(wm), strings.Join(shown, ", "))
 	}
-	if len(stuck) == 0 {
-		return
-	}
-	sort.Strings(stuck)
-	shown := stuck
-	if len(shown) > 10 {
-		shown = append(shown[:10:10], fmt.Sprintf("... %d more", len(stuck)-10))
-	}
-	r.find.Add(oracle.CheckpointProgress, r.now(), "pipelines", "%d pipelines completed no checkpoint in the %v after faults stopped: %s",
-		len(stuck), within, strings.Join(shown, ", "))
 }
 
-// unfinished requires, when the scenario's sources finish (bounded), every
-// pipeline to have finished with its COMPLETED_POINT by the end.
-func (r *runner) unfinished() {
-	if r.s.Workload.FinishAfter == (Dist{}) {
-		return
-	}
-	var open []string
-	for _, co := range r.c.Coordinators() {
-		if _, _, finished := r.c.Recorder.LastCompleted(co.Job(), co.Pipeline()); !finished {
-			open = append(open, fmt.Sprintf("%d/%d", co.Job(), co.Pipeline()))
-		}
-	}
-	if len(open) > 0 {
-		r.find.Add(oracle.BoundedFinish, r.now(), "pipelines", "%d bounded pipelines did not finish: %s", len(open), strings.Join(open[:min(len(open), 10)], ", "))
-	}
-}
-
-// progressWithin returns the pipelines that completed a checkpoint in
-// [heal, heal+within].
-func (r *runner) progressWithin(within time.Duration) map[cluster.PipelineID]bool {
-	out := map[cluster.PipelineID]bool{}
-	for _, rec := range r.c.Recorder.Records() {
-		if rec.Kind == coord.EvCompleted && rec.At >= r.healAt && rec.At <= r.healAt+within {
-			out[cluster.PipelineID{Job: rec.Job, Pipeline: rec.Pipeline}] = true
+// pipes lists every pipeline the harness built, job-major, with the value
+// its status key holds in the simulated status store now (the harness's
+// own store, read without a scheduling point).
+func (r *runner) pipes() []oracle.Pipe {
+	var out []oracle.Pipe
+	for j := range r.s.Cluster.Jobs {
+		for p := range r.s.Cluster.Pipelines {
+			out = append(out, oracle.Pipe{Job: int64(j), Pipeline: p,
+				Status: r.c.PipelineStatus(int64(j), p)})
 		}
 	}
 	return out

@@ -12,6 +12,7 @@ func TestFoundSeeds(t *testing.T) {
 	for _, tc := range []struct {
 		scenario string
 		seed     uint64
+		strategy string
 		found    string
 	}{
 		// A schema change requested while a failover restore was reading
@@ -24,13 +25,20 @@ func TestFoundSeeds(t *testing.T) {
 		// chain the schema change's end started: two periodic chains for
 		// job 0 pipeline 9 from 49 s on (lease-trigger-chains; core/coord
 		// armPeriodic).
-		{"swarm", 101259, "schema change lost in a restore stops checkpoints; two periodic chains after a schema change"},
+		{"swarm", 101259, "", "schema change lost in a restore stops checkpoints; two periodic chains after a schema change"},
+		// A savepoint's completion straddled the job's restore after the
+		// savepoint committed and installed the old generation's SAVEPOINT
+		// as the restored generation's latest completed: the pipeline looked
+		// completed and never triggered again (checkpoint-progress; core/coord
+		// installLatest, TestCompletionStraddlingRestoreKeepsRestoredGenerationRunning).
+		{"h5-savepoint-under-lock", 500004, "pct", "a completion straddling a restore stops the restored generation"},
+		{"h5-savepoint-under-lock", 1500001, "pct", "a completion straddling a restore stops the restored generation"},
 	} {
 		s, err := Lookup(tc.scenario)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out := Run(s, Options{Seed: tc.seed}); out.Verdict != Pass {
+		if out := Run(s, Options{Seed: tc.seed, Strategy: tc.strategy}); out.Verdict != Pass {
 			t.Errorf("%s seed %d (%s): %s %v\nreplay: %s", tc.scenario, tc.seed, tc.found, out.Verdict, out.Violations, out.Replay)
 		}
 	}

@@ -45,9 +45,13 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 	if err := c.persist(cp); err != nil {
 		return err
 	}
+	if !c.installLatest(p, cp) {
+		c.stale(p.Gen, ReasonCompleteFailed, 0) // a restore replaced the generation while it was stored
+		p.stored.Fail(&Aborted{Reason: ReasonReset})
+		return nil
+	}
 	c.idleStored(cp)
 	p.stored.Complete(cp)
-	c.latestCompleted.Store(cp)
 	c.emit(Event{Kind: EvCompleted, Gen: p.Gen, ID: cp.ID, Type: cp.Type})
 	if err := c.notifyCompleted(cp); err != nil {
 		c.handleError(p.Gen, ReasonNotifyFailed, err, fenceDeferred)
@@ -76,6 +80,30 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 		c.finish(p.Gen, cp.Type)
 	}
 	return nil
+}
+
+// installLatest makes cp the latest completed checkpoint, unless (with the
+// deferred fence) a restore replaced p's generation meanwhile: the check
+// and the store are one step under coord.generation, where a restore
+// installs its generation before it reloads the latest completed from
+// storage, so a completion that straddles a restore can no longer install
+// the old generation's checkpoint over the restored one.
+//
+// Found by checkpoint-progress on h5-savepoint-under-lock (fixed design,
+// PCT seeds 500004 and 1500001): the savepoint's stored future completed
+// before latestCompleted was set, the manager committed the job's
+// savepoint and the harness restored the job in between, and the late
+// store then installed the old generation's SAVEPOINT (final, not
+// restored) in the restored generation, which therefore looked completed:
+// guard 5 stopped its periodic trigger for good.
+func (c *Coordinator) installLatest(p *Pending, cp *Completed) bool {
+	c.genMu.Lock()
+	defer c.genMu.Unlock()
+	if c.deferredFence() && c.gen != p.Gen {
+		return false
+	}
+	c.latestCompleted.Store(cp)
+	return true
 }
 
 // persist writes the checkpoint (or savepoint) and applies retention.

@@ -55,6 +55,13 @@
 //     trigger of the restored generation (found by swarm seed 101259).
 //   - finish ends only its own generation's future (found by swarm: a slow
 //     status update let a savepoint's finish end the restored generation).
+//   - A completion installs its checkpoint as the latest completed only
+//     while its generation is current, checked and stored under
+//     coord.generation (installLatest): a savepoint whose completion
+//     straddled the job's restore installed the old generation's final
+//     SAVEPOINT in the restored generation, which then looked completed and
+//     never triggered again (found by checkpoint-progress on the H5
+//     scenario under PCT, seeds 500004 and 1500001).
 //   - savepoint-wait=outside-lock (the default, H5's fix) sleep-polls
 //     outside coord.lock, and while a savepoint waits the periodic trigger
 //     backs off (guard 7) instead of starting the next checkpoint; without

@@ -90,3 +90,54 @@ func TestStaleFailedStatusDoesNotOverwriteRunning(t *testing.T) {
 		}
 	})
 }
+
+// restoringWriter is a savepoint store whose first write restores the
+// coordinator before it returns: the job's restore lands while the
+// savepoint's completion is between its write and the install of the
+// latest completed checkpoint (as the harness's restore after a committed
+// savepoint did under PCT).
+type restoringWriter struct {
+	r    *rig
+	done bool
+}
+
+func (w *restoringWriter) WritePipeline(*Completed) error {
+	if !w.done {
+		w.done = true
+		if err := w.r.c.Restore(true); err != nil {
+			w.r.t.Errorf("restore: %v", err)
+		}
+	}
+	return nil
+}
+
+// TestCompletionStraddlingRestoreKeepsRestoredGenerationRunning: found by
+// checkpoint-progress on h5-savepoint-under-lock (fixed design, PCT seeds
+// 500004 and 1500001): a savepoint whose completion straddled a restore
+// installed the old generation's SAVEPOINT (final, not restored) as the
+// latest completed of the restored generation, which then looked completed
+// and never triggered again.
+func TestCompletionStraddlingRestoreKeepsRestoredGenerationRunning(t *testing.T) {
+	inSim(t, 50, func(t testing.TB, e env.Env) {
+		r := newRig(t, e, Config{Interval: time.Second, Timeout: 30 * time.Second})
+		defer r.close()
+		r.c.Start()
+		if !r.waitFor(10*time.Second, func() bool { return r.count(EvCompleted, nil) > 0 }) {
+			t.Fatal("no checkpoint completed")
+		}
+		f, err := r.c.StartSavepoint(&restoringWriter{r: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Get()
+		if l := r.c.LatestCompleted(); l != nil && l.Type == Savepoint && !l.Restored {
+			t.Fatalf("the restored generation's latest completed is the old generation's savepoint %d", l.ID)
+		}
+		before := r.count(EvTriggered, func(ev Event) bool { return ev.Type == Checkpoint })
+		if !r.waitFor(10*time.Second, func() bool {
+			return r.count(EvTriggered, func(ev Event) bool { return ev.Type == Checkpoint }) > before
+		}) {
+			t.Fatal("the restored generation never triggered a checkpoint again")
+		}
+	})
+}

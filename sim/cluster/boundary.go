@@ -148,3 +148,10 @@ func scanDecimal(s string) (int64, string, bool) {
 	}
 	return v, s[i:], true
 }
+
+// PipelineStatus is the value the simulated status store holds for a
+// pipeline's status key now, read as the harness does (Peek: no latency,
+// no fault, no scheduling point).
+func (c *Cluster) PipelineStatus(job int64, pipeline int) string {
+	return c.Status.Peek(fmt.Sprintf("checkpoint_state_%d_%d", job, pipeline))
+}

@@ -176,6 +176,11 @@ func (c *Cluster) Quiesce() {
 // time) of every lease body that started, as the lease decorator saw them.
 func (c *Cluster) SchedDelays() []time.Duration { return c.leases.delays }
 
+// BodyEnds maps each simulated thread that ran a lease body to the
+// virtual time the last body it ran returned (or panicked), as the lease
+// decorator saw it.
+func (c *Cluster) BodyEnds() map[int32]time.Duration { return c.leases.bodyEnd }
+
 // QuiesceCheck judges the leases after the run (post-mortem, no thread
 // runs): every task settled and nothing is outstanding.
 func (c *Cluster) QuiesceCheck() { c.leases.Quiesce() }

@@ -53,6 +53,7 @@ type leaseChecks struct {
 	leases  []*checkedLease
 	running map[string]*checkedTask // simulated thread -> the body it runs
 	delays  []time.Duration         // due to body start, per body started (not after a won cancel)
+	bodyEnd map[int32]time.Duration // simulated thread id -> when the last body it ran returned
 	slab    []checkedTask           // tasks are carved from chunks: one allocation per chunk
 }
 
@@ -67,7 +68,7 @@ func (lc *leaseChecks) newTask() *checkedTask {
 }
 
 func newLeaseChecks(c *Cluster) *leaseChecks {
-	return &leaseChecks{c: c, running: map[string]*checkedTask{}}
+	return &leaseChecks{c: c, running: map[string]*checkedTask{}, bodyEnd: map[int32]time.Duration{}}
 }
 
 func (lc *leaseChecks) wrap(job int64, pipeline int, l coord.Lease) coord.Lease {
@@ -203,6 +204,7 @@ func (l *checkedLease) run(t *checkedTask, body func() error) error {
 	l.lc.running[thread] = t
 	defer func() {
 		t.ended = true
+		l.lc.bodyEnd[l.lc.c.W.ThreadID()] = l.now()
 		if prev != nil {
 			l.lc.running[thread] = prev
 		} else {

@@ -127,8 +127,20 @@ type Pipeline struct {
 	committed []int64           // per partition: the broker's committed offset
 	lastEpoch []watermark.Epoch // per partition: epoch of the last commit
 	leaked    map[watermark.BatchID]bool
-	misuse    bool
 	dones     []func()
+
+	// What the harness handed the checkpointer and got back (the
+	// watermark-ceiling and watermark-misuse checks; source and runtime,
+	// under mu): per partition, the last offsets of the batches issued
+	// since the partition was last admitted, oldest first, and the epoch
+	// they were issued in; the batch ids Issue returned in the current
+	// epoch.
+	unretired   [][]int64
+	issuedEpoch []watermark.Epoch
+	ids         map[watermark.BatchID]bool
+	idsEpoch    watermark.Epoch
+	ceilingSeen bool
+	misuseSeen  bool
 
 	// Sink only.
 	held []sinkItem
@@ -167,6 +179,7 @@ func newPipelines(c *Cluster) *Pipelines {
 			p := &Pipeline{ps: ps, job: int64(j), idx: i, quarantine: PipelineID{int64(j), i}.Seq(c.cfg.Pipelines)%2 == 1,
 				mu: c.W.NewMutex("sim.pipeline"), pos: make([]int64, n), admitted: make([]watermark.Epoch, n),
 				committed: make([]int64, n), lastEpoch: make([]watermark.Epoch, n), leaked: map[watermark.BatchID]bool{},
+				unretired: make([][]int64, n), issuedEpoch: make([]watermark.Epoch, n), ids: map[watermark.BatchID]bool{},
 				sinkActor: fmt.Sprintf("sink-%d-%d", j, i)}
 			p.wake = c.W.NewCond(p.mu)
 			opts := watermark.Options{PendingCeiling: PendingCeiling}
@@ -428,6 +441,7 @@ func (p *Pipeline) assign(parts []watermark.Partition) {
 		if p.admitted[q] != p.epoch {
 			p.admitted[q] = p.epoch
 			p.pos[q] = p.committed[q]
+			p.unretired[q] = p.unretired[q][:0]
 		}
 	}
 	p.assigned = parts
@@ -444,6 +458,9 @@ func (p *Pipeline) revoke(parts []watermark.Partition, eager bool) {
 		return
 	}
 	p.assigned = rest
+	for _, q := range parts {
+		p.unretired[q] = p.unretired[q][:0] // no longer tracked: its batches are not pending
+	}
 	dones := p.invokeEach(p.dones[:0], WMRevoke, parts, p.epoch)
 	p.cp.Revoke(parts)
 	p.finish(dones)
@@ -478,6 +495,7 @@ func (p *Pipeline) commit() {
 	p.cp.Drain()
 	epoch, marks := p.cp.TakeWatermarks()
 	for _, m := range marks {
+		p.retire(epoch, m.Partition, m.Offset)
 		off := m.Offset
 		if p.ps.c.cfg.Workload.PlantCommitPastWatermark {
 			off++
@@ -515,8 +533,7 @@ func (p *Pipeline) deadLetter(q watermark.Quarantined) {
 
 // probe is the health probe: a partition stalled by a failed batch
 // restarts the source in a new epoch; an unresolved head that keeps ageing
-// is a leaked ack; misuse counters must stay zero and pending batches
-// within the ceiling.
+// is a leaked ack.
 func (p *Pipeline) probe() {
 	now := sim.Epoch.Add(p.ps.c.W.Elapsed())
 	restart := false
@@ -530,18 +547,63 @@ func (p *Pipeline) probe() {
 			p.violate("watermark-leaked-ack", "batch %+v unresolved for %v", s.Batch, age)
 		}
 	}
-	if n := p.cp.MaxPending(); n > PendingCeiling && !p.misuse {
-		p.misuse = true
-		p.violate("watermark-ceiling", "%d batches pending on a partition, ceiling %d", n, PendingCeiling)
-	}
-	if st := p.cp.Stats(); !p.misuse && (st.Unknown > 0 || st.DoubleResolved > 0 || st.AddAfterResolve > 0) {
-		p.misuse = true
-		p.violate("watermark-misuse", "unknown %d, double-resolved %d, add-after-resolve %d", st.Unknown, st.DoubleResolved, st.AddAfterResolve)
-	}
 	if restart {
 		p.ps.Stats.Restarts++
 		p.newEpoch(p.assigned)
 	}
+}
+
+// ---- what the harness hands the checkpointer and gets back
+
+// issued checks one Issue at the checkpointer's boundary (called with mu
+// held, right after Issue returned): the ack names a batch of partition q
+// in the epoch the runtime began, never handed out before in that epoch,
+// with the last offset the source gave (watermark-misuse); and the source,
+// which polls q only while AtCeiling says false, holds at most
+// PendingCeiling batches of q issued since its admission and not yet
+// retired by a watermark TakeWatermarks returned (watermark-ceiling).
+func (p *Pipeline) issued(q watermark.Partition, last int64, ack *watermark.Ack) {
+	id := ack.Batch()
+	if p.idsEpoch != p.epoch {
+		clear(p.ids)
+		p.idsEpoch = p.epoch
+	}
+	switch {
+	case p.misuseSeen:
+	case id.Partition != q || id.Epoch != p.epoch || ack.LastOffset() != last:
+		p.misuseSeen = true
+		p.violate("watermark-misuse", "Issue(partition %d, last offset %d) in epoch %d returned an ack for %+v with last offset %d",
+			q, last, p.epoch, id, ack.LastOffset())
+	case p.ids[id]:
+		p.misuseSeen = true
+		p.violate("watermark-misuse", "Issue(partition %d, last offset %d) in epoch %d returned batch %+v, already handed out in this epoch",
+			q, last, p.epoch, id)
+	}
+	p.ids[id] = true
+	if p.issuedEpoch[q] != id.Epoch {
+		p.issuedEpoch[q] = id.Epoch
+		p.unretired[q] = p.unretired[q][:0]
+	}
+	p.unretired[q] = append(p.unretired[q], last)
+	if n := len(p.unretired[q]); n > PendingCeiling && !p.ceilingSeen {
+		p.ceilingSeen = true
+		p.violate("watermark-ceiling", "partition %d: the source polled (AtCeiling said false) with %d batches issued in epoch %d and not retired by a watermark, ceiling %d",
+			q, n-1, id.Epoch, PendingCeiling)
+	}
+}
+
+// retire drops the batches a watermark TakeWatermarks returned has passed
+// (each batch's last offset below it), for the epoch they were issued in.
+func (p *Pipeline) retire(epoch watermark.Epoch, q watermark.Partition, off int64) {
+	if int(q) >= len(p.unretired) || p.issuedEpoch[q] != epoch {
+		return
+	}
+	u := p.unretired[q]
+	i := 0
+	for i < len(u) && u[i] < off {
+		i++
+	}
+	p.unretired[q] = append(u[:0], u[i:]...)
 }
 
 // ---- source and sink
@@ -563,6 +625,7 @@ func (p *Pipeline) source() {
 			}
 			last := p.pos[q] + r.Int64N(maxRecords)
 			ack := iss.Issue(q, last)
+			p.issued(q, last, ack)
 			p.pos[q] = last + 1
 			p.queue = append(p.queue, sinkItem{ack: ack, due: w.Elapsed() + time.Duration(r.Int64N(int64(sinkMaxDelay)+1))})
 			p.ps.Stats.Batches++

@@ -1,0 +1,120 @@
+package oracle
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ckptsim/ckptsim/sim/cluster"
+)
+
+// Progress holds the liveness checks checkpoint-progress and
+// bounded-finish. Both judge only from what the harness observes: the
+// checkpoints Storage.Store returned durable (cluster.ObsStored), per
+// pipeline, with the virtual time of the return; the value the simulated
+// status store holds for a pipeline at the end of the run (the harness's
+// own store, read without a scheduling point); the time the harness
+// stopped its faults; and virtual time. No coordinator event (EvCompleted,
+// EvFinished) enters the verdict.
+type Progress struct {
+	f      *Findings
+	now    func() time.Duration
+	stored map[[2]int64][]time.Duration // (job, pipeline) -> each durable store's return
+}
+
+// NewProgress returns the progress checks reporting to f.
+func NewProgress(f *Findings, now func() time.Duration) *Progress {
+	return &Progress{f: f, now: now, stored: map[[2]int64][]time.Duration{}}
+}
+
+// Attach subscribes to the cluster's boundary observations (before Start).
+func (p *Progress) Attach(c *cluster.Cluster) { c.OnBoundary(p.Observe) }
+
+// Observe records one boundary observation.
+func (p *Progress) Observe(o cluster.Obs) {
+	if o.Kind == cluster.ObsStored {
+		k := [2]int64{o.Job, int64(o.Pipeline)}
+		p.stored[k] = append(p.stored[k], p.now())
+	}
+}
+
+// StoredWithin reports whether a checkpoint of the pipeline was stored
+// durably in [from, to].
+func (p *Progress) StoredWithin(job int64, pipeline int, from, to time.Duration) bool {
+	for _, at := range p.stored[[2]int64{job, int64(pipeline)}] {
+		if at >= from && at <= to {
+			return true
+		}
+	}
+	return false
+}
+
+// Pipe names one pipeline the harness built, with the value its status
+// key holds in the simulated status store at the end of the run.
+type Pipe struct {
+	Job      int64
+	Pipeline int
+	Status   string
+}
+
+// finishedStatus is the status a pipeline whose final COMPLETED_POINT
+// completed leaves in the status store (coord.Finished).
+const finishedStatus = "FINISHED"
+
+// Stalled judges checkpoint-progress: every pipeline that is not finished
+// (its status is not FINISHED) stored a checkpoint durably within
+// [healAt, healAt+within]. It returns the stalled pipelines ("job/pipeline",
+// sorted) and reports one finding naming up to ten of them.
+func (p *Progress) Stalled(pipes []Pipe, healAt, within time.Duration) []Pipe {
+	var stuck []Pipe
+	for _, q := range pipes {
+		if q.Status == finishedStatus || p.StoredWithin(q.Job, q.Pipeline, healAt, healAt+within) {
+			continue
+		}
+		stuck = append(stuck, q)
+	}
+	if len(stuck) > 0 {
+		p.f.Add(CheckpointProgress, p.now(), "pipelines", "%d pipelines stored no checkpoint in the %v after faults stopped: %s",
+			len(stuck), within, names(stuck))
+	}
+	return stuck
+}
+
+// Unfinished judges bounded-finish: when the pipelines' sources finish,
+// every pipeline ends the run with FINISHED in the status store (its
+// COMPLETED_POINT completed and no restore followed).
+func (p *Progress) Unfinished(pipes []Pipe) {
+	var open []Pipe
+	for _, q := range pipes {
+		if q.Status != finishedStatus {
+			open = append(open, q)
+		}
+	}
+	if len(open) > 0 {
+		p.f.Add(BoundedFinish, p.now(), "pipelines", "%d bounded pipelines did not finish (status store not FINISHED at the end): %s",
+			len(open), names(open))
+	}
+}
+
+// names renders up to ten pipelines as "job/pipeline (status)", in the
+// order given (the harness lists them job-major).
+func names(ps []Pipe) string {
+	out := make([]string, 0, len(ps))
+	for _, q := range ps {
+		st := q.Status
+		if st == "" {
+			st = "no status"
+		}
+		out = append(out, fmt.Sprintf("%d/%d (%s)", q.Job, q.Pipeline, st))
+	}
+	if len(out) > 10 {
+		out = append(out[:10:10], fmt.Sprintf("... %d more", len(ps)-10))
+	}
+	s := ""
+	for i, n := range out {
+		if i > 0 {
+			s += ", "
+		}
+		s += n
+	}
+	return s
+}

@@ -5,10 +5,12 @@
 // scenario run with each strategy until the named check fires (or the seed
 // cap is reached). It writes results/mutants.md and results/mutants.json:
 // per mutant, the checks that fired, whether the named one did, and the
-// seeds to first detection per strategy; with -make-test, also whether
-// `make test` fails on the mutant.
+// seeds to first detection per strategy; whether the targeted tests fail
+// on the mutant (`go test -short -count=1` of the packages the patch
+// touches and ./workloads: the affordable stand-in for `make test`, see
+// -tests); with -make-test, also whether `make test` itself fails.
 //
-//	go run ./cmd/mutants [-seeds 1000] [-only a,b] [-resume] [-parallel 1] [-make-test]
+//	go run ./cmd/mutants [-seeds 1000] [-only a,b] [-resume] [-parallel 1] [-tests=false] [-make-test]
 //
 // A patch that no longer applies to the tree is an error naming its file;
 // nothing runs until every patch applies.
@@ -50,6 +52,8 @@ type config struct {
 	only         map[string]bool
 	resume       bool
 	makeTest     bool
+	tests        bool
+	testsTimeout time.Duration
 	keep         bool
 	cmdline      string
 }
@@ -77,8 +81,14 @@ type Result struct {
 	Fired     []string   `json:"fired"`
 	Detected  bool       `json:"detected"`            // the named check fired in some campaign
 	MakeTest  string     `json:"make_test,omitempty"` // "fails", "passes" or "" (not run)
-	Cap       int        `json:"seed_cap"`
-	WallS     float64    `json:"wall_s"`
+	// Tests is the targeted test run's outcome ("fails", "passes", "" not
+	// run), TestsCommand what ran in the mutant's copy, TestsFailed the
+	// first failing tests or packages it reported.
+	Tests        string   `json:"tests,omitempty"`
+	TestsCommand string   `json:"tests_command,omitempty"`
+	TestsFailed  []string `json:"tests_failed,omitempty"`
+	Cap          int      `json:"seed_cap"`
+	WallS        float64  `json:"wall_s"`
 }
 
 // Report is results/mutants.json.
@@ -104,6 +114,8 @@ func main() {
 	flag.StringVar(&only, "only", "", "comma-separated mutant names (default: all); other rows are kept from the previous mutants.json")
 	flag.BoolVar(&cfg.resume, "resume", false, "keep rows of the previous mutants.json whose patch and seed cap are unchanged")
 	flag.BoolVar(&cfg.makeTest, "make-test", false, "also run `make test` on each mutant (slow)")
+	flag.BoolVar(&cfg.tests, "tests", true, "run `go test -short -count=1` on the packages each patch touches and ./workloads in the mutant's copy, and record whether it fails")
+	flag.DurationVar(&cfg.testsTimeout, "tests-timeout", 15*time.Minute, "wall-clock limit of one mutant's targeted test run (a run cut off counts as failing)")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary copies")
 	renderOnly := flag.Bool("render-only", false, "rewrite mutants.md from mutants.json without running anything")
 	flag.Parse()
@@ -357,6 +369,10 @@ func measure(ctx context.Context, cfg config, root string, m *Mutant) *Result {
 	if r.Fired == nil {
 		r.Fired = []string{}
 	}
+	if cfg.tests {
+		targetedTests(ctx, cfg, tmp, m, r)
+		logf("%s: %s", r.TestsCommand, r.Tests)
+	}
 	if cfg.makeTest {
 		mt := exec.CommandContext(ctx, "make", "test")
 		mt.Dir = tmp
@@ -369,6 +385,53 @@ func measure(ctx context.Context, cfg config, root string, m *Mutant) *Result {
 		logf("make test %s", r.MakeTest)
 	}
 	return r
+}
+
+// targetedTests runs the mutant's targeted tests in its copy dir and
+// records the outcome in r.
+func targetedTests(ctx context.Context, cfg config, dir string, m *Mutant, r *Result) {
+	args := append([]string{"test", "-short", "-count=1"}, m.TestPackages()...)
+	r.TestsCommand = "go " + strings.Join(args, " ")
+	ctx, cancel := context.WithTimeout(ctx, cfg.testsTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	r.Tests, r.TestsFailed = "passes", nil
+	if err == nil {
+		return
+	}
+	r.Tests = "fails"
+	if ctx.Err() != nil {
+		r.TestsFailed = []string{fmt.Sprintf("timed out after %v", cfg.testsTimeout)}
+		return
+	}
+	r.TestsFailed = failedTests(out)
+}
+
+// failedTests picks the first failing tests (or packages that did not
+// build) out of go test's output.
+func failedTests(out []byte) []string {
+	var fails []string
+	for l := range strings.SplitSeq(string(out), "\n") {
+		l = strings.TrimSpace(l)
+		var name string
+		switch {
+		case strings.HasPrefix(l, "--- FAIL: "):
+			name, _, _ = strings.Cut(strings.TrimPrefix(l, "--- FAIL: "), " ")
+		case strings.HasPrefix(l, "FAIL\t") && strings.Contains(l, "[build failed]"):
+			name = strings.TrimPrefix(l, "FAIL\t")
+		default:
+			continue
+		}
+		if !slices.Contains(fails, name) && len(fails) < 3 {
+			fails = append(fails, name)
+		}
+	}
+	if len(fails) == 0 {
+		return []string{"go test failed (no test named)"}
+	}
+	return fails
 }
 
 func mapKeysBool(m map[string]bool) func(func(string) bool) {

@@ -7,12 +7,13 @@ const (
 	GenerationJustified     = "generation-justified"
 	OneFailurePerGeneration = "one-failure-per-generation"
 
-	// Coordinator-event checks (events.go): self-reported, kept as
-	// diagnostics until their boundary replacements land.
-	OnePending      = "one-pending"
-	IncreasingIDs   = "increasing-ids"
-	GenerationFence = "generation-fence"
-	GenerationOrder = "generation-order"
+	// A pipeline's checkpoint sequence (checkpoints.go): boundary
+	// observations only. (one-pending and generation-fence, which read the
+	// coordinator's own counter and generation labels, are retired.)
+	IncreasingIDs      = "increasing-ids"
+	GenerationOrder    = "generation-order"
+	OneOutstanding     = "one-outstanding"
+	BarrierInLeaseBody = "barrier-in-lease-body"
 
 	// Scheduler and pool (engine monitor).
 	TimerThreads  = "timer-threads"
@@ -80,19 +81,26 @@ var checks = []Check{
 		"at most one failure notification per generation (the first error wins)",
 		"a generation failed twice: a lost first-error latch, a stale effect failing an already failed generation",
 		"H1, H9 (a stale effect hitting a failed generation)"},
-	{OnePending, Safety, SelfReport,
-		"the coordinator's own pending counter (EvPendingCount)",
-		"the counter stays within 0..1",
-		"two pending checkpoints at once; counter underflow", "H6 (`barrier-continuation=inline`)"},
-	{IncreasingIDs, Safety, SelfReport,
-		"checkpoint ids the coordinator reports as triggered (EvTriggered)",
-		"ids strictly increase per pipeline", "id reuse after restore", "mutants `restore-reseeds-ids`, `savepoint-id-after-latest`"},
-	{GenerationFence, Safety, SelfReport,
-		"ArmedGen and Gen on EvGenFailed (labels the coordinator computes)",
-		"a deferred effect fails only the generation that armed it",
-		"stale effects (only while the code labels them honestly)", "H1, H9 (defeated by the relabelling mutant)"},
-	{GenerationOrder, Safety, SelfReport,
-		"Gen on EvRestored", "restored generations increase", "generation regress", "-"},
+	{IncreasingIDs, Safety, Boundary,
+		"checkpoint ids per pipeline as IDCounter.Next returns them, and ids a barrier (Transport.TriggerBarrier) or Storage.Store carries that the counter did not hand out (COMPLETED_POINT's fixed id aside); restores the harness drove",
+		"within a generation (no restore begun since), every new id is above every id the pipeline saw before",
+		"id reuse: an id computed instead of drawn from the counter, a counter reset",
+		"mutant `savepoint-id-after-latest`"},
+	{GenerationOrder, Safety, Boundary,
+		"the same ids, split by the restores the harness drove (Coordinator.Restore calls), and the ids it saw stored before them",
+		"the ids of a restored generation are above every id allocated, dispatched or stored in earlier generations: a restore never rewinds the pipeline's checkpoint sequence",
+		"generation regress: a restore that re-seeds ids from the latest completed checkpoint or from storage",
+		"mutant `restore-reseeds-ids`"},
+	{OneOutstanding, Safety, Boundary,
+		"per pipeline: the first Transport.TriggerBarrier of each checkpoint id, Storage.Store returns, Transport.NotifyComplete calls, and the lease's CancelAll returns (the end of every clean, as the lease decorator sees it)",
+		"when a checkpoint's first barrier goes out, no other checkpoint of the pipeline is outstanding (its barriers sent after the last CancelAll, neither stored nor notified complete since)",
+		"two checkpoints in flight at once: a pending guard off by one, a savepoint that does not wait, a pending counter driven below zero",
+		"mutants `pending-guard-off-by-one`, `pending-decrement-unconditional`, `savepoint-skips-wait`"},
+	{BarrierInLeaseBody, Safety, Boundary,
+		"Transport.TriggerBarrier calls and the calling simulated thread, against the lease decorator's account of which threads are running a lease task body",
+		"no barrier is dispatched from inside a lease task body: barrier dispatch is handed off to the coordinator executor, never run on the scheduler's shared dispatch thread (where a trigger body holds coord.lock)",
+		"a continuation run inline on the trigger's dispatch thread inside coord.lock (thenAccept instead of thenAcceptAsync): dispatch threads blocked in barrier I/O, and a checkpoint completed before its trigger counted it pending",
+		"H6 (`barrier-continuation=inline`)"},
 	{TimerThreads, Safety, SelfReport,
 		"the scheduler's timer-thread count, sampled each virtual second", "at most 2 timer threads (shared designs)",
 		"timer thread leaks", "-"},

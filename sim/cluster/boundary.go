@@ -51,6 +51,9 @@ type Obs struct {
 	Thread   int32 // the simulated thread that made the call
 	Fault    string
 	Value    string
+	// Stamp: ObsBarrier's trigger timestamp (Barrier.Timestamp, Unix ns):
+	// what a task receives that tells two checkpoints with one id apart.
+	Stamp int64
 	// InLeaseBody: the calling thread was running a lease task body (a
 	// trigger or watchdog on the scheduler's dispatch threads) when it
 	// made the call, as the lease decorator saw it.

@@ -32,7 +32,8 @@ func (t *Transport) taskName(job int64, pipeline int, task coord.TaskID) string 
 func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b coord.Barrier) error {
 	c := t.c
 	c.leases.effect("Transport.TriggerBarrier")
-	c.observe(Obs{Kind: ObsBarrier, Job: job, Pipeline: pipeline, ID: b.ID, Task: int(task), InLeaseBody: c.leases.inBody()})
+	c.observe(Obs{Kind: ObsBarrier, Job: job, Pipeline: pipeline, ID: b.ID, Task: int(task),
+		Stamp: b.Timestamp.UnixNano(), InLeaseBody: c.leases.inBody()})
 	c.sleep(c.cfg.Workload.DispatchLatency)
 	if c.injected(c.cfg.Faults.BarrierFail, FaultBarrier, job, pipeline, b.ID) {
 		c.W.Note("fault: barrier dispatch fails job %d pipeline %d", job, pipeline)

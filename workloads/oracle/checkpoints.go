@@ -17,9 +17,10 @@ import (
 //
 //   - A checkpoint id is seen when IDCounter.Next returns it, when a
 //     barrier (Transport.TriggerBarrier) or Storage.Store carries an id
-//     the counter did not hand out, never for the COMPLETED_POINT id (one
-//     fixed id per pipeline). A new id must be above every id the pipeline
-//     saw before: increasing-ids when no restore the harness drove began
+//     the counter did not hand out, and again when a barrier carries a
+//     known id with another trigger timestamp (a new checkpoint under an
+//     old id); never for the COMPLETED_POINT id (one fixed id per
+//     pipeline). A new id must be above every id the pipeline saw before: increasing-ids when no restore the harness drove began
 //     since that id was seen, generation-order when one did (a restore must
 //     never rewind the pipeline's id sequence).
 //   - A checkpoint is outstanding from its first barrier until
@@ -44,7 +45,8 @@ type cpSeen struct {
 	restores int // restores of its pipeline begun before it was seen
 	epoch    int // CancelAlls of its pipeline before it was seen
 	how      string
-	done     bool // stored or notified complete
+	done     bool  // stored or notified complete
+	stamp    int64 // the trigger timestamp its barriers carry (0: none seen yet)
 }
 
 type cpPipe struct {
@@ -88,9 +90,9 @@ func (k *Checkpoints) Observe(o cluster.Obs) {
 		p.epoch++
 		p.live = p.live[:0]
 	case cluster.ObsAllocate:
-		k.see(p, o.ID, now, subj, "handed out by IDCounter.Next")
+		k.see(p, o.ID, now, subj, "handed out by IDCounter.Next", true)
 	case cluster.ObsStored:
-		k.see(p, o.ID, now, subj, "stored")
+		k.see(p, o.ID, now, subj, "stored", false)
 		p.done(o.ID)
 	case cluster.ObsNotify:
 		p.done(o.ID)
@@ -99,9 +101,17 @@ func (k *Checkpoints) Observe(o cluster.Obs) {
 			k.f.Once(BarrierInLeaseBody, now, subj, "the barrier of checkpoint %s to task %d was dispatched from inside a lease task body "+
 				"(on the scheduler's dispatch thread, not handed off to the coordinator executor)", idText(o.ID), o.Task)
 		}
-		s := k.see(p, o.ID, now, subj, "carried by a barrier")
-		if o.ID == coord.CompletedPointID && s.epoch != p.epoch {
-			s.at, s.restores, s.epoch, s.done = now, p.restores, p.epoch, false // this generation's COMPLETED_POINT
+		s := p.ids[o.ID]
+		// A barrier of a known id with another trigger timestamp is a new
+		// checkpoint under an old id (for COMPLETED_POINT, whose id is
+		// fixed, the next one).
+		reused := s != nil && s.stamp != 0 && s.stamp != o.Stamp
+		s = k.see(p, o.ID, now, subj, "carried by a barrier", reused)
+		if reused {
+			s.done = false
+		}
+		if s.stamp == 0 {
+			s.stamp = o.Stamp
 		}
 		if s.epoch != p.epoch || slices.Contains(p.live, o.ID) || s.done {
 			return // a dead checkpoint's late barrier, or one more task of a live one
@@ -120,25 +130,39 @@ func (k *Checkpoints) Observe(o cluster.Obs) {
 	}
 }
 
-// see records id's first sighting and judges its order.
-func (k *Checkpoints) see(p *cpPipe, id int64, now time.Duration, subj, how string) *cpSeen {
-	if s, ok := p.ids[id]; ok {
+// see records id's first sighting and judges its order: a new id must be
+// above every id seen before, and IDCounter.Next must never hand out an id
+// seen before (alloc), nor may a barrier carry a known id for another
+// checkpoint (alloc: the id is handed out again either way).
+func (k *Checkpoints) see(p *cpPipe, id int64, now time.Duration, subj, how string, alloc bool) *cpSeen {
+	s, ok := p.ids[id]
+	if ok && !alloc || id == coord.CompletedPointID && !alloc {
+		if !ok {
+			s = &cpSeen{at: now, restores: p.restores, epoch: p.epoch, how: how}
+			p.ids[id] = s
+		}
 		return s
 	}
-	s := &cpSeen{at: now, restores: p.restores, epoch: p.epoch, how: how}
-	p.ids[id] = s
-	if id == coord.CompletedPointID {
-		return s
+	var m cpSeen // the highest id's sighting, before this one
+	if p.max > 0 {
+		m = *p.ids[p.max]
 	}
-	if p.max > 0 && id <= p.max {
-		m := p.ids[p.max]
+	if !ok {
+		s = &cpSeen{at: now, restores: p.restores, epoch: p.epoch, how: how}
+		p.ids[id] = s
+	} else { // handed out again: from now on it is this checkpoint's id
+		*s = cpSeen{at: now, restores: p.restores, epoch: p.epoch, how: how}
+	}
+	if id != coord.CompletedPointID && p.max > 0 && id <= p.max {
 		check, since := IncreasingIDs, ""
 		if m.restores < p.restores {
 			check, since = GenerationOrder, fmt.Sprintf(", before %d restore(s) the harness drove", p.restores-m.restores)
 		}
 		k.f.Once(check, now, subj, "checkpoint id %d %s after id %d (%s at %v%s)", id, how, p.max, m.how, m.at, since)
 	}
-	p.max = max(p.max, id)
+	if id != coord.CompletedPointID {
+		p.max = max(p.max, id)
+	}
 	return s
 }
 

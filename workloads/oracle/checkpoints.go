@@ -55,6 +55,11 @@ type cpPipe struct {
 	restores int   // restores begun
 	epoch    int   // CancelAlls returned
 	live     []int64
+	// the highest id IDCounter.Next handed out, when, and how many
+	// restores had begun then
+	maxAlloc         int64
+	maxAllocAt       time.Duration
+	maxAllocRestores int
 }
 
 // NewCheckpoints returns the checkpoint-sequence checks reporting to f.
@@ -90,9 +95,9 @@ func (k *Checkpoints) Observe(o cluster.Obs) {
 		p.epoch++
 		p.live = p.live[:0]
 	case cluster.ObsAllocate:
-		k.see(p, o.ID, now, subj, "handed out by IDCounter.Next", true)
+		k.see(p, o.ID, now, subj, "handed out by IDCounter.Next", true, true)
 	case cluster.ObsStored:
-		k.see(p, o.ID, now, subj, "stored", false)
+		k.see(p, o.ID, now, subj, "stored", false, false)
 		p.done(o.ID)
 	case cluster.ObsNotify:
 		p.done(o.ID)
@@ -106,7 +111,7 @@ func (k *Checkpoints) Observe(o cluster.Obs) {
 		// checkpoint under an old id (for COMPLETED_POINT, whose id is
 		// fixed, the next one).
 		reused := s != nil && s.stamp != 0 && s.stamp != o.Stamp
-		s = k.see(p, o.ID, now, subj, "carried by a barrier", reused)
+		s = k.see(p, o.ID, now, subj, "carried by a barrier", reused, false)
 		if reused {
 			s.done = false
 		}
@@ -130,17 +135,16 @@ func (k *Checkpoints) Observe(o cluster.Obs) {
 	}
 }
 
-// see records id's first sighting and judges its order: a new id must be
-// above every id seen before, and IDCounter.Next must never hand out an id
-// seen before (alloc), nor may a barrier carry a known id for another
-// checkpoint (alloc: the id is handed out again either way).
-func (k *Checkpoints) see(p *cpPipe, id int64, now time.Duration, subj, how string, alloc bool) *cpSeen {
+// see records id's sighting and judges its order. fresh: the sighting
+// is a new checkpoint even if id was seen before (IDCounter.Next handed it
+// out, or a barrier carries it with another trigger timestamp); counter:
+// IDCounter.Next handed it out. A new checkpoint's id must be above every
+// id seen before (increasing-ids), and the counter must not hand out,
+// after a restore the harness drove, an id at or below one it handed out
+// before that restore (generation-order: the restore rewound it).
+func (k *Checkpoints) see(p *cpPipe, id int64, now time.Duration, subj, how string, fresh, counter bool) *cpSeen {
 	s, ok := p.ids[id]
-	if ok && !alloc || id == coord.CompletedPointID && !alloc {
-		if !ok {
-			s = &cpSeen{at: now, restores: p.restores, epoch: p.epoch, how: how}
-			p.ids[id] = s
-		}
+	if ok && !fresh {
 		return s
 	}
 	var m cpSeen // the highest id's sighting, before this one
@@ -148,20 +152,23 @@ func (k *Checkpoints) see(p *cpPipe, id int64, now time.Duration, subj, how stri
 		m = *p.ids[p.max]
 	}
 	if !ok {
-		s = &cpSeen{at: now, restores: p.restores, epoch: p.epoch, how: how}
+		s = &cpSeen{}
 		p.ids[id] = s
-	} else { // handed out again: from now on it is this checkpoint's id
-		*s = cpSeen{at: now, restores: p.restores, epoch: p.epoch, how: how}
 	}
-	if id != coord.CompletedPointID && p.max > 0 && id <= p.max {
-		check, since := IncreasingIDs, ""
-		if m.restores < p.restores {
-			check, since = GenerationOrder, fmt.Sprintf(", before %d restore(s) the harness drove", p.restores-m.restores)
-		}
-		k.f.Once(check, now, subj, "checkpoint id %d %s after id %d (%s at %v%s)", id, how, p.max, m.how, m.at, since)
+	*s = cpSeen{at: now, restores: p.restores, epoch: p.epoch, how: how}
+	if id == coord.CompletedPointID {
+		return s
 	}
-	if id != coord.CompletedPointID {
-		p.max = max(p.max, id)
+	switch {
+	case counter && p.maxAlloc > 0 && id <= p.maxAlloc && p.maxAllocRestores < p.restores:
+		k.f.Once(GenerationOrder, now, subj, "IDCounter.Next handed out checkpoint id %d after %d restore(s) the harness drove, "+
+			"not above id %d it handed out at %v before them", id, p.restores-p.maxAllocRestores, p.maxAlloc, p.maxAllocAt)
+	case p.max > 0 && id <= p.max:
+		k.f.Once(IncreasingIDs, now, subj, "checkpoint id %d %s after id %d (%s at %v)", id, how, p.max, m.how, m.at)
+	}
+	p.max = max(p.max, id)
+	if counter && id > p.maxAlloc {
+		p.maxAlloc, p.maxAllocAt, p.maxAllocRestores = id, now, p.restores
 	}
 	return s
 }

@@ -45,8 +45,9 @@ type cpSeen struct {
 	restores int // restores of its pipeline begun before it was seen
 	epoch    int // CancelAlls of its pipeline before it was seen
 	how      string
-	done     bool  // stored or notified complete
-	stamp    int64 // the trigger timestamp its barriers carry (0: none seen yet)
+	done     bool          // stored or notified complete
+	stamp    int64         // the trigger timestamp its barriers carry (0: none seen yet)
+	liveAt   time.Duration // its first barrier
 }
 
 type cpPipe struct {
@@ -125,13 +126,13 @@ func (k *Checkpoints) Observe(o cluster.Obs) {
 			var others []string
 			for _, id := range p.live {
 				t := p.ids[id]
-				others = append(others, fmt.Sprintf("#%s (first barrier at %v)", idText(id), t.at))
+				others = append(others, fmt.Sprintf("#%s (first barrier at %v)", idText(id), t.liveAt))
 			}
 			k.f.Once(OneOutstanding, now, subj, "the first barrier of checkpoint #%s went out while %s was outstanding: "+
 				"neither stored, nor notified complete, nor cleaned (Lease.CancelAll) since", idText(o.ID), strings.Join(others, ", "))
 		}
 		p.live = append(p.live, o.ID)
-		s.at = now
+		s.liveAt = now
 	}
 }
 

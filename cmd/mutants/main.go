@@ -53,6 +53,7 @@ type config struct {
 	resume       bool
 	makeTest     bool
 	tests        bool
+	testsOnly    bool
 	testsTimeout time.Duration
 	keep         bool
 	cmdline      string
@@ -115,6 +116,7 @@ func main() {
 	flag.BoolVar(&cfg.resume, "resume", false, "keep rows of the previous mutants.json whose patch and seed cap are unchanged")
 	flag.BoolVar(&cfg.makeTest, "make-test", false, "also run `make test` on each mutant (slow)")
 	flag.BoolVar(&cfg.tests, "tests", true, "run `go test -short -count=1` on the packages each patch touches and ./workloads in the mutant's copy, and record whether it fails")
+	flag.BoolVar(&cfg.testsOnly, "tests-only", false, "run only the targeted tests of the selected mutants and add them to their rows of the previous mutants.json (campaigns kept as they are)")
 	flag.DurationVar(&cfg.testsTimeout, "tests-timeout", 15*time.Minute, "wall-clock limit of one mutant's targeted test run (a run cut off counts as failing)")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary copies")
 	renderOnly := flag.Bool("render-only", false, "rewrite mutants.md from mutants.json without running anything")
@@ -213,7 +215,12 @@ func run(ctx context.Context, cfg config) (int, error) {
 				if ctx.Err() != nil {
 					continue // interrupted: keep what finished
 				}
-				r := measure(ctx, cfg, root, ms[i])
+				var r *Result
+				if cfg.testsOnly {
+					r = testsOnly(ctx, cfg, root, ms[i], prev[ms[i].Name])
+				} else {
+					r = measure(ctx, cfg, root, ms[i])
+				}
 				mu.Lock()
 				rep.Results[i] = r
 				mu.Unlock()
@@ -309,6 +316,36 @@ func applyCheck(root, patch string) error {
 	return nil
 }
 
+// testsOnly adds the targeted tests' outcome to a mutant's previous row
+// (its campaigns unchanged); a row whose patch changed since is refused.
+func testsOnly(ctx context.Context, cfg config, root string, m *Mutant, prev *Result) *Result {
+	if prev == nil || prev.PatchHash != patchHash(m) {
+		return &Result{Mutant: m, PatchHash: patchHash(m), Cap: cfg.seeds, Fired: []string{},
+			Error: "-tests-only: no measured row for this patch in mutants.json (run its campaigns first)"}
+	}
+	r := *prev
+	r.Mutant = m
+	tmp, err := os.MkdirTemp("", "mutant-"+m.Name+"-")
+	if err != nil {
+		r.Error = err.Error()
+		return &r
+	}
+	defer os.RemoveAll(tmp)
+	if err := copyTracked(root, tmp); err != nil {
+		r.Error = "copy: " + err.Error()
+		return &r
+	}
+	apply := exec.CommandContext(ctx, "git", "apply", m.File)
+	apply.Dir = tmp
+	if out, err := apply.CombinedOutput(); err != nil {
+		r.Error = fmt.Sprintf("%s: the patch no longer applies: %s", m.File, strings.TrimSpace(string(out)))
+		return &r
+	}
+	targetedTests(ctx, cfg, tmp, m, &r)
+	fmt.Fprintf(os.Stderr, "%s: %s: %s\n", m.Name, r.TestsCommand, r.Tests)
+	return &r
+}
+
 // measure copies the tree, applies the mutant, builds simrun and runs one
 // campaign per strategy.
 func measure(ctx context.Context, cfg config, root string, m *Mutant) *Result {
@@ -399,6 +436,10 @@ func targetedTests(ctx context.Context, cfg config, dir string, m *Mutant, r *Re
 	out, err := cmd.CombinedOutput()
 	r.Tests, r.TestsFailed = "passes", nil
 	if err == nil {
+		return
+	}
+	if errors.Is(ctx.Err(), context.Canceled) { // interrupted: nothing measured
+		r.Tests, r.TestsCommand = "", ""
 		return
 	}
 	r.Tests = "fails"

@@ -141,6 +141,8 @@ hazards:
 	$(GO) run ./cmd/hazards -campaigns 20 -cap 40 -fixed 1000
 
 ## mutants: the harness's mutation score: every planted bug of testdata/mutants, applied to a
-## temporary copy, must be found by the check its patch names (results/mutants.md and .json)
+## temporary copy, must be found by the check its patch names (results/mutants.md and .json);
+## each row also records whether `go test -short -count=1` of the touched packages and ./workloads
+## fails on the mutant (about 2 min a mutant; MUTANTS_FLAGS=-tests=false skips it)
 mutants:
-	$(GO) run ./cmd/mutants -seeds 1000
+	$(GO) run ./cmd/mutants -seeds 1000 $(MUTANTS_FLAGS)

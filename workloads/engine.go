@@ -111,7 +111,7 @@ type runner struct {
 	wm       *watermarks
 	delays   []time.Duration
 	find     oracle.Findings // every check reports here (workloads/oracle)
-	events   *oracle.Events
+	cps      *oracle.Checkpoints
 	gens     *oracle.Generations
 	healAt   time.Duration
 	in       *injector
@@ -223,7 +223,8 @@ func (r *runner) main() {
 	}
 	r.h = newHistories(r.w, r.s.Cluster.Jobs, r.s.Cluster.Pipelines)
 	r.h.attach(r.c)
-	r.events = oracle.NewEvents(&r.find, r.w.Elapsed)
+	r.cps = oracle.NewCheckpoints(&r.find, r.w.Elapsed)
+	r.cps.Attach(r.c)
 	r.gens = oracle.NewGenerations(&r.find, r.w.Elapsed, r.minTimeout())
 	r.gens.Buggify = r.s.buggifyConfig(r.opt.Buggify) != nil
 	if r.gens.Buggify {
@@ -236,7 +237,6 @@ func (r *runner) main() {
 	r.h.attachGenerations(r.c, r.gens)
 	r.c.Recorder.OnEvent = func(rec cluster.Record) {
 		r.h.event(rec)
-		r.events.Observe(rec)
 	}
 	r.wm = newWatermarks(r.w, r.s.Cluster.Pipelines)
 	r.wm.attach(r.c)

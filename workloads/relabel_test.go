@@ -114,9 +114,6 @@ func TestRelabellingStillFails(t *testing.T) {
 				if len(want) > 0 && o.Verdict != Safety {
 					t.Errorf("%s seed %d %s: verdict %s, want safety", tc.scenario, seed, name, o.Verdict)
 				}
-				if name == "relabel" && slices.Contains(o.Checks, oracle.GenerationFence) {
-					t.Errorf("%s seed %d: the label check fired on relabelled events: %v", tc.scenario, seed, o.Checks)
-				}
 			}
 		}
 		if detected == 0 {

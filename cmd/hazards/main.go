@@ -61,9 +61,12 @@ var catalog = []hazard{
 	{ID: "H5", Title: "savepoint holds coord.lock across its sleep-poll", Scenario: "h5-savepoint-under-lock",
 		Bug: map[string]string{"savepoint-wait": "under-lock"}, Checks: []string{oracle.LatencyBound}},
 	{ID: "H6", Title: "thenAccept runs the continuation inline on the lock holder", Scenario: "h6-inline-continuation",
-		Bug: map[string]string{"barrier-continuation": "inline"}, Checks: []string{oracle.OnePending},
+		Bug: map[string]string{"barrier-continuation": "inline"}, Checks: []string{oracle.BarrierInLeaseBody},
 		Window: cluster.WindowInlineContinuation,
-		Note:   "one-pending still reads the coordinator's own counter (self-report, see workloads/oracle/CHECKS.md): a boundary check of one outstanding checkpoint is still to come"},
+		Note: "in this model the inline continuation leaves no lasting trace in what the coordinator stores or notifies (its pending counter " +
+			"dips to -1 and is back at 0 before the trigger returns, and no second checkpoint can start meanwhile, so one-outstanding stays quiet); " +
+			"what the boundaries do see is the mechanism itself: the trigger's lease body, on the scheduler's dispatch thread and inside coord.lock, " +
+			"dispatches the barriers (barrier-in-lease-body)"},
 	{ID: "H7", Title: "null lease from mocks", Detector: "construction check: coord.New refuses a nil lease with the job and pipeline (TestNilLeaseRefused)",
 		Note: "not a run-time race: prevented by construction and pinned by a unit test"},
 	{ID: "H8", Title: "dispatch pool saturation delays triggers", Scenario: "h8-saturation",

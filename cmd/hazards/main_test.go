@@ -15,12 +15,12 @@ func TestRenderMarksGapsAndMisses(t *testing.T) {
 		Detect:     map[string][]int{"random": {0, 0}, "pct": {1, 2}},
 		FirstSeed:  map[string]int64{"pct": 500000},
 		FixedSeeds: 3, FixedPass: 3, Fixed: map[string][2]int{"pct": {3, 3}},
-		Runs: map[string]int{"random": 10, "pct": 3}, Fired: map[string]int{"one-pending": 2},
+		Runs: map[string]int{"random": 10, "pct": 3}, Fired: map[string]int{"barrier-in-lease-body": 2},
 		Windows: map[string]int{}, BugWindows: map[string]int{},
 	}}
 	md := render(cfg, rs)
 	for _, want := range []string{"not found (0/2 campaigns, 5 seeds each)", "| 2 / 2; rate 2/3 = 0.67 [0.21, 0.94] |", "pct 3 / 3",
-		"**gap**", "`one-pending` (2)"} {
+		"**gap**", "`barrier-in-lease-body` (2)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("render lacks %q:\n%s", want, md)
 		}

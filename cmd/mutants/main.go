@@ -5,10 +5,12 @@
 // scenario run with each strategy until the named check fires (or the seed
 // cap is reached). It writes results/mutants.md and results/mutants.json:
 // per mutant, the checks that fired, whether the named one did, and the
-// seeds to first detection per strategy; with -make-test, also whether
-// `make test` fails on the mutant.
+// seeds to first detection per strategy; whether the targeted tests fail
+// on the mutant (`go test -short -count=1` of the packages the patch
+// touches and ./workloads: the affordable stand-in for `make test`, see
+// -tests); with -make-test, also whether `make test` itself fails.
 //
-//	go run ./cmd/mutants [-seeds 1000] [-only a,b] [-resume] [-parallel 1] [-make-test]
+//	go run ./cmd/mutants [-seeds 1000] [-only a,b] [-resume] [-parallel 1] [-tests=false] [-make-test]
 //
 // A patch that no longer applies to the tree is an error naming its file;
 // nothing runs until every patch applies.
@@ -50,6 +52,9 @@ type config struct {
 	only         map[string]bool
 	resume       bool
 	makeTest     bool
+	tests        bool
+	testsOnly    bool
+	testsTimeout time.Duration
 	keep         bool
 	cmdline      string
 }
@@ -77,8 +82,14 @@ type Result struct {
 	Fired     []string   `json:"fired"`
 	Detected  bool       `json:"detected"`            // the named check fired in some campaign
 	MakeTest  string     `json:"make_test,omitempty"` // "fails", "passes" or "" (not run)
-	Cap       int        `json:"seed_cap"`
-	WallS     float64    `json:"wall_s"`
+	// Tests is the targeted test run's outcome ("fails", "passes", "" not
+	// run), TestsCommand what ran in the mutant's copy, TestsFailed the
+	// first failing tests or packages it reported.
+	Tests        string   `json:"tests,omitempty"`
+	TestsCommand string   `json:"tests_command,omitempty"`
+	TestsFailed  []string `json:"tests_failed,omitempty"`
+	Cap          int      `json:"seed_cap"`
+	WallS        float64  `json:"wall_s"`
 }
 
 // Report is results/mutants.json.
@@ -104,6 +115,9 @@ func main() {
 	flag.StringVar(&only, "only", "", "comma-separated mutant names (default: all); other rows are kept from the previous mutants.json")
 	flag.BoolVar(&cfg.resume, "resume", false, "keep rows of the previous mutants.json whose patch and seed cap are unchanged")
 	flag.BoolVar(&cfg.makeTest, "make-test", false, "also run `make test` on each mutant (slow)")
+	flag.BoolVar(&cfg.tests, "tests", true, "run `go test -short -count=1` on the packages each patch touches and ./workloads in the mutant's copy, and record whether it fails")
+	flag.BoolVar(&cfg.testsOnly, "tests-only", false, "run only the targeted tests of the selected mutants and add them to their rows of the previous mutants.json (campaigns kept as they are)")
+	flag.DurationVar(&cfg.testsTimeout, "tests-timeout", 15*time.Minute, "wall-clock limit of one mutant's targeted test run (a run cut off counts as failing)")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary copies")
 	renderOnly := flag.Bool("render-only", false, "rewrite mutants.md from mutants.json without running anything")
 	flag.Parse()
@@ -201,7 +215,12 @@ func run(ctx context.Context, cfg config) (int, error) {
 				if ctx.Err() != nil {
 					continue // interrupted: keep what finished
 				}
-				r := measure(ctx, cfg, root, ms[i])
+				var r *Result
+				if cfg.testsOnly {
+					r = testsOnly(ctx, cfg, root, ms[i], prev[ms[i].Name])
+				} else {
+					r = measure(ctx, cfg, root, ms[i])
+				}
 				mu.Lock()
 				rep.Results[i] = r
 				mu.Unlock()
@@ -297,6 +316,36 @@ func applyCheck(root, patch string) error {
 	return nil
 }
 
+// testsOnly adds the targeted tests' outcome to a mutant's previous row
+// (its campaigns unchanged); a row whose patch changed since is refused.
+func testsOnly(ctx context.Context, cfg config, root string, m *Mutant, prev *Result) *Result {
+	if prev == nil || prev.PatchHash != patchHash(m) {
+		return &Result{Mutant: m, PatchHash: patchHash(m), Cap: cfg.seeds, Fired: []string{},
+			Error: "-tests-only: no measured row for this patch in mutants.json (run its campaigns first)"}
+	}
+	r := *prev
+	r.Mutant = m
+	tmp, err := os.MkdirTemp("", "mutant-"+m.Name+"-")
+	if err != nil {
+		r.Error = err.Error()
+		return &r
+	}
+	defer os.RemoveAll(tmp)
+	if err := copyTracked(root, tmp); err != nil {
+		r.Error = "copy: " + err.Error()
+		return &r
+	}
+	apply := exec.CommandContext(ctx, "git", "apply", m.File)
+	apply.Dir = tmp
+	if out, err := apply.CombinedOutput(); err != nil {
+		r.Error = fmt.Sprintf("%s: the patch no longer applies: %s", m.File, strings.TrimSpace(string(out)))
+		return &r
+	}
+	targetedTests(ctx, cfg, tmp, m, &r)
+	fmt.Fprintf(os.Stderr, "%s: %s: %s\n", m.Name, r.TestsCommand, r.Tests)
+	return &r
+}
+
 // measure copies the tree, applies the mutant, builds simrun and runs one
 // campaign per strategy.
 func measure(ctx context.Context, cfg config, root string, m *Mutant) *Result {
@@ -357,6 +406,10 @@ func measure(ctx context.Context, cfg config, root string, m *Mutant) *Result {
 	if r.Fired == nil {
 		r.Fired = []string{}
 	}
+	if cfg.tests {
+		targetedTests(ctx, cfg, tmp, m, r)
+		logf("%s: %s", r.TestsCommand, r.Tests)
+	}
 	if cfg.makeTest {
 		mt := exec.CommandContext(ctx, "make", "test")
 		mt.Dir = tmp
@@ -369,6 +422,57 @@ func measure(ctx context.Context, cfg config, root string, m *Mutant) *Result {
 		logf("make test %s", r.MakeTest)
 	}
 	return r
+}
+
+// targetedTests runs the mutant's targeted tests in its copy dir and
+// records the outcome in r.
+func targetedTests(ctx context.Context, cfg config, dir string, m *Mutant, r *Result) {
+	args := append([]string{"test", "-short", "-count=1"}, m.TestPackages()...)
+	r.TestsCommand = "go " + strings.Join(args, " ")
+	ctx, cancel := context.WithTimeout(ctx, cfg.testsTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	r.Tests, r.TestsFailed = "passes", nil
+	if err == nil {
+		return
+	}
+	if errors.Is(ctx.Err(), context.Canceled) { // interrupted: nothing measured
+		r.Tests, r.TestsCommand = "", ""
+		return
+	}
+	r.Tests = "fails"
+	if ctx.Err() != nil {
+		r.TestsFailed = []string{fmt.Sprintf("timed out after %v", cfg.testsTimeout)}
+		return
+	}
+	r.TestsFailed = failedTests(out)
+}
+
+// failedTests picks the first failing tests (or packages that did not
+// build) out of go test's output.
+func failedTests(out []byte) []string {
+	var fails []string
+	for l := range strings.SplitSeq(string(out), "\n") {
+		l = strings.TrimSpace(l)
+		var name string
+		switch {
+		case strings.HasPrefix(l, "--- FAIL: "):
+			name, _, _ = strings.Cut(strings.TrimPrefix(l, "--- FAIL: "), " ")
+		case strings.HasPrefix(l, "FAIL\t") && strings.Contains(l, "[build failed]"):
+			name = strings.TrimPrefix(l, "FAIL\t")
+		default:
+			continue
+		}
+		if !slices.Contains(fails, name) && len(fails) < 3 {
+			fails = append(fails, name)
+		}
+	}
+	if len(fails) == 0 {
+		return []string{"go test failed (no test named)"}
+	}
+	return fails
 }
 
 func mapKeysBool(m map[string]bool) func(func(string) bool) {

@@ -17,7 +17,7 @@ import (
 // The header is the lines before the first "diff --git" line, each
 // "# key: value" (git apply skips them):
 //
-//	# check: generation-fence            the check id expected to fire (required)
+//	# check: generation-justified        the check id expected to fire (required)
 //	# scenario: h1-stale-expiry           the embedded scenario that reaches the bug (required)
 //	# variants: expiry-fence=none         variants on top of the scenario's (optional, comma-separated)
 //	# strategies: random,pct              the strategies to measure (optional; default random,pct)
@@ -34,6 +34,31 @@ type Mutant struct {
 	Bug        string            `json:"bug"`
 	Files      []string          `json:"files"` // the paths the patch changes
 	Patch      []byte            `json:"-"`
+}
+
+// testPackagesAlways are tested on every mutant besides the packages its
+// patch touches: the simulation tests, in -short mode.
+var testPackagesAlways = []string{"./workloads"}
+
+// TestPackages returns the Go packages the targeted test run covers: the
+// directory of every .go file the patch changes, then testPackagesAlways.
+func (m *Mutant) TestPackages() []string {
+	var out []string
+	for _, f := range m.Files {
+		if !strings.HasSuffix(f, ".go") {
+			continue
+		}
+		if d := "./" + filepath.ToSlash(filepath.Dir(f)); !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	sort.Strings(out)
+	for _, d := range testPackagesAlways {
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // knownStrategies are the strategies simrun run accepts.

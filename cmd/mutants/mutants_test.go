@@ -11,7 +11,7 @@ import (
 	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
-const samplePatch = `# check: generation-fence
+const samplePatch = `# check: generation-justified
 # scenario: h1-stale-expiry
 # variants: expiry-fence=none, deferred-fence=none
 # strategies: pct
@@ -36,7 +36,7 @@ func TestParseMutant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Name != "fence" || m.Check != "generation-fence" || m.Scenario != "h1-stale-expiry" || m.Bug != "the fence is dropped" {
+	if m.Name != "fence" || m.Check != "generation-justified" || m.Scenario != "h1-stale-expiry" || m.Bug != "the fence is dropped" {
 		t.Errorf("parsed %+v", m)
 	}
 	if got := m.VariantText(); got != "deferred-fence=none,expiry-fence=none" {
@@ -64,12 +64,12 @@ func TestParseMutantErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, old, new, want string
 	}{
-		{"missing check", "# check: generation-fence\n", "", `lacks the field "check"`},
+		{"missing check", "# check: generation-justified\n", "", `lacks the field "check"`},
 		{"missing bug", "# bug: the fence is dropped\n", "", `lacks the field "bug"`},
 		{"unknown field", "# bug:", "# bgu:", `x.diff:5: unknown field "bgu"`},
 		{"empty field", "# scenario: h1-stale-expiry", "# scenario:", `x.diff:2: field "scenario" is empty`},
 		{"repeated field", "# bug: the fence is dropped\n", "# bug: a\n# bug: b\n", `x.diff:6: field "bug" repeated (first on line 5)`},
-		{"two checks", "# check: generation-fence", "# check: a, b", "x.diff:1: field check: one check id"},
+		{"two checks", "# check: generation-justified", "# check: a, b", "x.diff:1: field check: one check id"},
 		{"bad variant", "expiry-fence=none,", "expiry-fence,", `x.diff:3: field variants: "expiry-fence" is not key=value`},
 		{"bad strategy", "# strategies: pct", "# strategies: dfs", `x.diff:4: field strategies: unknown strategy "dfs"`},
 		{"bare header line", "# a free comment line", "a free line", `x.diff:6: header line "a free line" does not start with '#'`},
@@ -89,8 +89,8 @@ func TestCheckIDs(t *testing.T) {
 	for _, tc := range []struct {
 		violation, want string
 	}{
-		{"1m51.003646371s job 0 pipeline 15: generation-fence: CHECKPOINT_EXPIRED armed in generation 39 failed generation 40", "generation-fence"},
-		{"2s job 0 pipeline 3: one-pending: pending counter is -1", "one-pending"},
+		{"1m51.003646371s job 0 pipeline 15: generation-justified: failure notification of generation 40 has no cause in it", "generation-justified"},
+		{"2s job 0 pipeline 3: one-outstanding: the first barrier of checkpoint #7 went out while #6 was outstanding", "one-outstanding"},
 		{"1m0s dispatch pool: worker-died: 1 dispatch worker threads died (a failing body must leave its worker alive)", "worker-died"},
 		{"3m0s savepoint store: savepoint-retention: savepoint-retention: committed savepoint 4 of job 0 is gone without a delete", "savepoint-retention"},
 		{"2m0s pipeline 3: model-generation: effect(armed 2) returned failed generation 3", "model-generation"},
@@ -108,7 +108,7 @@ func TestCheckIDs(t *testing.T) {
 			t.Errorf("%q: got %v, want [%s]", tc.violation, got, tc.want)
 		}
 	}
-	if got := CheckIDs([]string{"retention", "one-pending", "retention"}, []string{"liveness: x"}); !slices.Equal(got, []string{"one-pending", "retention"}) {
+	if got := CheckIDs([]string{"retention", "one-outstanding", "retention"}, []string{"liveness: x"}); !slices.Equal(got, []string{"one-outstanding", "retention"}) {
 		t.Errorf("carried ids must win and be deduplicated: %v", got)
 	}
 }
@@ -177,18 +177,18 @@ func TestRenderCountsOnlyTheNamedCheck(t *testing.T) {
 		return r
 	}
 	rep := &Report{Command: "go run ./cmd/mutants", Commit: "abc", Seeds: 10, Results: []*Result{
-		mk("a", "one-pending", []string{"one-pending"}, 3),
+		mk("a", "one-outstanding", []string{"one-outstanding"}, 3),
 		mk("b", "retention", []string{"liveness"}, 0), // another check fired: not found
 		mk("c", "not-landed-yet", nil, 0),             // pending: not counted
 	}}
 	md := render(rep)
 	for _, want := range []string{
 		"**Score: 1 of 2 mutants found by the check they name, over 1 distinct checks.** 1 more name a check",
-		"| 3 (seed 2) | - | `one-pending` | yes |",
+		"| 3 (seed 2) | - | `one-outstanding` | yes |",
 		"| not found in 10 seeds | - | `liveness` | no |",
 		"`not-landed-yet` (pending)",
 		"b \\| c",
-		"| `one-pending` | a | 1 of 1 |",
+		"| `one-outstanding` | a | 1 of 1 |",
 		"| `retention` | b | 0 of 1 |",
 	} {
 		if !strings.Contains(md, want) {
@@ -203,6 +203,34 @@ func TestPendingChecksNotLanded(t *testing.T) {
 	for id := range pendingChecks {
 		if _, ok := oracle.Lookup(id); ok {
 			t.Errorf("check %q is registered in workloads/oracle: remove it from pendingChecks", id)
+		}
+	}
+}
+
+// TestTargetedTests: the packages a mutant's targeted test run covers, the
+// failing tests picked out of go test's output, and the report's column.
+func TestTargetedTests(t *testing.T) {
+	m, err := ParseMutant("fence.diff", []byte(samplePatch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.TestPackages(); !slices.Equal(got, []string{"./core/coord", "./sim", "./workloads"}) {
+		t.Errorf("packages %v", got)
+	}
+	out := "--- FAIL: TestA (0.1s)\n    x_test.go:1: boom\n--- FAIL: TestB/sub (0.0s)\nFAIL\tgithub.com/x/y\t1s\nFAIL\tgithub.com/x/z [build failed]\n"
+	if got := failedTests([]byte(out)); !slices.Equal(got, []string{"TestA", "TestB/sub", "github.com/x/z [build failed]"}) {
+		t.Errorf("failed tests %v", got)
+	}
+	r := &Result{Mutant: m, Fired: []string{}, Tests: "fails", TestsCommand: "go test -short -count=1 ./core/coord ./workloads",
+		TestsFailed: []string{"TestA"}}
+	p := &Result{Mutant: &Mutant{Name: "p", Check: "retention", Scenario: "smoke"}, Fired: []string{}, Tests: "passes",
+		TestsCommand: "go test -short -count=1 ./workloads"}
+	n := &Result{Mutant: &Mutant{Name: "n", Check: "retention", Scenario: "smoke"}, Fired: []string{}}
+	md := render(&Report{Seeds: 10, Results: []*Result{r, p, n}})
+	for _, want := range []string{"targeted tests fail (`go test -short -count=1` of the packages the patch touches, then `./workloads`) |",
+		"| yes on `./core/coord ./workloads`: TestA |", "| no on `./workloads` |", "| - (not run) |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("render lacks %q:\n%s", want, md)
 		}
 	}
 }

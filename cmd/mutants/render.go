@@ -48,11 +48,19 @@ func render(rep *Report) string {
 	}
 	b.WriteString("\n\n")
 	b.WriteString("| mutant | bug | check named | scenario | random: seeds to detection | PCT: seeds to detection | checks fired | named check fired |")
+	tests := slices.ContainsFunc(rep.Results, func(r *Result) bool { return r.Tests != "" })
+	if tests {
+		b.WriteString(" targeted tests fail (`go test -short -count=1` of the packages the patch touches, then `" +
+			strings.Join(testPackagesAlways, "`, `") + "`) |")
+	}
 	makeTest := slices.ContainsFunc(rep.Results, func(r *Result) bool { return r.MakeTest != "" })
 	if makeTest {
 		b.WriteString(" `make test` |")
 	}
 	b.WriteString("\n|---|---|---|---|---|---|---|---|")
+	if tests {
+		b.WriteString("---|")
+	}
 	if makeTest {
 		b.WriteString("---|")
 	}
@@ -86,6 +94,9 @@ func render(rep *Report) string {
 		}
 		fmt.Fprintf(&b, "| [`%s`](../testdata/mutants/%s.diff) | %s | %s | %s | %s | %s | %s | %s |", m.Name, m.Name,
 			escape(m.Bug), named, sc, cells["random"], cells["pct"], fired, yes)
+		if tests {
+			fmt.Fprintf(&b, " %s |", testsCell(r))
+		}
 		if makeTest {
 			mt := r.MakeTest
 			if mt == "" {
@@ -127,6 +138,23 @@ func render(rep *Report) string {
 		}
 	}
 	return b.String()
+}
+
+// testsCell is a row's targeted-tests cell: yes (the tests that failed)
+// or no, with the packages tested; "-" when they were not run for it.
+func testsCell(r *Result) string {
+	pkgs := strings.Fields(strings.TrimPrefix(r.TestsCommand, "go test -short -count=1 "))
+	on := ""
+	if len(pkgs) > 0 {
+		on = " on `" + strings.Join(pkgs, " ") + "`"
+	}
+	switch r.Tests {
+	case "fails":
+		return "yes" + on + ": " + escape(strings.Join(r.TestsFailed, ", "))
+	case "passes":
+		return "no" + on
+	}
+	return "- (not run)"
 }
 
 func escape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

@@ -22,6 +22,8 @@ const (
 	ObsStored                      // Storage.Store of ID returned nil (durable)
 	ObsFailure                     // JobMaster.HandleCheckpointError called
 	ObsFault                       // the cluster injected a fault (Fault names it; ID its checkpoint, 0: none)
+	ObsNotify                      // Transport.NotifyComplete entered for checkpoint ID, task Task
+	ObsCancelAll                   // the pipeline's Lease.CancelAll returned (the end of a clean)
 )
 
 // Fault names carried by ObsFault.
@@ -50,10 +52,17 @@ type Obs struct {
 	Thread   int32 // the simulated thread that made the call
 	Fault    string
 	Value    string
+	// Stamp: ObsBarrier's trigger timestamp (Barrier.Timestamp, Unix ns):
+	// what a task receives that tells two checkpoints with one id apart.
+	Stamp int64
+	// InLeaseBody: the calling thread was running a lease task body (a
+	// trigger or watchdog on the scheduler's dispatch threads) when it
+	// made the call, as the lease decorator saw it.
+	InLeaseBody bool
 }
 
 func (o Obs) String() string {
-	names := [...]string{"restore-begin", "restore-end", "status-set", "allocate", "barrier", "stored", "failure", "fault"}
+	names := [...]string{"restore-begin", "restore-end", "status-set", "allocate", "barrier", "stored", "failure", "fault", "notify", "cancel-all"}
 	return fmt.Sprintf("%s job %d pipeline %d id %d call %d %s%s", names[o.Kind], o.Job, o.Pipeline, o.ID, o.Call, o.Fault, o.Value)
 }
 

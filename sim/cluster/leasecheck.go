@@ -99,6 +99,12 @@ func (lc *leaseChecks) effect(what string) {
 		t.seq, t.scheduledAt, t.due, t.cancelledAt, t.startedAt, what)
 }
 
+// inBody reports whether the calling simulated thread is running a lease
+// task body.
+func (lc *leaseChecks) inBody() bool {
+	return lc != nil && lc.running[lc.c.W.ThreadName()] != nil
+}
+
 type checkedLease struct {
 	lc       *leaseChecks
 	inner    coord.Lease
@@ -238,6 +244,7 @@ func (l *checkedLease) CancelAll() {
 	l.lc.effect("Lease.CancelAll")
 	snap := append([]*checkedTask(nil), l.tasks...) // Schedule returned before CancelAll was called
 	l.inner.CancelAll()
+	l.lc.c.observe(Obs{Kind: ObsCancelAll, Job: l.job, Pipeline: l.pipeline})
 	now := l.now()
 	for _, t := range snap {
 		if !t.cancelled && !t.started {

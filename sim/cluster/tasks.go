@@ -33,7 +33,8 @@ func (t *Transport) taskName(job int64, pipeline int, task coord.TaskID) string 
 func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b coord.Barrier) error {
 	c := t.c
 	c.leases.effect("Transport.TriggerBarrier")
-	c.observe(Obs{Kind: ObsBarrier, Job: job, Pipeline: pipeline, ID: b.ID, Task: int(task)})
+	c.observe(Obs{Kind: ObsBarrier, Job: job, Pipeline: pipeline, ID: b.ID, Task: int(task),
+		Stamp: b.Timestamp.UnixNano(), InLeaseBody: c.leases.inBody()})
 	c.sleep(c.cfg.Workload.DispatchLatency)
 	if c.injected(c.cfg.Faults.BarrierFail, FaultBarrier, job, pipeline, b.ID) {
 		c.W.Note("fault: barrier dispatch fails job %d pipeline %d", job, pipeline)
@@ -74,6 +75,7 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 func (t *Transport) NotifyComplete(job int64, pipeline int, task coord.TaskID, cp *coord.Completed) error {
 	c := t.c
 	c.leases.effect("Transport.NotifyComplete")
+	c.observe(Obs{Kind: ObsNotify, Job: job, Pipeline: pipeline, ID: cp.ID, Task: int(task)})
 	c.sleep(c.cfg.Workload.NotifyLatency)
 	if c.injected(c.cfg.Faults.NotifyFail, FaultNotify, job, pipeline, cp.ID) {
 		c.W.Note("fault: notify-complete fails job %d pipeline %d", job, pipeline)

@@ -7,12 +7,13 @@ const (
 	GenerationJustified     = "generation-justified"
 	OneFailurePerGeneration = "one-failure-per-generation"
 
-	// Coordinator-event checks (events.go): self-reported, kept as
-	// diagnostics until their boundary replacements land.
-	OnePending      = "one-pending"
-	IncreasingIDs   = "increasing-ids"
-	GenerationFence = "generation-fence"
-	GenerationOrder = "generation-order"
+	// A pipeline's checkpoint sequence (checkpoints.go): boundary
+	// observations only. (one-pending and generation-fence, which read the
+	// coordinator's own counter and generation labels, are retired.)
+	IncreasingIDs      = "increasing-ids"
+	GenerationOrder    = "generation-order"
+	OneOutstanding     = "one-outstanding"
+	BarrierInLeaseBody = "barrier-in-lease-body"
 
 	// Scheduler and pool threads (threads.go): the world's thread table.
 	TimerThreads  = "timer-threads"
@@ -74,25 +75,32 @@ var checks = []Check{
 		"JobMaster.HandleCheckpointError calls; restores the harness drove, split at the restore's first status write; IDCounter.Next and Transport.TriggerBarrier (trigger time), Storage.Store returns, every fault the cluster injected and into which pipeline and checkpoint, with BUGGIFY on every site firing and the thread that took it, virtual time",
 		"every failure notification has a cause inside the generation it fails: a checkpoint triggered in that generation and not stored within the timeout, whose timeout had elapsed; or a fault injected into that generation (its checkpoint's, or its restore's)",
 		"stale deferred work failing a newer generation; callers that carry no generation; relabelled generations",
-		"H1 (`expiry-fence=none`), H9 (`deferred-fence=none`), the relabelling mutant"},
+		"H1 (`expiry-fence=none`), H9 (`deferred-fence=none`); mutants `expiry-relabel` (the relabelling change), `task-error-relabel`, `expiry-fence-dropped`, `fence-compare-inverted`"},
 	{OneFailurePerGeneration, Safety, Boundary,
 		"JobMaster.HandleCheckpointError calls per harness generation",
 		"at most one failure notification per generation (the first error wins)",
 		"a generation failed twice: a lost first-error latch, a stale effect failing an already failed generation",
 		"H1, H9 (a stale effect hitting a failed generation)"},
-	{OnePending, Safety, SelfReport,
-		"the coordinator's own pending counter (EvPendingCount)",
-		"the counter stays within 0..1",
-		"two pending checkpoints at once; counter underflow", "H6 (`barrier-continuation=inline`)"},
-	{IncreasingIDs, Safety, SelfReport,
-		"checkpoint ids the coordinator reports as triggered (EvTriggered)",
-		"ids strictly increase per pipeline", "id reuse after restore", "mutants `restore-reseeds-ids`, `savepoint-id-after-latest`"},
-	{GenerationFence, Safety, SelfReport,
-		"ArmedGen and Gen on EvGenFailed (labels the coordinator computes)",
-		"a deferred effect fails only the generation that armed it",
-		"stale effects (only while the code labels them honestly)", "H1, H9 (defeated by the relabelling mutant)"},
-	{GenerationOrder, Safety, SelfReport,
-		"Gen on EvRestored", "restored generations increase", "generation regress", "-"},
+	{IncreasingIDs, Safety, Boundary,
+		"checkpoint ids per pipeline: IDCounter.Next returns, ids a barrier (Transport.TriggerBarrier) or Storage.Store carries that the counter did not hand out, and a known id carried by a barrier with another trigger timestamp (a new checkpoint under an old id); COMPLETED_POINT's fixed id aside",
+		"every new checkpoint's id is above every id the pipeline saw before, across restores",
+		"id reuse: an id computed instead of drawn from the counter, an id handed out twice",
+		"mutants `savepoint-id-after-latest`, `schema-after-reuses-id`"},
+	{GenerationOrder, Safety, Boundary,
+		"IDCounter.Next returns per pipeline, split by the restores the harness drove (Coordinator.Restore calls)",
+		"after a restore, the counter hands out ids above every id it handed out before it: a restore never rewinds the pipeline's checkpoint sequence",
+		"generation regress: a restore that re-seeds the counter from the latest completed checkpoint or from storage",
+		"mutants `restore-reseeds-ids`, `restore-resets-empty-counter`"},
+	{OneOutstanding, Safety, Boundary,
+		"per pipeline: the first Transport.TriggerBarrier of each checkpoint id, Storage.Store returns, Transport.NotifyComplete calls, and the lease's CancelAll returns (the end of every clean, as the lease decorator sees it)",
+		"when a checkpoint's first barrier goes out, no other checkpoint of the pipeline is outstanding (its barriers sent after the last CancelAll, neither stored nor notified complete since)",
+		"two checkpoints in flight at once: a pending guard off by one, a savepoint that does not wait, a pending counter driven below zero",
+		"mutants `pending-guard-off-by-one`, `pending-decrement-unconditional`, `savepoint-skips-wait`"},
+	{BarrierInLeaseBody, Safety, Boundary,
+		"Transport.TriggerBarrier calls and the calling simulated thread, against the lease decorator's account of which threads are running a lease task body",
+		"no barrier is dispatched from inside a lease task body: barrier dispatch is handed off to the coordinator executor, never run on the scheduler's shared dispatch thread (where a trigger body holds coord.lock)",
+		"a continuation run inline on the trigger's dispatch thread inside coord.lock (thenAccept instead of thenAcceptAsync): dispatch threads blocked in barrier I/O, and a checkpoint completed before its trigger counted it pending",
+		"H6 (`barrier-continuation=inline`), mutant `continuation-skips-hop`"},
 	{TimerThreads, Safety, World,
 		"the simulator's thread table (sim.World.Threads): spawn and exit of every thread named `checkpoint-timer-N` (the role core names it by at spawn), over the whole run",
 		"at most 2 timer threads alive at once (shared designs), none beside the leader-follower pool (exits count before spawns within one virtual instant)",

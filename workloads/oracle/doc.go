@@ -30,5 +30,7 @@
 // The generation checks (generation.go) are the model: they derive the
 // generation a failure notification fails from the restores the harness
 // drove, and its justification from injected faults and triggered
-// checkpoints, never from the coordinator's labels.
+// checkpoints, never from the coordinator's labels. The checkpoint-sequence
+// checks (checkpoints.go) follow it: ids, outstanding checkpoints and the
+// thread a barrier is dispatched from, all as the boundaries see them.
 package oracle

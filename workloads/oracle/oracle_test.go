@@ -67,17 +67,17 @@ func TestClusterChecksRegistered(t *testing.T) {
 
 func TestFindings(t *testing.T) {
 	var fs Findings
-	fs.Add(GenerationFence, 2*time.Second, Subject(0, 3), "failure of generation %d unjustified", 4)
+	fs.Add(GenerationJustified, 2*time.Second, Subject(0, 3), "failure of generation %d unjustified", 4)
 	fs.Once(Retention, time.Second, "x", "a")
 	fs.Once(Retention, time.Second, "x", "b")
-	if !fs.Assert(true, OnePending, 0, "y", "never") {
+	if !fs.Assert(true, OneOutstanding, 0, "y", "never") {
 		t.Fatal("Assert(true) returned false")
 	}
 	l := fs.List()
-	if len(l) != 2 || l[0].Class != Safety || !strings.Contains(l[0].String(), "2s job 0 pipeline 3: generation-fence: failure of generation 4") {
+	if len(l) != 2 || l[0].Class != Safety || !strings.Contains(l[0].String(), "2s job 0 pipeline 3: generation-justified: failure of generation 4") {
 		t.Fatalf("findings %v", l)
 	}
-	if ids := IDs(l); strings.Join(ids, ",") != "generation-fence,retention" {
+	if ids := IDs(l); strings.Join(ids, ",") != "generation-justified,retention" {
 		t.Fatalf("ids %v", ids)
 	}
 	defer func() {

@@ -21,7 +21,7 @@ const sec = int64(time.Second)
 func sample(jobs, pipes int) *Data {
 	d := &Data{Scenario: "h1-stale-expiry", Seed: 4, Variants: "expiry-fence=none", Verdict: "safety",
 		Replay: "go run ./cmd/simrun replay --scenario h1-stale-expiry --seed 4", EndNs: 180 * sec, HealNs: 120 * sec,
-		Checks: []Check{{ID: "generation-fence", Message: "CHECKPOINT_EXPIRED armed in generation 2 failed generation 3",
+		Checks: []Check{{ID: "generation-justified", Message: "CHECKPOINT_EXPIRED armed in generation 2 failed generation 3",
 			AtNs: 53 * sec, Job: 1, Pipeline: 7}},
 		Zoom:   Window{37 * sec, 57 * sec},
 		Close:  Window{52 * sec, 53*sec + sec/4},
@@ -152,7 +152,7 @@ func TestPageAt500Pipelines(t *testing.T) {
 		if math.Abs(x-want) > 0.06 {
 			t.Errorf("drawing %s: check drawn at x=%v, want %v (53s on [%d, %d])", attr(svg, "class"), x, want, start, end)
 		}
-		if !strings.Contains(text(marks[0]), "generation-fence") {
+		if !strings.Contains(text(marks[0]), "generation-justified") {
 			t.Errorf("check mark does not name its check: %q", text(marks[0]))
 		}
 	}

@@ -21,6 +21,16 @@ func TestFoundSeeds(t *testing.T) {
 		// job 0 pipeline 9 from 49 s on (lease-trigger-chains; core/coord
 		// armPeriodic).
 		{"swarm", 101259, "schema change lost in a restore stops checkpoints; two periodic chains after a schema change"},
+		// A periodic trigger due at a master failover's instant was handed
+		// to a dispatch thread, cancelled by the restore's clean (CancelAll,
+		// best-effort after the hand-off), passed its chain check (the
+		// restore ends the old chain only when it resumes) and triggered a
+		// checkpoint in the restored generation: Executor.Execute from a
+		// body whose cancel had won (lease-cancel-effect; core/coord
+		// staleTrigger, TestTriggerOfEarlierGenerationDoesNothing).
+		{"h2-cancel-after-handoff", 3000411, "trigger cancelled by a restore after its hand-off triggered in the restored generation"},
+		{"h2-cancel-after-handoff", 3000415, "the same, at 1m34s"},
+		{"h2-cancel-after-handoff", 3000926, "the same, at 1m54s"},
 	} {
 		s, err := Lookup(tc.scenario)
 		if err != nil {

@@ -33,6 +33,16 @@ func TestFoundSeeds(t *testing.T) {
 		// installLatest, TestCompletionStraddlingRestoreKeepsRestoredGenerationRunning).
 		{"h5-savepoint-under-lock", 500004, "pct", "a completion straddling a restore stops the restored generation"},
 		{"h5-savepoint-under-lock", 1500001, "pct", "a completion straddling a restore stops the restored generation"},
+				// A periodic trigger due at a master failover's instant was handed
+		// to a dispatch thread, cancelled by the restore's clean (CancelAll,
+		// best-effort after the hand-off), passed its chain check (the
+		// restore ends the old chain only when it resumes) and triggered a
+		// checkpoint in the restored generation: Executor.Execute from a
+		// body whose cancel had won (lease-cancel-effect; core/coord
+		// staleTrigger, TestTriggerOfEarlierGenerationDoesNothing).
+		{"h2-cancel-after-handoff", 3000411, "", "trigger cancelled by a restore after its hand-off triggered in the restored generation"},
+		{"h2-cancel-after-handoff", 3000415, "", "the same, at 1m34s"},
+		{"h2-cancel-after-handoff", 3000926, "", "the same, at 1m54s"},
 	} {
 		s, err := Lookup(tc.scenario)
 		if err != nil {

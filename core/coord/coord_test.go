@@ -43,7 +43,7 @@ func TestGuardTable(t *testing.T) {
 				e.Sleep(time.Minute) // past the first interval
 				r.c.allTaskReady.Store(true)
 				row.setup(r)
-				if err := r.c.tryTrigger(row.typ, 0); err != nil {
+				if err := r.c.tryTrigger(row.typ, 0, r.c.genNow.Load()); err != nil {
 					t.Fatal(err)
 				}
 				r.checkRow(row.stopped, row.rearm, row.creates)

@@ -106,6 +106,7 @@ type Coordinator struct {
 	genMu     env.Mutex
 	statusMu  env.Mutex          // serialises status writes with their generation check
 	gen       uint64             // guarded by genMu
+	genNow    atomic.Uint64      // gen, stored under genMu: read without a lock by the trigger fence
 	fut       *Future[GenStatus] // guarded by genMu; replaced by restore
 	mapMu     env.Mutex
 
@@ -153,6 +154,7 @@ func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coor
 		c.tasks = append(c.tasks, TaskID(i))
 	}
 	c.gen = 1
+	c.genNow.Store(1)
 	c.fut = NewFuture[GenStatus](e)
 	if restored != nil {
 		r := *restored

@@ -97,6 +97,7 @@ func (c *Coordinator) Restore(alreadyStarted bool) error {
 	c.genMu.Lock()
 	c.gen++
 	gen := c.gen
+	c.genNow.Store(gen)
 	c.fut = NewFuture[GenStatus](c.e)
 	c.emit(Event{Kind: EvGeneration, Gen: gen}) // the restore's linearisation point
 	c.genMu.Unlock()
@@ -159,7 +160,7 @@ func (c *Coordinator) resume() error {
 	if c.allReadyToClose() {
 		typ = CompletedPoint
 	}
-	return c.tryTrigger(typ, tok)
+	return c.tryTrigger(typ, tok, c.genNow.Load())
 }
 
 // reloadLatest reads the latest stored checkpoint (restore's read of the
@@ -229,7 +230,7 @@ func (c *Coordinator) ReadyToClose(task TaskID) error {
 		return fmt.Errorf("persist ready-to-close: %w", err)
 	}
 	if c.allReadyToClose() {
-		return c.tryTrigger(CompletedPoint, 0)
+		return c.tryTrigger(CompletedPoint, 0, c.genNow.Load())
 	}
 	return nil
 }
@@ -252,7 +253,7 @@ func (c *Coordinator) SchemaChangeBefore() bool {
 		c.log().Warn("schema change already in progress")
 		return false
 	}
-	c.scheduleTrigger(SchemaChangeBefore, 0, 0)
+	c.scheduleTrigger(SchemaChangeBefore, 0, 0, c.genNow.Load())
 	return true
 }
 
@@ -261,7 +262,7 @@ func (c *Coordinator) SchemaChangeAfter() bool {
 	if !c.schemaChanging.Load() {
 		return false
 	}
-	c.scheduleTrigger(SchemaChangeAfter, 0, 0)
+	c.scheduleTrigger(SchemaChangeAfter, 0, 0, c.genNow.Load())
 	return true
 }
 

@@ -141,3 +141,54 @@ func TestCompletionStraddlingRestoreKeepsRestoredGenerationRunning(t *testing.T)
 		}
 	})
 }
+
+// TestTriggerOfEarlierGenerationDoesNothing: found by lease-cancel-effect
+// on h2-cancel-after-handoff (fixed design, seeds 3000411, 3000415 and
+// 3000926 of a 1000-seed campaign from 3000000): a periodic trigger due at
+// the instant of a master failover was handed to a dispatch thread, the
+// restore's clean then cancelled it (CancelAll, best-effort after the
+// hand-off), and its body started. Its chain check passed, because the
+// restore ends the old chain only when it resumes, and by the time it took
+// coord.lock restoreState had cleared shutdown: it triggered a checkpoint in
+// the restored generation. The body here is given the live chain token, as
+// in that window; only the generation it was armed in tells it is stale.
+func TestTriggerOfEarlierGenerationDoesNothing(t *testing.T) {
+	inSim(t, 20, func(t testing.TB, e env.Env) {
+		r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: 30 * time.Second})
+		defer r.close()
+		r.c.Start()
+		if !r.waitFor(10*time.Second, func() bool { return r.completed() > 0 }) {
+			t.Fatal("nothing completed")
+		}
+		stale := r.c.genNow.Load()
+		done := r.completed()
+		if err := r.c.Restore(true); err != nil {
+			t.Fatal(err)
+		}
+		if !r.waitFor(10*time.Second, func() bool { return r.completed() > done && r.c.PendingCount() == 0 }) {
+			t.Fatal("the restored generation completed nothing")
+		}
+		tok := r.c.newChain()    // end the live chain: nothing else triggers from here on
+		e.Sleep(3 * time.Second) // past the interval: guard 3 holds nothing back
+		if r.c.PendingCount() != 0 {
+			t.Fatal("a checkpoint is still pending")
+		}
+		armed, triggered := r.count(EvTriggerArmed, nil), r.count(EvTriggered, nil)
+		if err := r.c.triggerBody(Checkpoint, tok, stale); err != nil {
+			t.Fatal(err)
+		}
+		e.Sleep(time.Second) // the pending checkpoint is built in hops on the executor
+		if a, tr := r.count(EvTriggerArmed, nil), r.count(EvTriggered, nil); a != armed || tr != triggered {
+			t.Fatalf("a trigger armed in generation %d ran in generation %d: armed %d -> %d, triggered %d -> %d",
+				stale, r.c.genNow.Load(), armed, a, triggered, tr)
+		}
+		// The same body armed in the current generation triggers: the test
+		// can fail.
+		if err := r.c.triggerBody(Checkpoint, tok, r.c.genNow.Load()); err != nil {
+			t.Fatal(err)
+		}
+		if !r.waitFor(time.Second, func() bool { return r.count(EvTriggered, nil) == triggered+1 }) {
+			t.Fatal("a trigger of the current generation did not trigger")
+		}
+	})
+}

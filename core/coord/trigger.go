@@ -9,10 +9,29 @@ import (
 )
 
 // scheduleTrigger arms a trigger of typ after delay on the lease; tok is
-// the periodic chain a CHECKPOINT trigger belongs to.
-func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration, tok uint64) Cancelable {
+// the periodic chain a CHECKPOINT trigger belongs to, gen the generation
+// the trigger (and its chain) belongs to: a re-arm keeps its body's.
+func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration, tok, gen uint64) Cancelable {
 	c.emit(Event{Kind: EvTriggerArmed, Type: typ, Delay: delay})
-	return c.d.Lease.Schedule(delay, func() error { return c.triggerBody(typ, tok) })
+	return c.d.Lease.Schedule(delay, func() error { return c.triggerBody(typ, tok, gen) })
+}
+
+// staleTrigger reports whether a trigger armed in generation gen outlived
+// it. A restore installs the new generation before its clean cancels the
+// old generation's triggers, and a cancel that lands after the scheduler's
+// hand-off is best-effort: the body still starts once. The chain token
+// alone did not fence it, since the restore ends the old chain only when it
+// resumes, after restoreState has cleared shutdown: a periodic trigger due
+// at the failover's instant then triggered a checkpoint in the new
+// generation from a task whose cancel had won (lease-cancel-effect, seeds
+// 3000411, 3000415, 3000926 of h2-cancel-after-handoff). No lock: genNow
+// is an atomic mirror of gen, so the fence adds no scheduling point.
+func (c *Coordinator) staleTrigger(gen uint64) bool {
+	if c.genNow.Load() != gen {
+		c.stopped("trigger of an earlier generation")
+		return true
+	}
+	return false
 }
 
 // buggifyRearm: the re-arm reaches the lease late, maybe after a CancelAll
@@ -33,7 +52,7 @@ func (c *Coordinator) armPeriodic(delay time.Duration) {
 	c.buggifyRearm()
 	c.periodicMu.Lock()
 	defer c.periodicMu.Unlock()
-	c.periodicTask = c.scheduleTrigger(Checkpoint, delay, c.newChainLocked())
+	c.periodicTask = c.scheduleTrigger(Checkpoint, delay, c.newChainLocked(), c.genNow.Load())
 }
 
 // newChain ends the live periodic chain and returns the token of the next
@@ -55,10 +74,10 @@ func (c *Coordinator) newChainLocked() uint64 {
 
 // rearm continues periodic chain tok (guards 3, 4, 7 and 9) unless a newer
 // chain replaced it; other types re-arm as they are.
-func (c *Coordinator) rearm(typ Type, delay time.Duration, tok uint64) {
+func (c *Coordinator) rearm(typ Type, delay time.Duration, tok, gen uint64) {
 	c.buggifyRearm()
 	if typ != Checkpoint {
-		c.scheduleTrigger(typ, delay, 0)
+		c.scheduleTrigger(typ, delay, 0, gen)
 		return
 	}
 	c.periodicMu.Lock()
@@ -67,7 +86,7 @@ func (c *Coordinator) rearm(typ Type, delay time.Duration, tok uint64) {
 		c.stopped("superseded periodic trigger")
 		return
 	}
-	c.periodicTask = c.scheduleTrigger(Checkpoint, delay, tok)
+	c.periodicTask = c.scheduleTrigger(Checkpoint, delay, tok, gen)
 }
 
 // superseded reports whether a CHECKPOINT trigger of chain tok was
@@ -85,13 +104,16 @@ func (c *Coordinator) superseded(typ Type, tok uint64) bool {
 // failure in the trigger path fails the generation visibly (the job master
 // then restores it); with silent (H4) the error only fails the task, and
 // since the trigger was the only re-armer, checkpoints stop.
-func (c *Coordinator) triggerBody(typ Type, tok uint64) (err error) {
+func (c *Coordinator) triggerBody(typ Type, tok, armed uint64) (err error) {
+	if c.staleTrigger(armed) {
+		return nil
+	}
 	if c.superseded(typ, tok) {
 		c.stopped("superseded periodic trigger")
 		return nil
 	}
 	if c.cfg.Variants.TriggerErrors == variant.ErrorsSilent {
-		return c.tryTrigger(typ, tok)
+		return c.tryTrigger(typ, tok, armed)
 	}
 	gen, _ := c.Generation()
 	defer func() {
@@ -103,20 +125,21 @@ func (c *Coordinator) triggerBody(typ Type, tok uint64) (err error) {
 			c.handleError(gen, ReasonTriggerFailed, err, fenceAlways)
 		}
 	}()
-	return c.tryTrigger(typ, tok)
+	return c.tryTrigger(typ, tok, armed)
 }
 
 // TryTrigger is tryTriggerPendingCheckpoint (SPEC 1.4), with its guards in
 // upstream order. tok is the periodic chain of a CHECKPOINT trigger (0:
-// none, as for a trigger requested by hand: it never re-arms).
-func (c *Coordinator) tryTrigger(typ Type, tok uint64) error {
+// none, as for a trigger requested by hand: it never re-arms); gen is the
+// generation it was armed in.
+func (c *Coordinator) tryTrigger(typ Type, tok, gen uint64) error {
 	if c.d.Lease.Closed() { // guard 0: the scheduler was shut down (Java: interrupted)
 		c.stopped("scheduler closed")
 		return nil
 	}
 	now := c.e.Now()
 	if typ == Checkpoint {
-		if rearmed, stop := c.periodicGuards(now, tok); rearmed || stop {
+		if rearmed, stop := c.periodicGuards(now, tok, gen); rearmed || stop {
 			return nil
 		}
 	}
@@ -127,11 +150,11 @@ func (c *Coordinator) tryTrigger(typ Type, tok uint64) error {
 	}
 	c.lock.Lock()
 	defer c.lock.Unlock()
-	return c.triggerLocked(now, typ, tok)
+	return c.triggerLocked(now, typ, tok, gen)
 }
 
 // periodicGuards are guards 1-4; they apply to CHECKPOINT only.
-func (c *Coordinator) periodicGuards(now time.Time, tok uint64) (rearmed, stop bool) {
+func (c *Coordinator) periodicGuards(now time.Time, tok, gen uint64) (rearmed, stop bool) {
 	if !c.allTaskReady.Load() {
 		c.stopped("tasks not ready") // guard 1: allTaskReady or restore re-arms
 		return false, true
@@ -141,20 +164,25 @@ func (c *Coordinator) periodicGuards(now time.Time, tok uint64) (rearmed, stop b
 		c.log().Error("clock went backwards or trigger in the same instant", "elapsed", elapsed)
 	}
 	if elapsed < c.cfg.Interval { // guard 3
-		c.rearm(Checkpoint, c.cfg.Interval-elapsed, tok)
+		c.rearm(Checkpoint, c.cfg.Interval-elapsed, tok, gen)
 		return true, false
 	}
 	if l := c.latestCompleted.Load(); l != nil && c.cfg.MinPause > 0 { // guard 4
 		if since := now.Sub(l.CompletedAt); since < c.cfg.MinPause {
-			c.rearm(Checkpoint, c.cfg.MinPause-since, tok)
+			c.rearm(Checkpoint, c.cfg.MinPause-since, tok, gen)
 			return true, false
 		}
 	}
 	return false, false
 }
 
-// triggerLocked is guards 5-9; the caller holds coord.lock.
-func (c *Coordinator) triggerLocked(now time.Time, typ Type, tok uint64) error {
+// triggerLocked is guards 5-9; the caller holds coord.lock. A trigger of
+// an earlier generation stops first: it may have passed the fence at its
+// start and then waited for the lock across a restore.
+func (c *Coordinator) triggerLocked(now time.Time, typ Type, tok, gen uint64) error {
+	if c.staleTrigger(gen) {
+		return nil
+	}
 	if c.isCompleted() || c.shutdown.Load() { // guard 5
 		c.stopped("completed or shut down")
 		if typ.SchemaChange() {
@@ -173,7 +201,7 @@ func (c *Coordinator) triggerLocked(now time.Time, typ Type, tok uint64) error {
 		return nil
 	}
 	if c.pendingCounter.Load() > 0 || (typ == Checkpoint && c.savepointWaiting.Load() > 0) { // guard 7 (+ a waiting savepoint goes first)
-		c.rearm(typ, c.cfg.PendingBackoff, tok)
+		c.rearm(typ, c.cfg.PendingBackoff, tok, gen)
 		return nil
 	}
 	pf, err := c.createPending(now, typ) // guard 8
@@ -182,7 +210,7 @@ func (c *Coordinator) triggerLocked(now time.Time, typ Type, tok uint64) error {
 	}
 	c.startPending(pf)
 	if typ == Checkpoint { // guard 9
-		c.rearm(Checkpoint, c.cfg.Interval, tok)
+		c.rearm(Checkpoint, c.cfg.Interval, tok, gen)
 	}
 	return nil
 }

@@ -33,7 +33,7 @@ func TestFoundSeeds(t *testing.T) {
 		// installLatest, TestCompletionStraddlingRestoreKeepsRestoredGenerationRunning).
 		{"h5-savepoint-under-lock", 500004, "pct", "a completion straddling a restore stops the restored generation"},
 		{"h5-savepoint-under-lock", 1500001, "pct", "a completion straddling a restore stops the restored generation"},
-				// A periodic trigger due at a master failover's instant was handed
+		// A periodic trigger due at a master failover's instant was handed
 		// to a dispatch thread, cancelled by the restore's clean (CancelAll,
 		// best-effort after the hand-off), passed its chain check (the
 		// restore ends the old chain only when it resumes) and triggered a

@@ -2,7 +2,7 @@
 
 .PHONY: repro-h1
 repro-h1:
-	go run ./cmd/simrun replay --scenario h1-stale-expiry --seed 3 --variant expiry-fence=none
+	go run ./cmd/simrun replay --scenario h1-stale-expiry --seed 0 --variant expiry-fence=none
 
 .PHONY: repro-h3
 repro-h3:

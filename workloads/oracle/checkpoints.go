@@ -37,7 +37,7 @@ import (
 type Checkpoints struct {
 	f     *Findings
 	now   func() time.Duration
-	pipes map[[2]int64]*cpPipe
+	pipes map[cluster.PipelineID]*cpPipe
 }
 
 type cpSeen struct {
@@ -65,14 +65,14 @@ type cpPipe struct {
 
 // NewCheckpoints returns the checkpoint-sequence checks reporting to f.
 func NewCheckpoints(f *Findings, now func() time.Duration) *Checkpoints {
-	return &Checkpoints{f: f, now: now, pipes: map[[2]int64]*cpPipe{}}
+	return &Checkpoints{f: f, now: now, pipes: map[cluster.PipelineID]*cpPipe{}}
 }
 
 // Attach subscribes the checks to a cluster's boundary observations.
 func (k *Checkpoints) Attach(c *cluster.Cluster) { c.OnBoundary(k.Observe) }
 
 func (k *Checkpoints) pipe(job int64, p int) *cpPipe {
-	key := [2]int64{job, int64(p)}
+	key := cluster.PipelineID{Job: job, Pipeline: p}
 	s, ok := k.pipes[key]
 	if !ok {
 		s = &cpPipe{ids: map[int64]*cpSeen{}}

@@ -61,9 +61,9 @@ type Generations struct {
 	f          *Findings
 	now        func() time.Duration
 	timeout    time.Duration
-	pipes      map[[2]int64]*genPipe
-	keys       [][2]int64 // pipes in creation order
-	windows    []window   // step-down windows
+	pipes      map[cluster.PipelineID]*genPipe
+	keys       []cluster.PipelineID // pipes in creation order
+	windows    []window             // step-down windows
 	// armed: threads on which a BUGGIFY site that fails generations fired,
 	// with no boundary call of that thread since (SiteFired).
 	armed map[int32]bool
@@ -167,14 +167,14 @@ type genPipe struct {
 // NewGenerations returns the generation checks reporting to f; timeout is
 // the smallest checkpoint timeout the coordinators use.
 func NewGenerations(f *Findings, now func() time.Duration, timeout time.Duration) *Generations {
-	return &Generations{f: f, now: now, timeout: timeout, pipes: map[[2]int64]*genPipe{}, armed: map[int32]bool{}, slowFrom: map[int32]time.Duration{}}
+	return &Generations{f: f, now: now, timeout: timeout, pipes: map[cluster.PipelineID]*genPipe{}, armed: map[int32]bool{}, slowFrom: map[int32]time.Duration{}}
 }
 
 // Attach subscribes the checks to a cluster's boundary observations.
 func (g *Generations) Attach(c *cluster.Cluster) { c.OnBoundary(g.Observe) }
 
 func (g *Generations) pipe(job int64, p int) *genPipe {
-	k := [2]int64{job, int64(p)}
+	k := cluster.PipelineID{Job: job, Pipeline: p}
 	s, ok := g.pipes[k]
 	if !ok {
 		s = &genPipe{gen: 1, failures: map[int]int{}, cps: map[int64]*ckpt{}, failing: map[int32]begun{}, failed: map[int]bool{}}

@@ -18,12 +18,12 @@ import (
 type Progress struct {
 	f      *Findings
 	now    func() time.Duration
-	stored map[[2]int64][]time.Duration // (job, pipeline) -> each durable store's return
+	stored map[cluster.PipelineID][]time.Duration // (job, pipeline) -> each durable store's return
 }
 
 // NewProgress returns the progress checks reporting to f.
 func NewProgress(f *Findings, now func() time.Duration) *Progress {
-	return &Progress{f: f, now: now, stored: map[[2]int64][]time.Duration{}}
+	return &Progress{f: f, now: now, stored: map[cluster.PipelineID][]time.Duration{}}
 }
 
 // Attach subscribes to the cluster's boundary observations (before Start).
@@ -32,7 +32,7 @@ func (p *Progress) Attach(c *cluster.Cluster) { c.OnBoundary(p.Observe) }
 // Observe records one boundary observation.
 func (p *Progress) Observe(o cluster.Obs) {
 	if o.Kind == cluster.ObsStored {
-		k := [2]int64{o.Job, int64(o.Pipeline)}
+		k := cluster.PipelineID{Job: o.Job, Pipeline: o.Pipeline}
 		p.stored[k] = append(p.stored[k], p.now())
 	}
 }
@@ -40,7 +40,7 @@ func (p *Progress) Observe(o cluster.Obs) {
 // StoredWithin reports whether a checkpoint of the pipeline was stored
 // durably in [from, to].
 func (p *Progress) StoredWithin(job int64, pipeline int, from, to time.Duration) bool {
-	for _, at := range p.stored[[2]int64{job, int64(pipeline)}] {
+	for _, at := range p.stored[cluster.PipelineID{Job: job, Pipeline: pipeline}] {
 		if at >= from && at <= to {
 			return true
 		}

@@ -4,6 +4,10 @@
 repro-h1:
 	go run ./cmd/simrun replay --scenario h1-stale-expiry --seed 0 --variant expiry-fence=none
 
+.PHONY: repro-h2
+repro-h2:
+	go run ./cmd/simrun replay --scenario h2-cancel-after-handoff --seed 1000002 --variant watchdog-recheck=none
+
 .PHONY: repro-h3
 repro-h3:
 	go run ./cmd/simrun replay --scenario h3-kill-worker --seed 0 --variant task-failure=kill-worker
@@ -36,4 +40,4 @@ repro-h10:
 repro-h11:
 	go run ./cmd/simrun replay --scenario h11-step-down --seed 0 --variant expiry-fallback=drop
 
-REPRO_TARGETS := repro-h1 repro-h3 repro-h4 repro-h5 repro-h6 repro-h8 repro-h9 repro-h10 repro-h11
+REPRO_TARGETS := repro-h1 repro-h2 repro-h3 repro-h4 repro-h5 repro-h6 repro-h8 repro-h9 repro-h10 repro-h11

@@ -6,7 +6,7 @@ repro-h1:
 
 .PHONY: repro-h2
 repro-h2:
-	go run ./cmd/simrun replay --scenario h2-cancel-after-handoff --seed 1000002 --variant watchdog-recheck=none
+	go run ./cmd/simrun replay --scenario h2-cancel-after-handoff --seed 36 --variant watchdog-recheck=none
 
 .PHONY: repro-h3
 repro-h3:
@@ -22,7 +22,7 @@ repro-h5:
 
 .PHONY: repro-h6
 repro-h6:
-	go run ./cmd/simrun replay --scenario h6-inline-continuation --seed 500000 --variant barrier-continuation=inline --strategy pct
+	go run ./cmd/simrun replay --scenario h6-inline-continuation --seed 3000019 --variant barrier-continuation=inline
 
 .PHONY: repro-h8
 repro-h8:

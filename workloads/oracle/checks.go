@@ -117,7 +117,7 @@ var checks = []Check{
 	{LeaseCancelEffect, Safety, Boundary,
 		"the lease decorator: Cancel/CancelAll results, body start per simulated thread; every boundary call (transport, storage, status, ids, job master, executor hand-off, lease) made from inside a body",
 		"a body that starts after its cancel won (best-effort after the hand-off) makes no boundary call",
-		"cancelled deferred work acting: a late watchdog expiring, a late trigger arming", "H2 (`watchdog-recheck=none` alone)"},
+		"cancelled deferred work acting: a late watchdog expiring, a late trigger arming", "H2 (`watchdog-recheck=none` alone), mutant `trigger-generation-fence-off`"},
 	{LeaseCancelBeforeDue, Safety, Boundary,
 		"the lease decorator: schedule time and delay, Cancel/CancelAll returns, body starts, virtual time",
 		"a task cancelled strictly before it was due never starts its body",

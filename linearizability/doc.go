@@ -31,14 +31,15 @@
 // porcupine for the rest. The Verdict is three-valued: Ok, Illegal (naming
 // the first failing partition in key order, with porcupine's longest
 // linearizable prefix and why the next operation cannot follow it) or
-// Unknown when the time limit hit. Unknown never passes. WriteVisualization
+// Unknown when a bound hit (Options.MaxSteps, deterministic; or a Timeout).
+// Unknown never passes. WriteVisualization
 // writes porcupine's HTML for the failing partition and its history file,
 // and Report.Finish does that for every failure of a run and prints the
 // replay command.
 //
-// Invariants collects cheap assertions made during the run (one pending
-// checkpoint per pipeline, increasing checkpoint ids, the timer thread
-// count, or any Assert) and reports them as a Verdict of the same type.
+// Run-time assertions (one outstanding checkpoint per pipeline, increasing
+// ids, thread counts, ...) live in workloads/oracle with every other check,
+// and observe the boundaries rather than the code's own counters.
 //
 // History files (see HistoryFile) are a small text format for hand-written
 // histories in testdata/ and for failing histories saved by

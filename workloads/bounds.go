@@ -19,7 +19,13 @@ const (
 
 // Bounds are the p99 latency bounds of one run.
 type Bounds struct {
-	SchedDelay        time.Duration // due to body start, every lease body
+	SchedDelay time.Duration // due to body start, every lease body
+	// SchedWave is taken off the scheduling delay of each body due inside
+	// a step-down window the harness injected (from the step-down to
+	// SchedWave after the reactivation) before the p99 is judged: one
+	// status backoff when the faults make a status-retry wave possible
+	// (statusRetryWave), else 0. Bodies due elsewhere get no allowance.
+	SchedWave         time.Duration
 	TriggerToComplete time.Duration // checkpoint triggered to completed
 	FailoverToFirst   time.Duration // restore to the pipeline's first completed checkpoint
 }
@@ -59,12 +65,15 @@ func dtyp(d Dist) time.Duration {
 //	           shared-inline: the 2 timer threads; per-pipeline: 2 per lease)
 //	sched    = ceil(leases / threads) x typical body_slowness
 //	           (one wave of every lease's trigger through the pool)
-//	           + the status backoff (2 s) when the faults step the master
+//	wave     = the status backoff (2 s) when the faults step the master
 //	           down and fail status-store calls retryably
-//	           (statusRetryWave)
+//	           (statusRetryWave), else 0: taken off the delay of each
+//	           body due inside a step-down window (step-down to
+//	           reactivation + wave, as the harness injected it), not
+//	           added to sched, so a slowdown anywhere else still fails
 //	complete = tasks x (max dispatch_latency + max notify_latency)
 //	           + min(max ack_latency, timeout) + max storage_latency + 2 x max status_latency
-//	failover = max restart_delay + interval + complete + sched
+//	failover = max restart_delay + interval + complete + sched + wave
 //
 // and each bound is BoundSlack x that + BoundFloor. f are the faults the
 // run injects (a swarm seed's draw, else the scenario's).
@@ -88,14 +97,15 @@ func (s *Scenario) bounds(design sched.Design, f Faults) Bounds {
 	}
 	tasks := time.Duration(max(s.Cluster.Tasks, 1))
 	sd := time.Duration((leases+threads-1)/threads) * dtyp(w.BodySlowness)
+	var wave time.Duration
 	if statusRetryWave(f) {
-		sd += statusBackoff
+		wave = statusBackoff
 	}
 	tc := tasks*(dmax(w.DispatchLatency)+dmax(w.NotifyLatency)) + min(dmax(w.AckLatency), timeout) +
 		dmax(w.StorageLatency) + 2*dmax(w.StatusLatency)
-	fo := dmax(w.RestartDelay) + s.Checkpoint.Interval.D + tc + sd
+	fo := dmax(w.RestartDelay) + s.Checkpoint.Interval.D + tc + sd + wave
 	b := func(d time.Duration) time.Duration { return BoundSlack*d + BoundFloor }
-	return Bounds{SchedDelay: b(sd), TriggerToComplete: b(tc), FailoverToFirst: b(fo)}
+	return Bounds{SchedDelay: b(sd), SchedWave: wave, TriggerToComplete: b(tc), FailoverToFirst: b(fo)}
 }
 
 // statusBackoff is the coordinators' status-store retry backoff
@@ -124,24 +134,62 @@ func p99(ds []time.Duration) time.Duration {
 }
 
 // checkBounds reports each p99 above its bound as a latency-bound finding.
-func (r *runner) checkBounds(lat Latencies, design sched.Design) {
-	b := r.s.bounds(design, r.faults)
+// dues are the due times of lat.SchedDelay's bodies and windows the
+// step-down windows the harness injected (Bounds.SchedWave).
+func (r *runner) checkBounds(lat Latencies, design sched.Design, dues []time.Duration, windows []oracle.Window) {
+	for _, v := range r.s.bounds(design, r.faults).violations(lat, dues, windows) {
+		r.find.Add(oracle.LatencyBound, r.now(), "latency", "%s", v)
+	}
+}
+
+// violations judges lat against b: one message per p99 above its bound.
+func (b Bounds) violations(lat Latencies, dues []time.Duration, windows []oracle.Window) []string {
+	var vs []string
+	sd, waved := waveAllowance(lat.SchedDelay, dues, windows, b.SchedWave)
 	for _, c := range []struct {
 		name  string
 		got   []time.Duration
 		bound time.Duration
+		note  string
 	}{
-		{"scheduling delay", lat.SchedDelay, b.SchedDelay},
-		{"trigger to complete", lat.TriggerToComplete, b.TriggerToComplete},
-		{"failover to first completed", lat.FailoverToFirst, b.FailoverToFirst},
+		{"scheduling delay", sd, b.SchedDelay, waveNote(waved, b.SchedWave)},
+		{"trigger to complete", lat.TriggerToComplete, b.TriggerToComplete, ""},
+		{"failover to first completed", lat.FailoverToFirst, b.FailoverToFirst, ""},
 	} {
 		if p := p99(c.got); p > c.bound {
-			r.find.Add(oracle.LatencyBound, r.now(), "latency", "p99 %s %v over %d samples, bound %v (%dx the configuration's %v + %v)",
-				c.name, p, len(c.got), c.bound, BoundSlack, (c.bound-BoundFloor)/BoundSlack, BoundFloor)
+			vs = append(vs, fmt.Sprintf("p99 %s %v over %d samples%s, bound %v (%dx the configuration's %v + %v)",
+				c.name, p, len(c.got), c.note, c.bound, BoundSlack, (c.bound-BoundFloor)/BoundSlack, BoundFloor))
 		}
 	}
+	return vs
+}
+
+// waveAllowance returns delays with wave taken off (down to 0) each delay
+// whose body was due inside a step-down window or within wave after its
+// end, and how many were; delays itself when wave is 0.
+func waveAllowance(delays, dues []time.Duration, windows []oracle.Window, wave time.Duration) ([]time.Duration, int) {
+	if wave <= 0 || len(windows) == 0 {
+		return delays, 0
+	}
+	out, n := slices.Clone(delays), 0
+	for i, due := range dues[:min(len(dues), len(out))] {
+		for _, w := range windows {
+			if due >= w.From && (w.To < 0 || due <= w.To+wave) {
+				out[i], n = max(out[i]-wave, 0), n+1
+				break
+			}
+		}
+	}
+	return out, n
+}
+
+func waveNote(n int, wave time.Duration) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d due in a step-down window, each judged less one status backoff, %v)", n, wave)
 }
 
 func (b Bounds) String() string {
-	return fmt.Sprintf("sched %v, complete %v, failover %v", b.SchedDelay, b.TriggerToComplete, b.FailoverToFirst)
+	return fmt.Sprintf("sched %v (wave %v), complete %v, failover %v", b.SchedDelay, b.SchedWave, b.TriggerToComplete, b.FailoverToFirst)
 }

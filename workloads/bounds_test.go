@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,18 +57,72 @@ func TestBoundsRule(t *testing.T) {
 	if want := 3*(2*time.Second+10*time.Second+4034*time.Millisecond+2*time.Second) + BoundFloor; b.FailoverToFirst != want {
 		t.Fatalf("failover bound %v, want %v", b.FailoverToFirst, want)
 	}
-	// sched: no body slowness, but a step-down with retryable status
-	// errors: one status backoff (2 s)
-	if want := 3*(2*time.Second) + BoundFloor; b.SchedDelay != want {
-		t.Fatalf("sched bound %v, want %v", b.SchedDelay, want)
+	// sched: no body slowness, so the floor; a step-down with retryable
+	// status errors gives bodies due in its window one status backoff
+	// (2 s) of allowance, and nothing else
+	if b.SchedDelay != BoundFloor || b.SchedWave != 2*time.Second {
+		t.Fatalf("sched bound %v wave %v, want the floor and 2s", b.SchedDelay, b.SchedWave)
 	}
 	f := s.Faults
 	f.StepDown = Schedule{}
-	if b := s.bounds("", f); b.SchedDelay != BoundFloor {
-		t.Fatalf("sched bound without a step-down %v, want the floor", b.SchedDelay)
+	if b := s.bounds("", f); b.SchedDelay != BoundFloor || b.SchedWave != 0 {
+		t.Fatalf("sched bound without a step-down %v wave %v, want the floor and 0", b.SchedDelay, b.SchedWave)
 	}
 	if p := p99([]time.Duration{5, 1, 3}); p != 5 {
 		t.Fatalf("p99 = %v", p)
+	}
+}
+
+// TestBoundsWaveOnlyInStepDownWindows: the status-retry allowance applies
+// only to bodies due inside a step-down window the harness injected (or
+// one backoff after it), so a 2 s wave there passes while the same delays
+// anywhere else fail; without the wave faults there is no allowance.
+func TestBoundsWaveOnlyInStepDownWindows(t *testing.T) {
+	s, err := Lookup("failovers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := s.bounds("", s.Faults)
+	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+	windows := []oracle.Window{{From: sec(90), To: sec(95)}}
+	// 1000 bodies, every 100 ms from 0 s; the 50 due at 90.0-94.9 s
+	// start 2.03 s late (one backoff and a little), the rest on time.
+	var delays, dues []time.Duration
+	for i := range 1000 {
+		due := sec(float64(i) / 10)
+		d := time.Duration(0)
+		if due >= sec(90) && due < sec(95) {
+			d = 2030 * time.Millisecond
+		}
+		dues, delays = append(dues, due), append(delays, d)
+	}
+	if vs := b.violations(Latencies{SchedDelay: delays}, dues, windows); len(vs) != 0 {
+		t.Fatalf("a wave inside the step-down window failed: %v", vs)
+	}
+	// the same wave at 30-35 s, outside any window: fails
+	shifted := slices.Clone(dues)
+	for i := range shifted {
+		shifted[i] = (shifted[i] + sec(40)) % sec(100)
+	}
+	vs := b.violations(Latencies{SchedDelay: delays}, shifted, windows)
+	if len(vs) != 1 || !strings.Contains(vs[0], "scheduling delay 2.03s") {
+		t.Fatalf("a wave outside any window: %v", vs)
+	}
+	// a tenfold degradation (2.5 s at p99) of bodies due outside the
+	// window fails although the window's own bodies are forgiven
+	for i := range delays {
+		if dues[i] < sec(90) && i%50 == 0 {
+			delays[i] = 2500 * time.Millisecond
+		}
+	}
+	if vs := b.violations(Latencies{SchedDelay: delays}, dues, windows); len(vs) != 1 {
+		t.Fatalf("degradation outside the window: %v", vs)
+	}
+	// without a step-down in the faults there is no allowance at all
+	f := s.Faults
+	f.StepDown = Schedule{}
+	if vs := s.bounds("", f).violations(Latencies{SchedDelay: delays[900:]}, dues[900:], windows); len(vs) != 1 {
+		t.Fatalf("no wave faults, wave delays: %v", vs)
 	}
 }
 

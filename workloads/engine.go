@@ -351,7 +351,7 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 		ExpiryToTrigger: rec.ExpiryToTrigger, FailoverToFirst: rec.FailoverToFirst}
 	if res.Outcome == sim.OutcomeDone && r.s.buggifyConfig(r.opt.Buggify) == nil {
 		// BUGGIFY injects delays the configuration does not describe.
-		r.checkBounds(out.Latency, r.ccfg.Sched.Design)
+		r.checkBounds(out.Latency, r.ccfg.Sched.Design, r.c.SchedDues(), r.gens.StepDownWindows())
 	}
 	if md := r.s.Checks.MaxDelay.D; md > 0 {
 		if worst := maxDur(r.delays); worst > md {

@@ -176,6 +176,10 @@ func (c *Cluster) Quiesce() {
 // time) of every lease body that started, as the lease decorator saw them.
 func (c *Cluster) SchedDelays() []time.Duration { return c.leases.delays }
 
+// SchedDues are the virtual times each of SchedDelays' bodies was due
+// (the intended schedule the lease was given), in the same order.
+func (c *Cluster) SchedDues() []time.Duration { return c.leases.dues }
+
 // BodyEnds maps each simulated thread that ran a lease body to the
 // virtual time the last body it ran returned (or panicked), as the lease
 // decorator saw it.

@@ -53,6 +53,7 @@ type leaseChecks struct {
 	leases  []*checkedLease
 	running map[string]*checkedTask // simulated thread -> the body it runs
 	delays  []time.Duration         // due to body start, per body started (not after a won cancel)
+	dues    []time.Duration         // the due time of each delay's task, same order
 	bodyEnd map[int32]time.Duration // simulated thread id -> when the last body it ran returned
 	slab    []checkedTask           // tasks are carved from chunks: one allocation per chunk
 }
@@ -200,6 +201,7 @@ func (l *checkedLease) run(t *checkedTask, body func() error) error {
 	t.started, t.startedAt, t.cancelledAtStart = true, l.now(), t.cancelled
 	if !t.cancelled {
 		l.lc.delays = append(l.lc.delays, t.startedAt-t.due)
+		l.lc.dues = append(l.lc.dues, t.due)
 	}
 	if t.cancelled && t.cancelledAt < t.due {
 		l.report(CheckCancelBeforeDue, fmt.Sprintf("task %d", t.seq),

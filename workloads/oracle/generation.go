@@ -104,6 +104,20 @@ func (s span) String() string {
 
 type window struct{ from, to time.Duration } // to < 0: open
 
+// StepDownWindows are the step-down windows the harness injected, as it
+// observed them at the cluster: from the step-down to the reactivation
+// (To < 0: still stepped down when the run ended).
+func (g *Generations) StepDownWindows() []Window {
+	ws := make([]Window, len(g.windows))
+	for i, w := range g.windows {
+		ws[i] = Window{From: w.from, To: w.to}
+	}
+	return ws
+}
+
+// Window is a span of virtual time; To < 0 means still open.
+type Window struct{ From, To time.Duration }
+
 type restoreCall struct {
 	call     int64
 	thread   int32

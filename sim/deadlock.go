@@ -65,9 +65,12 @@ func (w *World) deadlock() {
 // waitCycle follows "waits for a lock held by" edges from each thread.
 func (w *World) waitCycle() []string {
 	for _, start := range w.threads {
+		if start.wantMu == nil || start.state != tBlocked {
+			continue
+		}
 		seen := map[*thread]int{}
 		var path []*thread
-		for t := start; t != nil && t.wantMu != nil; t = t.wantMu.owner {
+		for t := start; t != nil && t.wantMu != nil && t.state == tBlocked; t = t.wantMu.owner {
 			if i, ok := seen[t]; ok {
 				var names []string
 				for _, x := range path[i:] {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -391,5 +392,49 @@ func TestEveryOutcomeStopsEveryCoroutine(t *testing.T) {
 	}
 	if after := runtime.NumGoroutine(); after > before+2 {
 		t.Fatalf("goroutines leaked: %d before, %d after", before, after)
+	}
+}
+
+// TestWaitCycleWhileTheWorldRuns: two threads deadlocked on each other's
+// locks while another thread keeps sleeping (a deadline is always
+// pending, as a harness's monitor leaves one): the run ends done, not
+// deadlocked, and Result.WaitCycle names the two threads; a run without
+// the cycle has none.
+func TestWaitCycleWhileTheWorldRuns(t *testing.T) {
+	run := func(seed uint64, cross bool) Result {
+		w := New(Config{Seed: seed})
+		return w.Run(func() {
+			a, b := w.NewMutex("lockA"), w.NewMutex("lockB")
+			w.Go("ticker", func() {
+				for {
+					w.Sleep(time.Second)
+				}
+			})
+			w.Go("t1", func() { a.Lock(); w.Sleep(time.Millisecond); b.Lock(); b.Unlock(); a.Unlock() })
+			w.Go("t2", func() {
+				first, second := b, a
+				if !cross {
+					first, second = a, b
+				}
+				first.Lock()
+				w.Sleep(time.Millisecond)
+				second.Lock()
+				second.Unlock()
+				first.Unlock()
+			})
+			w.Sleep(time.Minute)
+		})
+	}
+	r := run(1, true)
+	if r.Outcome != OutcomeDone {
+		t.Fatalf("outcome %v: %s", r.Outcome, r.Reason)
+	}
+	got := slices.Clone(r.WaitCycle)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"t1", "t2"}) {
+		t.Fatalf("wait cycle %v, want t1 and t2 (blocked %v)", r.WaitCycle, r.Blocked)
+	}
+	if r := run(1, false); len(r.WaitCycle) != 0 || r.Outcome != OutcomeDone {
+		t.Fatalf("no cycle: outcome %v, wait cycle %v", r.Outcome, r.WaitCycle)
 	}
 }

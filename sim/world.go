@@ -73,6 +73,14 @@ type Result struct {
 	// Blocked are the threads blocked without a deadline when the run
 	// ended (a lock wait or an untimed condition wait), oldest wait first.
 	Blocked []BlockedThread
+	// WaitCycle, when the run ended with threads waiting for one another's
+	// locks (each for a lock the next one holds, the last for the first's),
+	// names them: a lock cycle that was hit, although the rest of the world
+	// kept running (a thread that sleeps in a loop always leaves a deadline
+	// pending, so such a partial deadlock never ends the run as
+	// OutcomeDeadlock). A thread re-locking a lock it holds is a cycle of
+	// one.
+	WaitCycle []string
 }
 
 // BlockedThread is a thread blocked without a deadline at the end of a run.
@@ -270,6 +278,7 @@ func (w *World) Run(main func()) Result {
 	w.result.Elapsed = time.Duration(w.now)
 	w.result.TraceHash = w.hash // before the teardown, which is not part of the run
 	w.result.Blocked = w.blocked()
+	w.result.WaitCycle = w.waitCycle()
 	w.killAll()
 	w.result.Threads = len(w.threads)
 	if !w.cfg.RecordDecisions {

@@ -534,19 +534,58 @@ func maxDur(ds []time.Duration) time.Duration {
 // idleWaits are the untimed waits a thread may rest in at the end of a
 // run: an idle pool worker or timer thread with nothing to do, and the
 // harness's own pipeline runtimes waiting for events.
-var idleWaits = []string{"wait on cond of exec.pool", "wait on cond of exec.timer", "wait on cond of sim.pipeline"}
+var idleWaits = []string{poolWait, "wait on cond of exec.timer", "wait on cond of sim.pipeline"}
+
+const poolWait = "wait on cond of exec.pool"
+
+const executorRole = "coordinator-executor-"
+
+// execStuck reports whether the coordinator executor holds queued tasks
+// that no worker will take: more than its workers that are not blocked in
+// its wait for work (a worker running a task, starting, or woken and not
+// yet run comes back for one). Its core workers wait without a deadline,
+// so such tasks wait forever: a lost wake-up.
+func execStuck(queued, threads int, blocked []sim.BlockedThread) bool {
+	waiting := 0
+	for _, b := range blocked {
+		if b.WaitOn == poolWait && strings.HasPrefix(b.Name, executorRole) {
+			waiting++
+		}
+	}
+	return queued > 0 && queued > threads-waiting
+}
+
+// idleWait reports whether b rests in an idle wait. A coordinator-executor
+// worker waiting for work while the executor is stuck (execStuck) is not
+// idle. The dispatch pool is closed by the end of a run, and its idle
+// workers wait with the keep-alive as deadline.
+func idleWait(b sim.BlockedThread, execStuck bool) bool {
+	if b.WaitOn == poolWait && execStuck && strings.HasPrefix(b.Name, executorRole) {
+		return false
+	}
+	return slices.Contains(idleWaits, b.WaitOn)
+}
 
 // progress: no thread stayed blocked without a deadline through the whole
 // liveness phase (outside the idle waits), and every savepoint the harness
 // requested came back, completed or failed with an error, at the call
 // that requested it.
 func (r *runner) progress(res sim.Result) {
+	queued, stuck := 0, false
+	if r.c != nil && r.c.Executor() != nil {
+		st := r.c.Executor().Stats() // after the run: the pool's lock is not a scheduling point
+		queued, stuck = st.Queued, execStuck(st.Queued, st.Threads, res.Blocked)
+	}
 	for _, b := range res.Blocked {
-		if b.Since > r.healAt || slices.Contains(idleWaits, b.WaitOn) {
+		if b.Since > r.healAt || idleWait(b, stuck) {
 			continue
 		}
-		r.find.Add(oracle.BlockedForever, r.now(), b.Name, "blocked since %v (%s), through the whole %v after faults stopped",
-			b.Since, b.WaitOn, r.w.Elapsed()-r.healAt)
+		extra := ""
+		if stuck && b.WaitOn == poolWait {
+			extra = fmt.Sprintf(" with %d tasks queued on its pool", queued)
+		}
+		r.find.Add(oracle.BlockedForever, r.now(), b.Name, "blocked since %v (%s)%s, through the whole %v after faults stopped",
+			b.Since, b.WaitOn, extra, r.w.Elapsed()-r.healAt)
 	}
 	if r.in == nil {
 		return

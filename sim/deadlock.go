@@ -64,6 +64,17 @@ func (w *World) deadlock() {
 
 // waitCycle follows "waits for a lock held by" edges from each thread.
 func (w *World) waitCycle() []string {
+	var names []string
+	for _, t := range w.waitCycleThreads() {
+		names = append(names, t.name)
+	}
+	return names
+}
+
+// waitCycleThreads returns the threads of a wait cycle among the threads
+// blocked on a lock, each waiting for a lock the next one holds (nil when
+// there is none).
+func (w *World) waitCycleThreads() []*thread {
 	for _, start := range w.threads {
 		if start.wantMu == nil || start.state != tBlocked {
 			continue
@@ -72,11 +83,7 @@ func (w *World) waitCycle() []string {
 		var path []*thread
 		for t := start; t != nil && t.wantMu != nil && t.state == tBlocked; t = t.wantMu.owner {
 			if i, ok := seen[t]; ok {
-				var names []string
-				for _, x := range path[i:] {
-					names = append(names, x.name)
-				}
-				return names
+				return path[i:]
 			}
 			seen[t] = len(path)
 			path = append(path, t)

@@ -79,8 +79,8 @@ type Result struct {
 	// kept running (a thread that sleeps in a loop always leaves a deadline
 	// pending, so such a partial deadlock never ends the run as
 	// OutcomeDeadlock). A thread re-locking a lock it holds is a cycle of
-	// one.
-	WaitCycle []string
+	// one. Each entry says what the thread waits on and since when.
+	WaitCycle []BlockedThread
 }
 
 // BlockedThread is a thread blocked without a deadline at the end of a run.
@@ -278,7 +278,9 @@ func (w *World) Run(main func()) Result {
 	w.result.Elapsed = time.Duration(w.now)
 	w.result.TraceHash = w.hash // before the teardown, which is not part of the run
 	w.result.Blocked = w.blocked()
-	w.result.WaitCycle = w.waitCycle()
+	for _, t := range w.waitCycleThreads() {
+		w.result.WaitCycle = append(w.result.WaitCycle, BlockedThread{Name: t.name, WaitOn: t.waitOn.String(), Since: time.Duration(t.since)})
+	}
 	w.killAll()
 	w.result.Threads = len(w.threads)
 	if !w.cfg.RecordDecisions {

@@ -333,16 +333,12 @@ func (r *runner) waitCycle(res sim.Result) {
 	if len(res.WaitCycle) == 0 {
 		return
 	}
-	on := map[string]sim.BlockedThread{}
-	for _, b := range res.Blocked {
-		on[b.Name] = b
-	}
 	var parts []string
-	for _, n := range res.WaitCycle {
-		parts = append(parts, fmt.Sprintf("%s (%s since %v)", n, on[n].WaitOn, on[n].Since))
+	for _, b := range res.WaitCycle {
+		parts = append(parts, fmt.Sprintf("%s (%s since %v)", b.Name, b.WaitOn, b.Since))
 	}
 	r.find.Add(oracle.Deadlock, res.Elapsed, "world", "lock cycle hit: %s -> %s, each waiting for a lock the next holds, until the end of the run",
-		strings.Join(parts, " -> "), res.WaitCycle[0])
+		strings.Join(parts, " -> "), res.WaitCycle[0].Name)
 }
 
 // judge applies the safety and liveness checks after the run.

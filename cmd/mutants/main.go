@@ -497,9 +497,9 @@ type seedLine struct {
 
 // campaign runs simrun on the mutant's scenario and reads its per-seed
 // lines (in seed order) until the named check fires, then stops it.
-func campaign(ctx context.Context, cfg config, seeds int, bin, dir string, m *Mutant, strategy string) Campaign {
+func campaign(ctx context.Context, cfg config, seeds int, bin, dir string, m *Mutant, strategy string) (c Campaign) {
 	start := time.Now()
-	c := Campaign{Strategy: strategy, Seed: -1, Fired: []string{}}
+	c = Campaign{Strategy: strategy, Seed: -1, Fired: []string{}}
 	defer func() { c.WallS = time.Since(start).Seconds() }()
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()

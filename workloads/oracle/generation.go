@@ -131,6 +131,7 @@ type ckpt struct {
 	at     time.Duration
 	g      span
 	stored time.Duration // -1: not stored
+	stamp  int64         // the trigger timestamp its first barrier carried; 0: no barrier yet
 }
 
 type fault struct {
@@ -285,8 +286,17 @@ func (g *Generations) Observe(o cluster.Obs) {
 			g.OnTrigger(o.Job, o.Pipeline, p.gen, o.ID, p.failures[p.gen] > 0)
 		}
 	case cluster.ObsBarrier:
-		if c, ok := p.cps[o.ID]; !ok || !c.g.has(p.gen) && c.stored >= 0 {
-			g.trigger(p, o.ID, now) // an id the counter did not allocate (a completed point)
+		// An id the counter did not allocate (a completed point), or a
+		// known id whose barrier carries another trigger timestamp: a new
+		// checkpoint under that id (a COMPLETED_POINT triggered again after
+		// a restore, whether or not the earlier one was stored).
+		c, ok := p.cps[o.ID]
+		switch {
+		case !ok || c.stamp != 0 && c.stamp != o.Stamp || !c.g.has(p.gen) && c.stored >= 0:
+			g.trigger(p, o.ID, now)
+			p.cps[o.ID].stamp = o.Stamp
+		case c.stamp == 0:
+			c.stamp = o.Stamp // the first barrier of an allocated id
 		}
 	case cluster.ObsStored:
 		if c, ok := p.cps[o.ID]; ok && c.stored < 0 {

@@ -54,6 +54,14 @@ func failedWrite(th int32) cluster.Obs {
 	return obs(cluster.ObsStatusSet, th, func(o *cluster.Obs) { o.Value = "FAILED" })
 }
 func notify(th int32) cluster.Obs { return obs(cluster.ObsFailure, th, nil) }
+
+// cpID is COMPLETED_POINT's fixed id (coord.CompletedPointID).
+const cpID = int64(1<<63 - 1)
+
+// barrier is a barrier of id carrying trigger timestamp stamp.
+func barrier(id, stamp int64) cluster.Obs {
+	return obs(cluster.ObsBarrier, 7, func(o *cluster.Obs) { o.ID, o.Stamp = id, stamp })
+}
 func restore(call int64, th int32) []cluster.Obs {
 	return []cluster.Obs{obs(cluster.ObsRestoreBegin, th, func(o *cluster.Obs) { o.Call = call }),
 		obs(cluster.ObsStatusSet, th, func(o *cluster.Obs) { o.Value = "RUNNING" }),
@@ -97,6 +105,12 @@ func TestGenerationChecks(t *testing.T) {
 		{"a step-down window justifies a failure inside it", slices.Concat(
 			at(0, obs(cluster.ObsFault, 3, func(o *cluster.Obs) { o.Pipeline, o.Job, o.Fault = -1, -1, cluster.FaultStepDown })),
 			at(10*ms, failedWrite(9), notify(9))), nil},
+		{"a completed point triggered again after a restore is the restored generation's", slices.Concat(
+			at(0, barrier(cpID, 1)), at(1100*ms, failedWrite(9), notify(9)), at(1200*ms, restore(1, 2)...),
+			at(1300*ms, barrier(cpID, 2)), at(2400*ms, failedWrite(9), notify(9))), nil},
+		{"a barrier sent again for the same completed point is not a new trigger", slices.Concat(
+			at(0, barrier(cpID, 1)), at(300*ms, restore(1, 2)...),
+			at(400*ms, barrier(cpID, 1)), at(1100*ms, failedWrite(9), notify(9))), []string{GenerationJustified}},
 		{"a checkpoint stored within the timeout justifies nothing", slices.Concat(
 			at(0, alloc(1)), at(100*ms, stored(1)), at(1100*ms, failedWrite(9), notify(9))), []string{GenerationJustified}},
 	}

@@ -2,42 +2,42 @@
 
 .PHONY: repro-h1
 repro-h1:
-	go run ./cmd/simrun replay --scenario h1-stale-expiry --seed 0 --variant expiry-fence=none
+	go run ./cmd/simrun replay --scenario results/hazards/h1.yaml --seed 0 --variant expiry-fence=none
 
 .PHONY: repro-h2
 repro-h2:
-	go run ./cmd/simrun replay --scenario h2-cancel-after-handoff --seed 36 --variant watchdog-recheck=none
+	go run ./cmd/simrun replay --scenario results/hazards/h2.yaml --seed 36 --variant watchdog-recheck=none
 
 .PHONY: repro-h3
 repro-h3:
-	go run ./cmd/simrun replay --scenario h3-kill-worker --seed 0 --variant task-failure=kill-worker
+	go run ./cmd/simrun replay --scenario results/hazards/h3.yaml --seed 0 --variant task-failure=kill-worker
 
 .PHONY: repro-h4
 repro-h4:
-	go run ./cmd/simrun replay --scenario h4-trigger-silent --seed 0 --variant trigger-errors=silent
+	go run ./cmd/simrun replay --scenario results/hazards/h4.yaml --seed 0 --variant trigger-errors=silent
 
 .PHONY: repro-h5
 repro-h5:
-	go run ./cmd/simrun replay --scenario h5-savepoint-under-lock --seed 0 --variant savepoint-wait=under-lock
+	go run ./cmd/simrun replay --scenario results/hazards/h5.yaml --seed 0 --variant savepoint-wait=under-lock
 
 .PHONY: repro-h6
 repro-h6:
-	go run ./cmd/simrun replay --scenario h6-inline-continuation --seed 3000019 --variant barrier-continuation=inline
+	go run ./cmd/simrun replay --scenario results/hazards/h6.yaml --seed 3000019 --variant barrier-continuation=inline
 
 .PHONY: repro-h8
 repro-h8:
-	go run ./cmd/simrun replay --scenario h8-saturation --seed 0 --variant design=shared
+	go run ./cmd/simrun replay --scenario results/hazards/h8.yaml --seed 0 --variant design=shared
 
 .PHONY: repro-h9
 repro-h9:
-	go run ./cmd/simrun replay --scenario h9-deferred-fence --seed 0 --variant deferred-fence=none
+	go run ./cmd/simrun replay --scenario results/hazards/h9.yaml --seed 0 --variant deferred-fence=none
 
 .PHONY: repro-h10
 repro-h10:
-	go run ./cmd/simrun replay --scenario h10-retention --seed 0 --variant retention=memory
+	go run ./cmd/simrun replay --scenario results/hazards/h10.yaml --seed 0 --variant retention=memory
 
 .PHONY: repro-h11
 repro-h11:
-	go run ./cmd/simrun replay --scenario h11-step-down --seed 0 --variant expiry-fallback=drop
+	go run ./cmd/simrun replay --scenario results/hazards/h11.yaml --seed 0 --variant expiry-fallback=drop
 
 REPRO_TARGETS := repro-h1 repro-h2 repro-h3 repro-h4 repro-h5 repro-h6 repro-h8 repro-h9 repro-h10 repro-h11

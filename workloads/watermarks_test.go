@@ -141,3 +141,30 @@ func TestWatermarkUnderCommit(t *testing.T) {
 		t.Fatalf("real runtime: %s %v", out.Verdict, out.Violations)
 	}
 }
+
+// TestWatermarkLeakedAckFromSinkRecord drops one resolution per pipeline in
+// the harness's sink while recording it as made (PlantLostResolution, what a
+// checkpointer that loses a resolution looks like from the sink): the
+// watermarks TakeWatermarks returns then stop short of the prefix the sink
+// resolved, and watermark-leaked-ack must say so from the harness's own
+// record, whatever StalledPartitions reports. The real runtime passes.
+func TestWatermarkLeakedAckFromSinkRecord(t *testing.T) {
+	out, _ := runWatermarks(t, 0, func(c *cluster.Config) { c.Workload.PlantLostResolution = true })
+	if out.Verdict != Safety || !slices.Contains(out.Checks, oracle.WatermarkLeakedAck) {
+		t.Fatalf("planted lost resolution: %s %v", out.Verdict, out.Checks)
+	}
+	var msg string
+	for _, v := range out.Violations {
+		if strings.Contains(v, oracle.WatermarkLeakedAck) {
+			msg = v
+			break
+		}
+	}
+	if !strings.Contains(msg, "resolved prefix") && !strings.Contains(msg, "does not report it failed") {
+		t.Fatalf("leaked-ack violation does not name the sink's record: %q", msg)
+	}
+	t.Logf("%s", msg)
+	if out, _ := runWatermarks(t, 0, nil); out.Verdict != Pass {
+		t.Fatalf("real runtime: %s %v", out.Verdict, out.Violations)
+	}
+}

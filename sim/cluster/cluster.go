@@ -34,6 +34,11 @@ type Workload struct {
 	FinishAfter Dist
 	// PlantCommitBehindWatermark (test only) commits one offset short of each watermark.
 	PlantCommitBehindWatermark bool
+	// PlantLostResolution (test only): each pipeline's sink drops the
+	// first resolution it makes 5 s or more after the start (neither Done
+	// nor Fail is called) while recording it as made, as a checkpointer
+	// that loses a resolution would look from the sink.
+	PlantLostResolution bool
 }
 
 // FaultRates are per-operation fault probabilities; the swarm switches

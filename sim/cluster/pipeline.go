@@ -626,12 +626,16 @@ func (p *Pipeline) checkResolved(epoch watermark.Epoch, marks []watermark.Waterm
 			n++
 		}
 		if wm < want {
-			for _, r := range recs[:n] {
-				if r.last >= wm && !r.reported {
-					r.reported = true
-					p.violate("watermark-leaked-ack", "partition %d epoch %d: the sink resolved batch %+v (last offset %d, ok %v) and every batch before it since offset %d (resolved prefix up to offset %d), but after a Drain the watermark is %d",
-						q, p.epoch, r.id, r.last, r.state == recOK, p.mark[q], want-1, wm)
-				}
+			// Once per batch the watermark stops at: the first resolved
+			// batch it did not pass is named; those behind it, stuck on
+			// the same lost resolution, are not named again.
+			stuck := slices.IndexFunc(recs[:n], func(r *batchRec) bool { return r.last >= wm })
+			if r := recs[stuck]; !r.reported {
+				p.violate("watermark-leaked-ack", "partition %d epoch %d: the sink resolved batch %+v (last offset %d, ok %v) and every batch before it since offset %d (resolved prefix up to offset %d), but after a Drain the watermark is %d",
+					q, p.epoch, r.id, r.last, r.state == recOK, p.mark[q], want-1, wm)
+			}
+			for _, r := range recs[stuck:n] {
+				r.reported = true
 			}
 		}
 		i := 0

@@ -168,3 +168,31 @@ func TestWatermarkLeakedAckFromSinkRecord(t *testing.T) {
 		t.Fatalf("real runtime: %s %v", out.Verdict, out.Violations)
 	}
 }
+
+// TestWatermarkLeakedAckHiddenFailure drops one Fail per pipeline without
+// quarantine while the sink records it as made (PlantLostFailure): the
+// watermark rightly stops before that batch, so only the other half of
+// watermark-leaked-ack can see it: the harness's record puts a failed batch
+// at the partition's head, and StalledPartitions does not report it Failed
+// within stallGrace + probeEvery.
+func TestWatermarkLeakedAckHiddenFailure(t *testing.T) {
+	out, _ := runWatermarks(t, 0, func(c *cluster.Config) { c.Workload.PlantLostFailure = true })
+	if out.Verdict != Safety || !slices.Contains(out.Checks, oracle.WatermarkLeakedAck) {
+		t.Fatalf("planted hidden failure: %s %v", out.Verdict, out.Checks)
+	}
+	for _, v := range out.Violations {
+		if strings.Contains(v, oracle.WatermarkLeakedAck) && strings.Contains(v, "resolved prefix") {
+			t.Fatalf("a dropped Fail without quarantine holds nothing back the sink resolved OK: %s", v)
+		}
+	}
+	n := 0
+	for _, v := range out.Violations {
+		if strings.Contains(v, "StalledPartitions does not report it failed") {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no hidden-failure violation: %v", out.Violations)
+	}
+	t.Logf("%d hidden failures named", n)
+}

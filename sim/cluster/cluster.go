@@ -39,6 +39,11 @@ type Workload struct {
 	// nor Fail is called) while recording it as made, as a checkpointer
 	// that loses a resolution would look from the sink.
 	PlantLostResolution bool
+	// PlantLostFailure (test only): each pipeline without quarantine drops
+	// the first Fail its sink makes 5 s or more after the start while
+	// recording it as made, as a checkpointer that hides a failure would
+	// look from the sink: StalledPartitions never reports it Failed.
+	PlantLostFailure bool
 }
 
 // FaultRates are per-operation fault probabilities; the swarm switches

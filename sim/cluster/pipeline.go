@@ -157,7 +157,7 @@ type Pipeline struct {
 
 	// Sink only.
 	held []sinkItem
-	lost bool // PlantLostResolution: the one resolution dropped
+	lost bool // PlantLostResolution, PlantLostFailure: the one resolution dropped
 }
 
 // batchRec is the harness's record of one batch: its id and last offset
@@ -789,7 +789,8 @@ func (p *Pipeline) sink() {
 			id := it.ack.Batch()
 			done := p.invoke(WatermarkOp{Kind: WMResolve, Partition: id.Partition, Epoch: id.Epoch, Seq: id.Seq,
 				Last: it.ack.LastOffset(), OK: !fail, Actor: p.sinkActor})
-			lose := c.cfg.Workload.PlantLostResolution && !p.lost && now >= 5*time.Second
+			lose := !p.lost && now >= 5*time.Second &&
+				(c.cfg.Workload.PlantLostResolution || c.cfg.Workload.PlantLostFailure && fail && !p.quarantine)
 			switch {
 			case lose:
 				p.lost = true // the resolution the planted bug loses

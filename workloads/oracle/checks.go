@@ -168,7 +168,7 @@ var checks = []Check{
 		"the harness's sink resolutions (each batch the source issued in the current epoch, Done or Fail, recorded right after the call returned) against the watermarks TakeWatermarks returns after a Drain at each commit; without quarantine, the StalledPartitions the runtime's probe sees against the failed batch the harness's record puts at a partition's head",
 		"after a Drain each assigned partition's watermark reaches one past the longest prefix, from its admission in the epoch, of batches the sink resolved OK (under DeadLetter, failed too); a failed head batch is reported Failed within stallGrace + probeEvery",
 		"lost or held-back resolutions (leaked acks) and hidden failures, whatever the checkpointer reports about itself",
-		"mutants `watermark-fail-not-queued`, `watermark-bounded-resolutions`; `PlantLostResolution` (TestWatermarkLeakedAckFromSinkRecord)"},
+		"mutants `watermark-fail-not-queued`, `watermark-bounded-resolutions`; `PlantLostResolution` (TestWatermarkLeakedAckFromSinkRecord), `PlantLostFailure` (TestWatermarkLeakedAckHiddenFailure)"},
 	{WatermarkUnderCommit, Safety, Boundary,
 		"after the liveness phase the harness stops its sources and lets commits catch up; then each source's read position and the simulated broker's committed offset",
 		"every assigned partition's committed offset is one past the last batch its source read (all resolved): no under-commit, nothing lost",

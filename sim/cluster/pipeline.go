@@ -158,6 +158,10 @@ type Pipeline struct {
 	// Sink only.
 	held []sinkItem
 	lost bool // PlantLostResolution, PlantLostFailure: the one resolution dropped
+	// resolved counts the outcomes the sink recorded; the runtime reads it
+	// before a Drain, so a resolution recorded while that Drain runs (it
+	// may have taken the queue already) is not counted as before it.
+	resolved uint64
 }
 
 // batchRec is the harness's record of one batch: its id and last offset
@@ -169,6 +173,7 @@ type batchRec struct {
 	last     int64
 	state    recState
 	at       time.Duration // when the sink's resolution returned
+	n        uint64        // the sink's count of recorded resolutions, this one included
 	reported bool          // watermark-leaked-ack named it already
 }
 
@@ -531,9 +536,10 @@ func (p *Pipeline) readmit(parts []watermark.Partition) {
 
 // commit is the source's commit on notify-complete.
 func (p *Pipeline) commit() {
+	before := p.resolved
 	p.cp.Drain()
 	epoch, marks := p.cp.TakeWatermarks()
-	p.checkResolved(epoch, marks)
+	p.checkResolved(epoch, marks, before)
 	for _, m := range marks {
 		p.retire(epoch, m.Partition, m.Offset)
 		off := m.Offset
@@ -604,7 +610,7 @@ func (p *Pipeline) probe() {
 // watermarks TakeWatermarks returned. Above it is watermark-unread's and
 // the watermark model's business. Then it drops the records the watermark
 // passed.
-func (p *Pipeline) checkResolved(epoch watermark.Epoch, marks []watermark.Watermark) {
+func (p *Pipeline) checkResolved(epoch watermark.Epoch, marks []watermark.Watermark, before uint64) {
 	if epoch != p.epoch {
 		return // watermark-stale-commit's business
 	}
@@ -621,7 +627,7 @@ func (p *Pipeline) checkResolved(epoch watermark.Epoch, marks []watermark.Waterm
 		}
 		recs := p.recs[q]
 		want, n := p.mark[q], 0
-		for n < len(recs) && (recs[n].state == recOK || p.quarantine && recs[n].state == recFailed) {
+		for n < len(recs) && recs[n].n <= before && (recs[n].state == recOK || p.quarantine && recs[n].state == recFailed) {
 			want = recs[n].last + 1
 			n++
 		}
@@ -802,7 +808,8 @@ func (p *Pipeline) sink() {
 			}
 			// Right after Done or Fail returned, with no scheduling point
 			// before it: the harness's record of the outcome.
-			it.rec.state, it.rec.at = recOK, c.W.Elapsed()
+			p.resolved++
+			it.rec.state, it.rec.at, it.rec.n = recOK, c.W.Elapsed(), p.resolved
 			if fail {
 				it.rec.state = recFailed
 			}

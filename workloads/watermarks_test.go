@@ -147,7 +147,9 @@ func TestWatermarkUnderCommit(t *testing.T) {
 // checkpointer that loses a resolution looks like from the sink): the
 // watermarks TakeWatermarks returns then stop short of the prefix the sink
 // resolved, and watermark-leaked-ack must say so from the harness's own
-// record, whatever StalledPartitions reports. The real runtime passes.
+// record, whatever StalledPartitions reports. The real runtime passes. (The
+// check it replaced, an unresolved StalledPartitions head older than 30 s,
+// passed this seed: restores and restarts reset the head first.)
 func TestWatermarkLeakedAckFromSinkRecord(t *testing.T) {
 	out, _ := runWatermarks(t, 0, func(c *cluster.Config) { c.Workload.PlantLostResolution = true })
 	if out.Verdict != Safety || !slices.Contains(out.Checks, oracle.WatermarkLeakedAck) {
@@ -174,7 +176,7 @@ func TestWatermarkLeakedAckFromSinkRecord(t *testing.T) {
 // watermark rightly stops before that batch, so only the other half of
 // watermark-leaked-ack can see it: the harness's record puts a failed batch
 // at the partition's head, and StalledPartitions does not report it Failed
-// within stallGrace + probeEvery.
+// within stallGrace + probeEvery. (The old 30 s check passed this seed.)
 func TestWatermarkLeakedAckHiddenFailure(t *testing.T) {
 	out, _ := runWatermarks(t, 0, func(c *cluster.Config) { c.Workload.PlantLostFailure = true })
 	if out.Verdict != Safety || !slices.Contains(out.Checks, oracle.WatermarkLeakedAck) {

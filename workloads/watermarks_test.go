@@ -141,3 +141,60 @@ func TestWatermarkUnderCommit(t *testing.T) {
 		t.Fatalf("real runtime: %s %v", out.Verdict, out.Violations)
 	}
 }
+
+// TestWatermarkLeakedAckFromSinkRecord drops one resolution per pipeline in
+// the harness's sink while recording it as made (PlantLostResolution, what a
+// checkpointer that loses a resolution looks like from the sink): the
+// watermarks TakeWatermarks returns then stop short of the prefix the sink
+// resolved, and watermark-leaked-ack must say so from the harness's own
+// record, whatever StalledPartitions reports. The real runtime passes. (The
+// check it replaced, an unresolved StalledPartitions head older than 30 s,
+// passed this seed: restores and restarts reset the head first.)
+func TestWatermarkLeakedAckFromSinkRecord(t *testing.T) {
+	out, _ := runWatermarks(t, 0, func(c *cluster.Config) { c.Workload.PlantLostResolution = true })
+	if out.Verdict != Safety || !slices.Contains(out.Checks, oracle.WatermarkLeakedAck) {
+		t.Fatalf("planted lost resolution: %s %v", out.Verdict, out.Checks)
+	}
+	var msg string
+	for _, v := range out.Violations {
+		if strings.Contains(v, oracle.WatermarkLeakedAck) {
+			msg = v
+			break
+		}
+	}
+	if !strings.Contains(msg, "resolved prefix") && !strings.Contains(msg, "does not report it failed") {
+		t.Fatalf("leaked-ack violation does not name the sink's record: %q", msg)
+	}
+	t.Logf("%s", msg)
+	if out, _ := runWatermarks(t, 0, nil); out.Verdict != Pass {
+		t.Fatalf("real runtime: %s %v", out.Verdict, out.Violations)
+	}
+}
+
+// TestWatermarkLeakedAckHiddenFailure drops one Fail per pipeline without
+// quarantine while the sink records it as made (PlantLostFailure): the
+// watermark rightly stops before that batch, so only the other half of
+// watermark-leaked-ack can see it: the harness's record puts a failed batch
+// at the partition's head, and StalledPartitions does not report it Failed
+// within stallGrace + probeEvery. (The old 30 s check passed this seed.)
+func TestWatermarkLeakedAckHiddenFailure(t *testing.T) {
+	out, _ := runWatermarks(t, 0, func(c *cluster.Config) { c.Workload.PlantLostFailure = true })
+	if out.Verdict != Safety || !slices.Contains(out.Checks, oracle.WatermarkLeakedAck) {
+		t.Fatalf("planted hidden failure: %s %v", out.Verdict, out.Checks)
+	}
+	for _, v := range out.Violations {
+		if strings.Contains(v, oracle.WatermarkLeakedAck) && strings.Contains(v, "resolved prefix") {
+			t.Fatalf("a dropped Fail without quarantine holds nothing back the sink resolved OK: %s", v)
+		}
+	}
+	n := 0
+	for _, v := range out.Violations {
+		if strings.Contains(v, "StalledPartitions does not report it failed") {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no hidden-failure violation: %v", out.Violations)
+	}
+	t.Logf("%d hidden failures named", n)
+}

@@ -34,6 +34,16 @@ type Workload struct {
 	FinishAfter Dist
 	// PlantCommitBehindWatermark (test only) commits one offset short of each watermark.
 	PlantCommitBehindWatermark bool
+	// PlantLostResolution (test only): each pipeline's sink drops the
+	// first resolution it makes 5 s or more after the start (neither Done
+	// nor Fail is called) while recording it as made, as a checkpointer
+	// that loses a resolution would look from the sink.
+	PlantLostResolution bool
+	// PlantLostFailure (test only): each pipeline without quarantine drops
+	// the first Fail its sink makes 5 s or more after the start while
+	// recording it as made, as a checkpointer that hides a failure would
+	// look from the sink: StalledPartitions never reports it Failed.
+	PlantLostFailure bool
 }
 
 // FaultRates are per-operation fault probabilities; the swarm switches

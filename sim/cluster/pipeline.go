@@ -26,7 +26,6 @@ const (
 	maxRecords   = 8                      // records per poll batch: 1..maxRecords offsets
 	probeEvery   = time.Second            // the runtime drains and probes stalls this often
 	stallGrace   = 2 * time.Second        // a failed stall this old restarts the source
-	leakAfter    = 30 * time.Second       // an unresolved head this old is a leaked ack
 )
 
 // WatermarkOpKind names an operation on a pipeline's offset checkpointer,
@@ -77,9 +76,14 @@ type PipelineStats struct {
 // partitions assigned; it applies rebalances (Cluster.Rebalance); once a
 // second it drains and probes StalledPartitions, restarting the source in a
 // new epoch when a failed batch has stalled a partition for 2 s (the
-// health probe), and reporting an unresolved head older than 30 s as a
-// leaked ack. The head is the oldest batch TakeWatermarks has not advanced
-// past, so a failed batch stalls the partition once a commit reaches it.
+// health probe). The head is the oldest batch TakeWatermarks has not
+// advanced past, so a failed batch stalls the partition once a commit
+// reaches it. The harness keeps its own account of what its sink resolved
+// (watermark-leaked-ack): after each commit's Drain every partition's
+// watermark must reach the prefix of batches the sink resolved OK (and,
+// under quarantine, failed), and a failed batch the harness's record puts
+// at a partition's head must show up Failed in StalledPartitions within
+// stallGrace + probeEvery.
 // Pipelines with an odd number (job*pipelines+pipeline)
 // quarantine failed batches (Options.DeadLetter) instead of stalling.
 //
@@ -126,8 +130,17 @@ type Pipeline struct {
 	admitted  []watermark.Epoch // per partition: last epoch it was admitted to
 	committed []int64           // per partition: the broker's committed offset
 	lastEpoch []watermark.Epoch // per partition: epoch of the last commit
-	leaked    map[watermark.BatchID]bool
 	dones     []func()
+
+	// What the harness's sink resolved (watermark-leaked-ack; runtime and
+	// source under mu, the sink writes a record's outcome without it):
+	// per partition, the batches issued since its admission in the current
+	// epoch and not passed by a watermark TakeWatermarks returned, in issue
+	// order; the latest such watermark in this epoch, else the admission
+	// offset; and when it was set.
+	recs   [][]*batchRec
+	mark   []int64
+	markAt []time.Duration
 
 	// What the harness handed the checkpointer and got back (the
 	// watermark-ceiling and watermark-misuse checks; source and runtime,
@@ -144,7 +157,33 @@ type Pipeline struct {
 
 	// Sink only.
 	held []sinkItem
+	lost bool // PlantLostResolution, PlantLostFailure: the one resolution dropped
+	// resolved counts the outcomes the sink recorded; the runtime reads it
+	// before a Drain, so a resolution recorded while that Drain runs (it
+	// may have taken the queue already) is not counted as before it.
+	resolved uint64
 }
+
+// batchRec is the harness's record of one batch: its id and last offset
+// from Issue, and the outcome the sink gave it, written right after Done or
+// Fail returned (so a Drain that runs before the record is written has seen
+// the resolution queued, or not, but never a recorded one it missed).
+type batchRec struct {
+	id       watermark.BatchID
+	last     int64
+	state    recState
+	at       time.Duration // when the sink's resolution returned
+	n        uint64        // the sink's count of recorded resolutions, this one included
+	reported bool          // watermark-leaked-ack named it already
+}
+
+type recState uint8
+
+const (
+	recPending recState = iota
+	recOK
+	recFailed
+)
 
 type pipeEventKind uint8
 
@@ -163,6 +202,7 @@ type pipeEvent struct {
 
 type sinkItem struct {
 	ack *watermark.Ack
+	rec *batchRec
 	due time.Duration
 }
 
@@ -178,7 +218,8 @@ func newPipelines(c *Cluster) *Pipelines {
 		for i := range c.cfg.Pipelines {
 			p := &Pipeline{ps: ps, job: int64(j), idx: i, quarantine: PipelineID{int64(j), i}.Seq(c.cfg.Pipelines)%2 == 1,
 				mu: c.W.NewMutex("sim.pipeline"), pos: make([]int64, n), admitted: make([]watermark.Epoch, n),
-				committed: make([]int64, n), lastEpoch: make([]watermark.Epoch, n), leaked: map[watermark.BatchID]bool{},
+				committed: make([]int64, n), lastEpoch: make([]watermark.Epoch, n),
+				recs: make([][]*batchRec, n), mark: make([]int64, n), markAt: make([]time.Duration, n),
 				unretired: make([][]int64, n), issuedEpoch: make([]watermark.Epoch, n), ids: map[watermark.BatchID]bool{},
 				sinkActor: fmt.Sprintf("sink-%d-%d", j, i)}
 			p.wake = c.W.NewCond(p.mu)
@@ -442,6 +483,8 @@ func (p *Pipeline) assign(parts []watermark.Partition) {
 			p.admitted[q] = p.epoch
 			p.pos[q] = p.committed[q]
 			p.unretired[q] = p.unretired[q][:0]
+			p.recs[q] = p.recs[q][:0]
+			p.mark[q], p.markAt[q] = p.committed[q], p.ps.c.W.Elapsed()
 		}
 	}
 	p.assigned = parts
@@ -460,6 +503,7 @@ func (p *Pipeline) revoke(parts []watermark.Partition, eager bool) {
 	p.assigned = rest
 	for _, q := range parts {
 		p.unretired[q] = p.unretired[q][:0] // no longer tracked: its batches are not pending
+		p.recs[q] = p.recs[q][:0]           // nor checked
 	}
 	dones := p.invokeEach(p.dones[:0], WMRevoke, parts, p.epoch)
 	p.cp.Revoke(parts)
@@ -492,8 +536,10 @@ func (p *Pipeline) readmit(parts []watermark.Partition) {
 
 // commit is the source's commit on notify-complete.
 func (p *Pipeline) commit() {
+	before := p.resolved
 	p.cp.Drain()
 	epoch, marks := p.cp.TakeWatermarks()
+	p.checkResolved(epoch, marks, before)
 	for _, m := range marks {
 		p.retire(epoch, m.Partition, m.Offset)
 		off := m.Offset
@@ -532,19 +578,16 @@ func (p *Pipeline) deadLetter(q watermark.Quarantined) {
 }
 
 // probe is the health probe: a partition stalled by a failed batch
-// restarts the source in a new epoch; an unresolved head that keeps ageing
-// is a leaked ack.
+// restarts the source in a new epoch. Before acting on StalledPartitions
+// it checks the report against the harness's own record (checkFailedHeads).
 func (p *Pipeline) probe() {
 	now := sim.Epoch.Add(p.ps.c.W.Elapsed())
+	stalls := p.cp.StalledPartitions()
+	p.checkFailedHeads(stalls)
 	restart := false
-	for _, s := range p.cp.StalledPartitions() {
-		age := now.Sub(s.Since)
-		switch {
-		case s.Failed && age >= stallGrace:
+	for _, s := range stalls {
+		if s.Failed && now.Sub(s.Since) >= stallGrace {
 			restart = true
-		case !s.Failed && age >= leakAfter && !p.leaked[s.Batch]:
-			p.leaked[s.Batch] = true
-			p.violate("watermark-leaked-ack", "batch %+v unresolved for %v", s.Batch, age)
 		}
 	}
 	if restart {
@@ -555,6 +598,94 @@ func (p *Pipeline) probe() {
 
 // ---- what the harness hands the checkpointer and gets back
 
+// checkResolved is watermark-leaked-ack's main half, called right after a
+// Drain and the TakeWatermarks that returned epoch and marks: for every
+// partition assigned in this epoch, the watermark (the one just returned,
+// else the latest in this epoch, else the admission offset) must reach one
+// past the last offset of the longest prefix of its batches, from its
+// admission, that the harness's sink resolved OK before that Drain (under
+// quarantine, failed ones too: the DeadLetter callback passes them over).
+// A watermark below that lost or held back a resolution the harness made.
+// Both sides are harness observations: the sink's Done/Fail calls and the
+// watermarks TakeWatermarks returned. Above it is watermark-unread's and
+// the watermark model's business. Then it drops the records the watermark
+// passed.
+func (p *Pipeline) checkResolved(epoch watermark.Epoch, marks []watermark.Watermark, before uint64) {
+	if epoch != p.epoch {
+		return // watermark-stale-commit's business
+	}
+	now := p.ps.c.W.Elapsed()
+	for _, q := range p.assigned {
+		if p.admitted[q] != p.epoch {
+			continue
+		}
+		wm := p.mark[q]
+		for _, m := range marks {
+			if m.Partition == q {
+				wm = m.Offset
+			}
+		}
+		recs := p.recs[q]
+		want, n := p.mark[q], 0
+		for n < len(recs) && recs[n].n <= before && (recs[n].state == recOK || p.quarantine && recs[n].state == recFailed) {
+			want = recs[n].last + 1
+			n++
+		}
+		if wm < want {
+			// Once per batch the watermark stops at: the first resolved
+			// batch it did not pass is named; those behind it, stuck on
+			// the same lost resolution, are not named again.
+			stuck := slices.IndexFunc(recs[:n], func(r *batchRec) bool { return r.last >= wm })
+			if r := recs[stuck]; !r.reported {
+				p.violate("watermark-leaked-ack", "partition %d epoch %d: the sink resolved batch %+v (last offset %d, ok %v) and every batch before it since offset %d (resolved prefix up to offset %d), but after a Drain the watermark is %d",
+					q, p.epoch, r.id, r.last, r.state == recOK, p.mark[q], want-1, wm)
+			}
+			for _, r := range recs[stuck:n] {
+				r.reported = true
+			}
+		}
+		i := 0
+		for i < len(recs) && recs[i].last < wm {
+			i++
+		}
+		p.recs[q] = append(recs[:0], recs[i:]...)
+		clear(recs[len(recs)-i:])
+		if wm != p.mark[q] {
+			p.mark[q], p.markAt[q] = wm, now
+		}
+	}
+}
+
+// checkFailedHeads is watermark-leaked-ack's other half, for pipelines
+// without quarantine: a batch the harness's sink failed that, by the
+// harness's record, is its partition's head (every batch before it passed
+// by a returned watermark) since t must be reported Failed by the
+// StalledPartitions the runtime's probe sees once stallGrace + probeEvery
+// has passed since t (a Drain runs at least every probeEvery): a
+// checkpointer that hides a failure the harness made would let the
+// partition stall unnoticed.
+func (p *Pipeline) checkFailedHeads(stalls []watermark.Stall) {
+	if p.quarantine {
+		return
+	}
+	now := p.ps.c.W.Elapsed()
+	for _, q := range p.assigned {
+		if p.admitted[q] != p.epoch || len(p.recs[q]) == 0 {
+			continue
+		}
+		r := p.recs[q][0]
+		if r.state != recFailed || r.reported || now-max(r.at, p.markAt[q]) < stallGrace+probeEvery {
+			continue
+		}
+		if slices.ContainsFunc(stalls, func(s watermark.Stall) bool { return s.Failed && s.Batch == r.id }) {
+			continue
+		}
+		r.reported = true
+		p.violate("watermark-leaked-ack", "partition %d epoch %d: the sink failed batch %+v (last offset %d) at %v and it has been the head since %v (watermark %d), but StalledPartitions does not report it failed at %v",
+			q, p.epoch, r.id, r.last, r.at, max(r.at, p.markAt[q]), p.mark[q], now)
+	}
+}
+
 // issued checks one Issue at the checkpointer's boundary (called with mu
 // held, right after Issue returned): the ack names a batch of partition q
 // in the epoch the runtime began, never handed out before in that epoch,
@@ -562,7 +693,7 @@ func (p *Pipeline) probe() {
 // which polls q only while AtCeiling says false, holds at most
 // PendingCeiling batches of q issued since its admission and not yet
 // retired by a watermark TakeWatermarks returned (watermark-ceiling).
-func (p *Pipeline) issued(q watermark.Partition, last int64, ack *watermark.Ack) {
+func (p *Pipeline) issued(q watermark.Partition, last int64, ack *watermark.Ack) *batchRec {
 	id := ack.Batch()
 	if p.idsEpoch != p.epoch {
 		clear(p.ids)
@@ -585,11 +716,16 @@ func (p *Pipeline) issued(q watermark.Partition, last int64, ack *watermark.Ack)
 		p.unretired[q] = p.unretired[q][:0]
 	}
 	p.unretired[q] = append(p.unretired[q], last)
+	rec := &batchRec{id: id, last: last}
+	if p.admitted[q] == p.epoch && slices.Contains(p.assigned, q) {
+		p.recs[q] = append(p.recs[q], rec)
+	}
 	if n := len(p.unretired[q]); n > PendingCeiling && !p.ceilingSeen {
 		p.ceilingSeen = true
 		p.violate("watermark-ceiling", "partition %d: the source polled (AtCeiling said false) with %d batches issued in epoch %d and not retired by a watermark, ceiling %d",
 			q, n-1, id.Epoch, PendingCeiling)
 	}
+	return rec
 }
 
 // retire drops the batches a watermark TakeWatermarks returned has passed
@@ -625,9 +761,9 @@ func (p *Pipeline) source() {
 			}
 			last := p.pos[q] + r.Int64N(maxRecords)
 			ack := iss.Issue(q, last)
-			p.issued(q, last, ack)
+			rec := p.issued(q, last, ack)
 			p.pos[q] = last + 1
-			p.queue = append(p.queue, sinkItem{ack: ack, due: w.Elapsed() + time.Duration(r.Int64N(int64(sinkMaxDelay)+1))})
+			p.queue = append(p.queue, sinkItem{ack: ack, rec: rec, due: w.Elapsed() + time.Duration(r.Int64N(int64(sinkMaxDelay)+1))})
 			p.ps.Stats.Batches++
 		}
 		p.mu.Unlock()
@@ -659,11 +795,23 @@ func (p *Pipeline) sink() {
 			id := it.ack.Batch()
 			done := p.invoke(WatermarkOp{Kind: WMResolve, Partition: id.Partition, Epoch: id.Epoch, Seq: id.Seq,
 				Last: it.ack.LastOffset(), OK: !fail, Actor: p.sinkActor})
-			if fail {
+			lose := !p.lost && now >= 5*time.Second &&
+				(c.cfg.Workload.PlantLostResolution || c.cfg.Workload.PlantLostFailure && fail && !p.quarantine)
+			switch {
+			case lose:
+				p.lost = true // the resolution the planted bug loses
+			case fail:
 				p.ps.Stats.Failed++
 				it.ack.Fail()
-			} else {
+			default:
 				it.ack.Done()
+			}
+			// Right after Done or Fail returned, with no scheduling point
+			// before it: the harness's record of the outcome.
+			p.resolved++
+			it.rec.state, it.rec.at, it.rec.n = recOK, c.W.Elapsed(), p.resolved
+			if fail {
+				it.rec.state = recFailed
 			}
 			done()
 		}

@@ -208,6 +208,9 @@ func (c *Coordinator) finish(gen uint64, t Type) {
 	c.clean(ReasonCompleted, gen)
 	c.updateStatus(gen, st)
 	if f.Complete(st) {
+		if t == CompletedPoint {
+			c.finishedFinal.Store(true)
+		}
 		c.emit(Event{Kind: EvFinished, Gen: gen, Type: t})
 	}
 }

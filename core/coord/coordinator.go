@@ -104,11 +104,14 @@ type Coordinator struct {
 	lock      env.Mutex
 	complMu   env.Mutex
 	genMu     env.Mutex
-	statusMu  env.Mutex          // serialises status writes with their generation check
-	gen       uint64             // guarded by genMu
-	genNow    atomic.Uint64      // gen, stored under genMu: read without a lock by the trigger fence
-	fut       *Future[GenStatus] // guarded by genMu; replaced by restore
-	mapMu     env.Mutex
+	statusMu  env.Mutex     // serialises status writes with their generation check
+	gen       uint64        // guarded by genMu
+	genNow    atomic.Uint64 // gen, stored under genMu: read without a lock by the trigger fence
+	// finishedFinal: a generation finished with the COMPLETED_POINT (its
+	// notice reached every task); Restore leaves the pipeline alone then.
+	finishedFinal atomic.Bool
+	fut           *Future[GenStatus] // guarded by genMu; replaced by restore
+	mapMu         env.Mutex
 
 	periodicMu   env.Mutex  // "coord.periodic": the live periodic chain
 	periodicTok  uint64     // guarded by periodicMu: the live chain's token

@@ -74,5 +74,5 @@ var DefaultCampaign = []struct {
 	Seeds int
 }{
 	{"smoke", 200}, {"failovers", 30}, {"expiries", 20}, {"savepoint-storm", 6}, {"saturation", 6}, {"swarm", 150},
-	{"watermarks", 20}, {"double-failure", 10}, {"idle-close", 6},
+	{"watermarks", 20}, {"double-failure", 10}, {"idle-close", 6}, {"idle-close-late", 10},
 }

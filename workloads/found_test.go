@@ -52,8 +52,8 @@ func TestFoundSeeds(t *testing.T) {
 		// completed was a COMPLETED_POINT: the pipeline stayed FAILED for
 		// good (checkpoint-progress, bounded-finish; 24 of seeds 0-59 before
 		// the fix; core/coord redeliverFinal).
-		{"../testdata/scenarios/idle-close-late.yaml", 31, "", "a final notice failed partway leaves the pipeline FAILED"},
-		{"../testdata/scenarios/idle-close-late.yaml", 7, "", "the same"},
+		{"idle-close-late", 31, "", "a final notice failed partway leaves the pipeline FAILED"},
+		{"idle-close-late", 7, "", "the same"},
 	} {
 		var s *Scenario
 		var err error

@@ -23,8 +23,9 @@ type Bounds struct {
 	// SchedWave is taken off the scheduling delay of each body due inside
 	// a step-down window the harness injected (from the step-down to
 	// SchedWave after the reactivation) before the p99 is judged: one
-	// status backoff when the faults make a status-retry wave possible
-	// (statusRetryWave), else 0. Bodies due elsewhere get no allowance.
+	// status write at its longest, plus one status backoff when the
+	// faults make a status-retry wave possible (statusRetryWave); 0
+	// without step-downs. Bodies due elsewhere get no allowance.
 	SchedWave         time.Duration
 	TriggerToComplete time.Duration // checkpoint triggered to completed
 	FailoverToFirst   time.Duration // restore to the pipeline's first completed checkpoint
@@ -65,9 +66,11 @@ func dtyp(d Dist) time.Duration {
 //	           shared-inline: the 2 timer threads; per-pipeline: 2 per lease)
 //	sched    = ceil(leases / threads) x typical body_slowness
 //	           (one wave of every lease's trigger through the pool)
-//	wave     = the status backoff (2 s) when the faults step the master
-//	           down and fail status-store calls retryably
-//	           (statusRetryWave), else 0: taken off the delay of each
+//	wave     = when the faults step the master down: one status write
+//	           at its longest (max status_latency + max status_slow),
+//	           plus the status backoff (2 s) when they also fail
+//	           status-store calls retryably (statusRetryWave); else 0.
+//	           Taken off the delay of each
 //	           body due inside a step-down window (step-down to
 //	           reactivation + wave, as the harness injected it), not
 //	           added to sched, so a slowdown anywhere else still fails
@@ -98,8 +101,15 @@ func (s *Scenario) bounds(design sched.Design, f Faults) Bounds {
 	tasks := time.Duration(max(s.Cluster.Tasks, 1))
 	sd := time.Duration((leases+threads-1)/threads) * dtyp(w.BodySlowness)
 	var wave time.Duration
-	if statusRetryWave(f) {
-		wave = statusBackoff
+	if f.StepDown.On() {
+		// at a step-down every trigger due fails on its dispatch thread
+		// and writes FAILED there: one status write at its longest (the
+		// store's latency, slowed while faults are on), and one backoff
+		// when the store fails retryably (statusRetryWave)
+		wave = dmax(w.StatusLatency) + dmax(f.StatusSlow)
+		if statusRetryWave(f) {
+			wave += statusBackoff
+		}
 	}
 	tc := tasks*(dmax(w.DispatchLatency)+dmax(w.NotifyLatency)) + min(dmax(w.AckLatency), timeout) +
 		dmax(w.StorageLatency) + 2*dmax(w.StatusLatency)

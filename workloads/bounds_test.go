@@ -53,15 +53,23 @@ func TestBoundsRule(t *testing.T) {
 	if want := 3*(4034*time.Millisecond) + BoundFloor; b.TriggerToComplete != want {
 		t.Fatalf("trigger to complete bound %v, want %v", b.TriggerToComplete, want)
 	}
-	// failover = 2s + 10s + complete + sched (2s: see below)
-	if want := 3*(2*time.Second+10*time.Second+4034*time.Millisecond+2*time.Second) + BoundFloor; b.FailoverToFirst != want {
+	// failover = 2s + 10s + complete + sched (0) + wave (2.005s: see below)
+	if want := 3*(2*time.Second+10*time.Second+4034*time.Millisecond+2005*time.Millisecond) + BoundFloor; b.FailoverToFirst != want {
 		t.Fatalf("failover bound %v, want %v", b.FailoverToFirst, want)
 	}
 	// sched: no body slowness, so the floor; a step-down with retryable
-	// status errors gives bodies due in its window one status backoff
-	// (2 s) of allowance, and nothing else
-	if b.SchedDelay != BoundFloor || b.SchedWave != 2*time.Second {
-		t.Fatalf("sched bound %v wave %v, want the floor and 2s", b.SchedDelay, b.SchedWave)
+	// status errors gives bodies due in its window one status write (5 ms)
+	// and one status backoff (2 s) of allowance, and nothing else
+	if b.SchedDelay != BoundFloor || b.SchedWave != 2005*time.Millisecond {
+		t.Fatalf("sched bound %v wave %v, want the floor and 2.005s", b.SchedDelay, b.SchedWave)
+	}
+	// a step-down with a slowed status store (status_slow) and no
+	// retryable errors: one status write at its longest
+	g := s.Faults
+	g.StatusRetryable = 0
+	g.StatusSlow = Dist{Kind: "uniform", Min: Duration{D: 100 * time.Millisecond}, Max: Duration{D: 3 * time.Second}}
+	if b := s.bounds("", g); b.SchedWave != 5*time.Millisecond+3*time.Second {
+		t.Fatalf("wave with status_slow %v, want 3.005s", b.SchedWave)
 	}
 	f := s.Faults
 	f.StepDown = Schedule{}

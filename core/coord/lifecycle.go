@@ -99,16 +99,7 @@ func (c *Coordinator) Restore(alreadyStarted bool) error {
 	}
 	c.restoreMu.Lock() // restores of one coordinator never interleave
 	defer c.restoreMu.Unlock()
-	c.genMu.Lock()
-	c.gen++
-	gen := c.gen
-	c.genNow.Store(gen)
-	c.fut = NewFuture[GenStatus](c.e)
-	c.emit(Event{Kind: EvGeneration, Gen: gen}) // the restore's linearisation point
-	c.genMu.Unlock()
-	c.firstError.Store(nil)
-	c.updateStatus(gen, Running)
-	c.clean(ReasonReset, gen)
+	gen := c.newGeneration()
 	if err := c.restoreState(gen); err != nil {
 		c.handleError(gen, ReasonInsideError, fmt.Errorf("restore: %w", err), fenceAlways)
 		return err
@@ -147,6 +138,21 @@ func (c *Coordinator) Restore(alreadyStarted bool) error {
 // seeds 0-59 left a pipeline FAILED (seed 31: job 0 pipeline 7, tasks 0
 // and 1 closed by the COMPLETED_POINT, the notice to the next failed).
 func (c *Coordinator) redeliverFinal(final *Completed) error {
+	gen := c.newGeneration()
+	if err := c.notifyCompleted(final); err != nil {
+		c.handleError(gen, ReasonNotifyFailed, err, fenceAlways)
+		return err
+	}
+	c.finish(gen, CompletedPoint)
+	return nil
+}
+
+// newGeneration installs the next generation, RUNNING, and cleans the old
+// one's pending state: the first steps of every restore. The generation is
+// installed under coord.generation before anything else (the restore's
+// linearisation point), so a deferred effect of the old one can tell it is
+// stale. Called with restoreMu held.
+func (c *Coordinator) newGeneration() uint64 {
 	c.genMu.Lock()
 	c.gen++
 	gen := c.gen
@@ -157,12 +163,7 @@ func (c *Coordinator) redeliverFinal(final *Completed) error {
 	c.firstError.Store(nil)
 	c.updateStatus(gen, Running)
 	c.clean(ReasonReset, gen)
-	if err := c.notifyCompleted(final); err != nil {
-		c.handleError(gen, ReasonNotifyFailed, err, fenceAlways)
-		return err
-	}
-	c.finish(gen, CompletedPoint)
-	return nil
+	return gen
 }
 
 // restoreState reloads what a restored generation starts from.

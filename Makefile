@@ -86,6 +86,7 @@ bench:
 	  bench/run.sh $(R)/trigger-precise.txt $(BENCHGO) -bench '^BenchmarkTriggerPrecise$$' -benchtime $(SIDE_N)x -timeout 60m ./bench/; fi
 	bench/run.sh $(R)/coord.txt      $(BENCHGO) -bench '^BenchmarkTriggerCoord(Precise)?$$' -benchtime 500x -timeout 60m ./bench/
 	bench/run.sh $(R)/floor.txt      $(GO) test -run '^$$' -bench '^BenchmarkTimerFloor$$' -benchtime 5000x -count 5 ./bench/
+	bench/run.sh $(R)/lead.txt       $(GO) test -run '^$$' -bench '^BenchmarkTimerLead$$' -benchtime 500x -count 3 ./bench/
 	bench/run.sh $(R)/saturation.txt $(BENCHGO) -bench '^BenchmarkSaturation(LeaderFollower|Sim|SimLeaderFollower)?$$' -benchtime 1000x ./bench/
 	bench/run.sh $(R)/sim.txt        $(GO) test -run '^$$' -bench '^BenchmarkSim$$|^BenchmarkSchedPoint$$' -benchmem -count 5 ./bench/
 	bench/run.sh $(R)/sim-switch.txt $(GO) test -run '^$$' -bench '^BenchmarkSwitch$$|^BenchmarkSchedPoint$$' -count 10 ./bench/

@@ -431,15 +431,15 @@ func tables(w io.Writer, rows []*row) {
 		fmt.Fprintf(w, "| %s | %.0f | %.3g | %.0f | %.3f |\n", r.keys["pipelines"], r.get("sim-s/s"), r.get("steps/s"), r.get("steps/op"), r.get("allocs/step"))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "### Timer floor and scheduling-point cost")
+	fmt.Fprintln(w, "### Timer floor, the timer's lead, and scheduling-point cost")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| benchmark | late p50 | late p99 | ns/op | CPU/op |")
 	fmt.Fprintln(w, "|---|---|---|---|---|")
 	for _, r := range pick(rows, func(r *row) bool {
-		return r.base == "TimerFloor" || r.base == "SchedPoint" || r.base == "Switch"
+		return r.base == "TimerFloor" || r.base == "TimerLead" || r.base == "SchedPoint" || r.base == "Switch"
 	}) {
 		name := r.base
-		for _, k := range []string{"sleep", "impl"} {
+		for _, k := range []string{"sleep", "impl", "lead", "threads"} {
 			if v := r.keys[k]; v != "" {
 				name += " " + k + "=" + v
 			}

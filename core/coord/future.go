@@ -18,6 +18,9 @@ type Future[T any] struct {
 	val T
 	err error
 	cbs []func(T, error)
+	// inline holds the first callbacks (most futures get one or two), so
+	// that registering them allocates nothing.
+	inline [2]func(T, error)
 }
 
 // NewFuture returns an unsettled future.
@@ -50,6 +53,7 @@ func (f *Future[T]) settle(v T, err error) bool {
 	for _, cb := range cbs {
 		cb(v, err)
 	}
+	clear(f.inline[:]) // release the callbacks that ran (nothing registers after set)
 	return true
 }
 
@@ -57,6 +61,9 @@ func (f *Future[T]) settle(v T, err error) bool {
 func (f *Future[T]) WhenDone(cb func(T, error)) {
 	f.mu.Lock()
 	if !f.set {
+		if f.cbs == nil {
+			f.cbs = f.inline[:0]
+		}
 		f.cbs = append(f.cbs, cb)
 		f.mu.Unlock()
 		return

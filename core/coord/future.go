@@ -25,9 +25,16 @@ type Future[T any] struct {
 
 // NewFuture returns an unsettled future.
 func NewFuture[T any](e env.Env) *Future[T] {
-	f := &Future[T]{e: e, mu: e.NewMutex("coord.future")}
-	f.cv = e.NewCond(f.mu)
+	f := &Future[T]{}
+	f.init(e)
 	return f
+}
+
+// init makes the zero Future f an unsettled future (for a future embedded
+// in the struct that owns it).
+func (f *Future[T]) init(e env.Env) {
+	f.e, f.mu = e, e.NewMutex("coord.future")
+	f.cv = e.NewCond(f.mu)
 }
 
 // Complete settles the future with v; it reports false if already settled.
@@ -117,7 +124,7 @@ type Pending struct {
 	mu           env.Mutex // "coord.ack": notAcked and states; a leaf lock
 	notAcked     map[TaskID]bool
 	states       map[TaskID][]byte
-	fut          *Future[*Completed] // nil value: aborted by RESET or PIPELINE_END
+	fut          Future[*Completed] // nil value: aborted by RESET or PIPELINE_END
 	watchdog     Cancelable
 	tasks        []TaskID // the tasks it waits for and sends barriers to
 	prepareClose []TaskID // idle tasks its barrier prepares to close
@@ -125,12 +132,14 @@ type Pending struct {
 	// stored settles once completion persisted the checkpoint (its value)
 	// or will not (an error; nil after a RESET): a savepoint is answered
 	// from it, so the manager commits only bundles every pipeline wrote.
-	stored *Future[*Completed]
+	stored Future[*Completed]
 }
 
 func newPending(e env.Env, job int64, pipeline int, id int64, typ Type, ts time.Time, gen uint64, tasks []TaskID) *Pending {
 	p := &Pending{ID: id, Type: typ, TriggeredAt: ts, Gen: gen, job: job, pipeline: pipeline, tasks: tasks,
-		mu: e.NewMutex("coord.ack"), notAcked: map[TaskID]bool{}, states: map[TaskID][]byte{}, fut: NewFuture[*Completed](e), stored: NewFuture[*Completed](e)}
+		mu: e.NewMutex("coord.ack"), notAcked: map[TaskID]bool{}, states: map[TaskID][]byte{}}
+	p.fut.init(e) // fut and stored live in the Pending: one allocation for the three
+	p.stored.init(e)
 	for _, t := range tasks {
 		p.notAcked[t] = true
 	}
@@ -168,4 +177,4 @@ func (p *Pending) completed(now time.Time) *Completed {
 }
 
 // Future is the pending checkpoint's completion.
-func (p *Pending) Future() *Future[*Completed] { return p.fut }
+func (p *Pending) Future() *Future[*Completed] { return &p.fut }

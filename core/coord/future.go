@@ -168,10 +168,9 @@ func (p *Pending) FullyAcked() bool {
 func (p *Pending) completed(now time.Time) *Completed {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	states := make(map[TaskID][]byte, len(p.states))
-	for k, v := range p.states {
-		states[k] = v
-	}
+	// Called after the last ack: no ack writes states any more (every later
+	// one is a duplicate), so the map is shared, not copied.
+	states := p.states
 	return &Completed{Job: p.job, Pipeline: p.pipeline, ID: p.ID, Type: p.Type, TriggeredAt: p.TriggeredAt,
 		CompletedAt: now, States: states, Generation: p.Gen, Closed: slices.Clone(p.prepareClose)}
 }

@@ -157,6 +157,7 @@ func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coor
 		periodicMu: e.NewMutex("coord.periodic"),
 		pending:    map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{},
 		idle: newIdleSets(), readyKey: fmt.Sprintf("checkpoint_state_%d_%d%s", job, pipeline, readySuffix)}
+	c.tasks = make([]TaskID, 0, max(cfg.Tasks, 0)) // ascending: a pending checkpoint's tasks are a subsequence
 	for i := range cfg.Tasks {
 		c.tasks = append(c.tasks, TaskID(i))
 	}

@@ -121,12 +121,11 @@ type Pending struct {
 	cleans       uint64 // cleans seen when it was created
 	job          int64
 	pipeline     int
-	mu           env.Mutex // "coord.ack": notAcked and states; a leaf lock
-	notAcked     map[TaskID]bool
-	states       map[TaskID][]byte
+	mu           env.Mutex          // "coord.ack": states; a leaf lock
+	states       map[TaskID][]byte  // the acks so far: a task not in it has not acked
 	fut          Future[*Completed] // nil value: aborted by RESET or PIPELINE_END
 	watchdog     Cancelable
-	tasks        []TaskID // the tasks it waits for and sends barriers to
+	tasks        []TaskID // the tasks it waits for and sends barriers to, in ascending order
 	prepareClose []TaskID // idle tasks its barrier prepares to close
 	closed       []TaskID // tasks closed when it was created
 	// stored settles once completion persisted the checkpoint (its value)
@@ -137,12 +136,9 @@ type Pending struct {
 
 func newPending(e env.Env, job int64, pipeline int, id int64, typ Type, ts time.Time, gen uint64, tasks []TaskID) *Pending {
 	p := &Pending{ID: id, Type: typ, TriggeredAt: ts, Gen: gen, job: job, pipeline: pipeline, tasks: tasks,
-		mu: e.NewMutex("coord.ack"), notAcked: map[TaskID]bool{}, states: map[TaskID][]byte{}}
+		mu: e.NewMutex("coord.ack"), states: make(map[TaskID][]byte, len(tasks))}
 	p.fut.init(e) // fut and stored live in the Pending: one allocation for the three
 	p.stored.init(e)
-	for _, t := range tasks {
-		p.notAcked[t] = true
-	}
 	return p
 }
 
@@ -150,19 +146,29 @@ func newPending(e env.Env, job int64, pipeline int, id int64, typ Type, ts time.
 func (p *Pending) ack(task TaskID, state []byte) (last, dup bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.notAcked[task] {
+	if !p.awaitsLocked(task) {
 		return false, true
 	}
-	delete(p.notAcked, task)
 	p.states[task] = state
-	return len(p.notAcked) == 0, false
+	return len(p.states) == len(p.tasks), false
+}
+
+// awaitsLocked reports whether task is one p waits for and has not acked
+// yet. p.tasks is in ascending order: the coordinator's tasks (0..n-1),
+// filtered in order by idleSnapshot.
+func (p *Pending) awaitsLocked(task TaskID) bool {
+	if _, ok := slices.BinarySearch(p.tasks, task); !ok {
+		return false
+	}
+	_, acked := p.states[task]
+	return !acked
 }
 
 // FullyAcked reports whether every task acknowledged.
 func (p *Pending) FullyAcked() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.notAcked) == 0
+	return len(p.states) == len(p.tasks)
 }
 
 func (p *Pending) completed(now time.Time) *Completed {

@@ -2,7 +2,7 @@ package exec
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
@@ -211,7 +211,8 @@ func (p *Pool) startLocked(first task) {
 	p.s.Threads++
 	p.s.Started++
 	p.s.Peak = max(p.s.Peak, p.s.Threads)
-	name := fmt.Sprintf("%s-%d", p.cfg.Name, p.next)
+	var buf [32]byte // "name-n" built in place: one allocation, the string
+	name := string(strconv.AppendInt(append(append(buf[:0], p.cfg.Name...), '-'), int64(p.next), 10))
 	p.e.Go(name, func() { p.worker(name, first) })
 }
 

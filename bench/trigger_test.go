@@ -18,6 +18,7 @@ var (
 	spacing     = flag.Duration("trigger.spacing", 20*time.Millisecond, "time between due triggers, member-wide (upstream: 20ms; interval = max(10, pipelines) x spacing)")
 	precisePark = flag.Duration("precise.park", 0, "env.PreciseWall's Park in BenchmarkTriggerPrecise (0: its default)")
 	preciseSpin = flag.Duration("precise.spin", 0, "env.PreciseWall's Spin in BenchmarkTriggerPrecise (0: its default)")
+	preciseLead = flag.Duration("precise.lead", 0, "env.PreciseWall's Lead in BenchmarkTriggerPrecise (0: its default, negative: off)")
 	pipelines   = []int{10, 100, 500}
 	designs     = []sched.Design{sched.PerPipeline, sched.Shared, sched.SharedInline, sched.LeaderFollower}
 )
@@ -46,7 +47,7 @@ func BenchmarkTrigger(b *testing.B) { benchTrigger(b, "wall", env.Wall{}) }
 
 // BenchmarkTriggerPrecise is BenchmarkTrigger on env.PreciseWall.
 func BenchmarkTriggerPrecise(b *testing.B) {
-	benchTrigger(b, "precise", env.PreciseWall{Park: *precisePark, Spin: *preciseSpin})
+	benchTrigger(b, "precise", env.PreciseWall{Park: *precisePark, Spin: *preciseSpin, Lead: *preciseLead})
 }
 
 func benchTrigger(b *testing.B, envName string, e env.Env) {

@@ -28,7 +28,10 @@ import (
 //
 // At most GOMAXPROCS-1 waits (at least one) are in the sleep and spin
 // phases at once; a wait that finds them all taken parks in the Go
-// runtime to its deadline, as Wall's does (see slots).
+// runtime to its deadline, as Wall's does (see slots). A wait no longer
+// than Spin from the start only spins, and needs no slot: a timer thread
+// waiting out its TimerLead (see TimerLeader) must not park for a
+// millisecond because the next leader holds the slot.
 //
 // The price is CPU: each timed wait that reaches its deadline spins for
 // about Spin and holds an OS thread for about Park, and the futex phase
@@ -48,7 +51,17 @@ type PreciseWall struct {
 	// (default 100 µs: more than the median kernel wake-up latency with
 	// 1 ns slack, about 45 µs on the project machine).
 	Spin time.Duration
+	// Lead is its TimerLead (default 100 µs; negative turns it off). On the
+	// project machine re-taking the timer's lock, the heap pop and the
+	// promotion's wake-up take about 20 µs at the median, the wake-up
+	// (an interrupt to an idle virtual CPU) about 12 µs of it; 50 µs was
+	// not always enough on a loaded machine (results/README.md). The
+	// taker spins out what is left of the lead: about 80 µs of CPU per
+	// timed entry.
+	Lead time.Duration
 }
+
+var _ TimerLeader = PreciseWall{}
 
 var _ Env = PreciseWall{}
 
@@ -56,7 +69,19 @@ var _ Env = PreciseWall{}
 const (
 	DefaultPark = 2 * time.Millisecond
 	DefaultSpin = 100 * time.Microsecond
+	DefaultLead = 100 * time.Microsecond
 )
+
+// TimerLead is Lead, DefaultLead when zero, 0 when negative.
+func (p PreciseWall) TimerLead() time.Duration {
+	switch {
+	case p.Lead < 0:
+		return 0
+	case p.Lead == 0:
+		return DefaultLead
+	}
+	return p.Lead
+}
 
 func (p PreciseWall) phases() (park, spin time.Duration) {
 	park, spin = p.Park, p.Spin
@@ -75,7 +100,17 @@ func (p PreciseWall) Sleep(d time.Duration) {
 		runtime.Gosched()
 		return
 	}
-	p.wait(newPreciseWaiter(), time.Now().Add(d))
+	deadline := time.Now().Add(d)
+	if _, spin := p.phases(); d <= spin {
+		// Spin only, and allocate nothing: nothing can wake a Sleep, and
+		// an allocation right after an idle stretch costs microseconds
+		// (a cold per-P cache), which a timer thread sleeping out its
+		// TimerLead would add to the entry's lateness.
+		for time.Now().Before(deadline) {
+		}
+		return
+	}
+	p.wait(newPreciseWaiter(), deadline)
 }
 
 // NewCond returns a condition variable whose WaitFor ends on time.
@@ -112,6 +147,9 @@ func (p PreciseWall) wait(w *preciseWaiter, deadline time.Time) (woken bool) {
 		case <-t.C:
 		}
 	}
+	if time.Until(deadline) <= spin {
+		return spinUntil(w, deadline) // a wait shorter than the spin phase needs no slot
+	}
 	if !acquireSlot() {
 		return p.park(w, deadline) // every slot taken: wait like Wall
 	}
@@ -129,6 +167,11 @@ func (p PreciseWall) wait(w *preciseWaiter, deadline time.Time) (woken bool) {
 		futexWait(&w.state, left)
 		w.asleep.Store(0)
 	}
+	return spinUntil(w, deadline)
+}
+
+// spinUntil spins on the clock until the deadline or a wake-up.
+func spinUntil(w *preciseWaiter, deadline time.Time) (woken bool) {
 	for time.Now().Before(deadline) {
 		if w.state.Load() != 0 {
 			return true

@@ -134,3 +134,19 @@ func TestPreciseUntimedWait(t *testing.T) {
 	}
 	m.Unlock()
 }
+
+func TestTimerLead(t *testing.T) {
+	for _, c := range []struct {
+		e    env.Env
+		want time.Duration
+	}{
+		{env.Wall{}, 0},
+		{env.PreciseWall{}, env.DefaultLead},
+		{env.PreciseWall{Lead: 30 * time.Microsecond}, 30 * time.Microsecond},
+		{env.PreciseWall{Lead: -1}, 0},
+	} {
+		if got := env.TimerLead(c.e); got != c.want {
+			t.Errorf("TimerLead(%#v) = %v, want %v", c.e, got, c.want)
+		}
+	}
+}

@@ -190,48 +190,52 @@ func TestPanicIsReportedAndThreadReplaced(t *testing.T) {
 }
 
 func TestTimerFiresInDeadlineOrder(t *testing.T) {
-	simtest.Both(t, 300, func(t testing.TB, e env.Env) {
-		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 1})
-		mu := e.NewMutex("test.order")
-		var order []int
-		c := simtest.NewCounter(e)
-		delays := []time.Duration{30, 10, 20, 10, 0}
-		for i, d := range delays {
-			tm.Schedule(d*time.Millisecond, func() {
-				mu.Lock()
-				order = append(order, i)
-				mu.Unlock()
-				c.Add()
-			})
-		}
-		c.Await(len(delays))
-		if want := []int{4, 1, 3, 2, 0}; !slices.Equal(order, want) {
-			t.Fatalf("order %v, want %v", order, want)
-		}
-		tm.ShutdownNow()
+	eachLead(t, func(t *testing.T, lead time.Duration) {
+		simtest.Both(t, 300, func(t testing.TB, e env.Env) {
+			tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Lead: lead, Threads: 1})
+			mu := e.NewMutex("test.order")
+			var order []int
+			c := simtest.NewCounter(e)
+			delays := []time.Duration{30, 10, 20, 10, 0}
+			for i, d := range delays {
+				tm.Schedule(d*time.Millisecond, func() {
+					mu.Lock()
+					order = append(order, i)
+					mu.Unlock()
+					c.Add()
+				})
+			}
+			c.Await(len(delays))
+			if want := []int{4, 1, 3, 2, 0}; !slices.Equal(order, want) {
+				t.Fatalf("order %v, want %v", order, want)
+			}
+			tm.ShutdownNow()
+		})
 	})
 }
 
 func TestTimerCancel(t *testing.T) {
-	simtest.Both(t, 300, func(t testing.TB, e env.Env) {
-		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2})
-		ran := simtest.NewCounter(e)
-		h, _ := tm.Schedule(50*time.Millisecond, func() { t.Error("cancelled entry ran") })
-		tm.Schedule(100*time.Millisecond, ran.Add)
-		if !h.Cancel() || h.Cancel() {
-			t.Fatal("Cancel must return true then false")
-		}
-		ran.Await(1)
-		st := tm.Stats()
-		if st.Canceled != 1 || st.Fired != 1 || st.Threads > 2 {
-			t.Fatalf("%+v", st)
-		}
-		if n := tm.ShutdownNow(); n != 0 {
-			t.Fatalf("dropped %d", n)
-		}
-		if _, err := tm.Schedule(0, ran.Add); !errors.Is(err, exec.ErrClosed) {
-			t.Fatalf("schedule after shutdown: %v", err)
-		}
+	eachLead(t, func(t *testing.T, lead time.Duration) {
+		simtest.Both(t, 300, func(t testing.TB, e env.Env) {
+			tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Lead: lead, Threads: 2})
+			ran := simtest.NewCounter(e)
+			h, _ := tm.Schedule(50*time.Millisecond, func() { t.Error("cancelled entry ran") })
+			tm.Schedule(100*time.Millisecond, ran.Add)
+			if !h.Cancel() || h.Cancel() {
+				t.Fatal("Cancel must return true then false")
+			}
+			ran.Await(1)
+			st := tm.Stats()
+			if st.Canceled != 1 || st.Fired != 1 || st.Threads > 2 {
+				t.Fatalf("%+v", st)
+			}
+			if n := tm.ShutdownNow(); n != 0 {
+				t.Fatalf("dropped %d", n)
+			}
+			if _, err := tm.Schedule(0, ran.Add); !errors.Is(err, exec.ErrClosed) {
+				t.Fatalf("schedule after shutdown: %v", err)
+			}
+		})
 	})
 }
 
@@ -246,57 +250,63 @@ func waitStats(e env.Env, tm *exec.Timer, ok func(exec.TimerStats) bool) exec.Ti
 }
 
 func TestTimerOneLeaderOthersFollow(t *testing.T) {
-	simtest.Both(t, 300, func(t testing.TB, e env.Env) {
-		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 3})
-		defer tm.ShutdownNow()
-		ran := simtest.NewCounter(e)
-		for range 3 {
-			tm.Schedule(0, ran.Add)
-		}
-		ran.Await(3)
-		tm.Schedule(time.Hour, ran.Add) // the leader waits for this one
-		// Every thread idle: exactly one leads, the others wait untimed.
-		st := waitStats(e, tm, func(st exec.TimerStats) bool { return st.Followers == 2 })
-		if st.Threads != 3 || st.Pending != 1 {
-			t.Fatalf("%+v", st)
-		}
+	eachLead(t, func(t *testing.T, lead time.Duration) {
+		simtest.Both(t, 300, func(t testing.TB, e env.Env) {
+			tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Lead: lead, Threads: 3})
+			defer tm.ShutdownNow()
+			ran := simtest.NewCounter(e)
+			for range 3 {
+				tm.Schedule(0, ran.Add)
+			}
+			ran.Await(3)
+			tm.Schedule(time.Hour, ran.Add) // the leader waits for this one
+			// Every thread idle: exactly one leads, the others wait untimed.
+			st := waitStats(e, tm, func(st exec.TimerStats) bool { return st.Followers == 2 })
+			if st.Threads != 3 || st.Pending != 1 {
+				t.Fatalf("%+v", st)
+			}
+		})
 	})
 }
 
 func TestTimerPromotesFollowerWhileLeaderRuns(t *testing.T) {
-	simtest.Both(t, 300, func(t testing.TB, e env.Env) {
-		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2})
-		defer tm.ShutdownNow()
-		block := simtest.NewLatch(e)
-		ran := simtest.NewCounter(e)
-		tm.Schedule(0, block.Wait)
-		block.AwaitArrivals(1) // one thread runs a blocked function
-		tm.Schedule(10*time.Millisecond, ran.Add)
-		if !ran.AwaitFor(e, 1, time.Minute) {
-			t.Fatal("the promoted follower did not fire the next entry")
-		}
-		block.Release()
+	eachLead(t, func(t *testing.T, lead time.Duration) {
+		simtest.Both(t, 300, func(t testing.TB, e env.Env) {
+			tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Lead: lead, Threads: 2})
+			defer tm.ShutdownNow()
+			block := simtest.NewLatch(e)
+			ran := simtest.NewCounter(e)
+			tm.Schedule(0, block.Wait)
+			block.AwaitArrivals(1) // one thread runs a blocked function
+			tm.Schedule(10*time.Millisecond, ran.Add)
+			if !ran.AwaitFor(e, 1, time.Minute) {
+				t.Fatal("the promoted follower did not fire the next entry")
+			}
+			block.Release()
+		})
 	})
 }
 
 func TestTimerDueEntriesWaitWhenEveryThreadIsBusy(t *testing.T) {
-	simtest.Both(t, 300, func(t testing.TB, e env.Env) {
-		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2})
-		defer tm.ShutdownNow()
-		block := simtest.NewLatch(e)
-		ran := simtest.NewCounter(e)
-		tm.Schedule(0, block.Wait)
-		tm.Schedule(0, block.Wait)
-		block.AwaitArrivals(2)
-		tm.Schedule(time.Millisecond, ran.Add)
-		e.Sleep(50 * time.Millisecond)
-		if st := tm.Stats(); ran.N() != 0 || st.Pending != 1 || st.Threads != 2 {
-			t.Fatalf("with every thread busy: ran=%d %+v", ran.N(), st)
-		}
-		block.Release()
-		if !ran.AwaitFor(e, 1, time.Minute) {
-			t.Fatal("due entry did not run once a thread came free")
-		}
+	eachLead(t, func(t *testing.T, lead time.Duration) {
+		simtest.Both(t, 300, func(t testing.TB, e env.Env) {
+			tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Lead: lead, Threads: 2})
+			defer tm.ShutdownNow()
+			block := simtest.NewLatch(e)
+			ran := simtest.NewCounter(e)
+			tm.Schedule(0, block.Wait)
+			tm.Schedule(0, block.Wait)
+			block.AwaitArrivals(2)
+			tm.Schedule(time.Millisecond, ran.Add)
+			e.Sleep(50 * time.Millisecond)
+			if st := tm.Stats(); ran.N() != 0 || st.Pending != 1 || st.Threads != 2 {
+				t.Fatalf("with every thread busy: ran=%d %+v", ran.N(), st)
+			}
+			block.Release()
+			if !ran.AwaitFor(e, 1, time.Minute) {
+				t.Fatal("due entry did not run once a thread came free")
+			}
+		})
 	})
 }
 
@@ -327,25 +337,27 @@ func TestTimerDieOnPanicReplacesThread(t *testing.T) {
 // threads to spare: whoever takes a due entry (leader or a woken follower)
 // must leave a leader behind, or the later entry never fires.
 func TestTimerLeavesALeaderAfterABurst(t *testing.T) {
-	simtest.Both(t, 1000, func(t testing.TB, e env.Env) {
-		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 4})
-		defer tm.ShutdownNow()
-		release := simtest.NewLatch(e)
-		ran := simtest.NewCounter(e)
-		for range 4 {
-			tm.Schedule(0, ran.Add) // start all four threads
-		}
-		ran.Await(4)
-		tm.Schedule(5*time.Millisecond, ran.Add)
-		tm.Schedule(10*time.Millisecond, release.Wait)
-		tm.Schedule(10*time.Millisecond, ran.Add)
-		tm.Schedule(10*time.Millisecond, release.Wait)
-		tm.Schedule(20*time.Millisecond, release.Release)
-		release.AwaitArrivals(2)
-		release.Wait() // returns once the 20 ms entry released the latch
-		if !ran.AwaitFor(e, 6, time.Minute) {
-			t.Fatalf("ran %d of 6", ran.N())
-		}
+	eachLead(t, func(t *testing.T, lead time.Duration) {
+		simtest.Both(t, 1000, func(t testing.TB, e env.Env) {
+			tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Lead: lead, Threads: 4})
+			defer tm.ShutdownNow()
+			release := simtest.NewLatch(e)
+			ran := simtest.NewCounter(e)
+			for range 4 {
+				tm.Schedule(0, ran.Add) // start all four threads
+			}
+			ran.Await(4)
+			tm.Schedule(5*time.Millisecond, ran.Add)
+			tm.Schedule(10*time.Millisecond, release.Wait)
+			tm.Schedule(10*time.Millisecond, ran.Add)
+			tm.Schedule(10*time.Millisecond, release.Wait)
+			tm.Schedule(20*time.Millisecond, release.Release)
+			release.AwaitArrivals(2)
+			release.Wait() // returns once the 20 ms entry released the latch
+			if !ran.AwaitFor(e, 6, time.Minute) {
+				t.Fatalf("ran %d of 6", ran.N())
+			}
+		})
 	})
 }
 
@@ -404,6 +416,79 @@ func TestRunnersRunAsFunctions(t *testing.T) {
 		dropped[0]("closed")
 		if r.n() != 5 || r.names[4] != "closed" {
 			t.Fatalf("runs %v", r.names)
+		}
+	})
+}
+
+// eachLead runs a timer test with entries taken at their deadlines and
+// with a lead (TimerConfig.Lead): the contract is the same.
+func eachLead(t *testing.T, f func(t *testing.T, lead time.Duration)) {
+	for _, lead := range []time.Duration{-1, 3 * time.Millisecond} {
+		name := "lead=off"
+		if lead > 0 {
+			name = "lead=" + lead.String()
+		}
+		t.Run(name, func(t *testing.T) { f(t, lead) })
+	}
+}
+
+// With a lead the leader takes its entry ahead of the deadline and
+// promotes a follower then, and the entry still runs at its deadline: at
+// 95 ms (inside the 10 ms lead of an entry due at 100 ms) no thread waits
+// as a follower and the entry is still pending, and it runs at 100 ms.
+func TestTimerLeadPromotesAheadAndRunsOnTime(t *testing.T) {
+	simtest.Sim(t, 300, func(t testing.TB, e env.Env) {
+		for _, lead := range []time.Duration{-1, 10 * time.Millisecond} {
+			tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2, Lead: lead})
+			start := e.Now()
+			ran := simtest.NewCounter(e)
+			tm.Schedule(0, ran.Add) // start both threads
+			tm.Schedule(0, ran.Add)
+			ran.Await(2)
+			var at time.Time
+			tm.Schedule(100*time.Millisecond-e.Now().Sub(start), func() { at = e.Now(); ran.Add() })
+			e.Sleep(start.Add(95 * time.Millisecond).Sub(e.Now()))
+			st := tm.Stats()
+			wantFollowers := 1
+			if lead > 0 {
+				wantFollowers = 0 // promoted at 90 ms
+			}
+			if st.Followers != wantFollowers || st.Pending != 1 || st.Fired != 2 {
+				t.Fatalf("lead %v at 95 ms: %+v", lead, st)
+			}
+			ran.Await(3)
+			if got := at.Sub(start); got != 100*time.Millisecond {
+				t.Fatalf("lead %v: ran at %v, want 100ms", lead, got)
+			}
+			tm.ShutdownNow()
+		}
+	})
+}
+
+// An entry taken within its lead is cancelled by Cancel until its deadline,
+// and dropped by ShutdownNow: it never runs.
+func TestTimerLeadTakenEntryStillCancels(t *testing.T) {
+	simtest.Sim(t, 300, func(t testing.TB, e env.Env) {
+		for _, shutdown := range []bool{false, true} {
+			tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2, Lead: 10 * time.Millisecond})
+			h, _ := tm.Schedule(100*time.Millisecond, func() { t.Error("cancelled entry ran") })
+			e.Sleep(95 * time.Millisecond) // taken at 90 ms
+			if shutdown {
+				if n := tm.ShutdownNow(); n != 1 {
+					t.Fatalf("ShutdownNow dropped %d, want the taken entry", n)
+				}
+				if h.Cancel() {
+					t.Fatal("Cancel after ShutdownNow")
+				}
+			} else if !h.Cancel() || h.Cancel() {
+				t.Fatal("Cancel of a taken entry before its deadline must return true, then false")
+			}
+			e.Sleep(50 * time.Millisecond)
+			st := tm.Stats()
+			if st.Fired != 0 || st.Pending != 0 || (!shutdown && st.Canceled != 1) {
+				t.Fatalf("shutdown=%v: %+v", shutdown, st)
+			}
+			tm.ShutdownNow()
 		}
 	})
 }

@@ -17,6 +17,12 @@ type TimerConfig struct {
 	// thread replaces (Stats.Died counts it), as a Java worker dies on an
 	// uncaught throwable. By default the thread recovers and keeps serving.
 	DieOnPanic bool
+	// Lead is how long before a deadline a thread takes its entry and
+	// promotes a follower (see env.TimerLeader): it then sleeps out the
+	// rest and runs the entry at its deadline, so the promotion's wake-up
+	// costs the entry nothing. 0 (the default) takes from the env's
+	// TimerLead; negative takes entries at their deadline.
+	Lead time.Duration
 }
 
 // TimerStats are a Timer's counters.
@@ -34,7 +40,14 @@ type TimerStats struct {
 // deadline comes, the leader takes the entry, promotes a follower to
 // leader and only then runs the function, so the next deadline is already
 // being waited for while it runs, and at most one thread is ever in a
-// timed wait.
+// timed wait for an entry it has not taken.
+//
+// With a lead (TimerConfig.Lead, env.TimerLeader), the leader takes the
+// entry that much before its deadline: the promotion (a wake-up, costly
+// for the waker on some machines) happens while the deadline is still
+// ahead, and the taker sleeps out the rest and then runs the entry. A
+// taken entry can still be cancelled until its deadline, and ShutdownNow
+// still drops it.
 type Timer struct {
 	e      env.Env
 	cfg    TimerConfig
@@ -46,6 +59,8 @@ type Timer struct {
 	seq    uint64
 	next   int // thread number
 	closed bool
+	ahead  time.Duration // TimerConfig.Lead resolved
+	claims int           // entries taken within the lead, not yet due
 	s      TimerStats
 }
 
@@ -56,8 +71,11 @@ type Handle struct {
 	seq   uint64
 	fn    func(string)
 	r     Runner // instead of fn (ScheduleRunnerAt)
-	index int    // position in the heap, -1 once fired or cancelled
+	index int    // position in the heap, -1 once taken or cancelled
 	fired bool
+	// claimed: taken within the lead of its deadline, not yet run (the
+	// taker is sleeping out the lead); Cancel and ShutdownNow still stop it.
+	claimed bool
 }
 
 // NewTimer returns a timer service with no threads yet.
@@ -66,6 +84,12 @@ func NewTimer(e env.Env, cfg TimerConfig) *Timer {
 		cfg.Threads = 1
 	}
 	t := &Timer{e: e, cfg: cfg, mu: e.NewMutex("exec.timer")}
+	switch {
+	case cfg.Lead > 0:
+		t.ahead = cfg.Lead
+	case cfg.Lead == 0:
+		t.ahead = env.TimerLead(e)
+	}
 	t.lead = e.NewCond(t.mu)
 	t.follow = e.NewCond(t.mu)
 	return t
@@ -103,7 +127,7 @@ func (t *Timer) scheduleAt(at time.Time, fn func(thread string), r Runner) (*Han
 	h := &Handle{t: t, at: at, seq: t.seq, fn: fn, r: r}
 	heap.Push(&t.h, h)
 	t.s.Scheduled++
-	t.s.Pending = len(t.h)
+	t.s.Pending = len(t.h) + t.claims
 	if t.s.Threads < t.cfg.Threads {
 		t.startLocked()
 	}
@@ -126,6 +150,9 @@ func (t *Timer) loop(name string) {
 		h := t.nextDue()
 		if h == nil {
 			return
+		}
+		if h.claimed && !t.awaitClaim(h) {
+			continue // cancelled or shut down during the lead
 		}
 		if !t.fire(name, h) && t.cfg.DieOnPanic {
 			t.died()
@@ -158,7 +185,7 @@ func (t *Timer) nextDue() *Handle {
 		}
 		var now time.Time
 		if len(t.h) > 0 {
-			if now = t.e.Now(); !t.h[0].at.After(now) {
+			if now = t.e.Now(); !t.h[0].at.After(now.Add(t.ahead)) {
 				return t.takeLocked(now, leading)
 			}
 		}
@@ -174,7 +201,7 @@ func (t *Timer) nextDue() *Handle {
 		if len(t.h) == 0 {
 			t.lead.Wait()
 		} else {
-			t.lead.WaitFor(t.h[0].at.Sub(now))
+			t.lead.WaitFor(t.h[0].at.Sub(now) - t.ahead)
 		}
 	}
 }
@@ -187,13 +214,18 @@ func (t *Timer) nextDue() *Handle {
 // a chain.
 func (t *Timer) takeLocked(now time.Time, leading bool) *Handle {
 	h := heap.Pop(&t.h).(*Handle)
-	h.fired = true
-	t.s.Fired++
-	t.s.Pending = len(t.h)
+	if h.at.After(now) { // within the lead: run it at its deadline
+		h.claimed = true
+		t.claims++
+	} else {
+		h.fired = true
+		t.s.Fired++
+	}
+	t.s.Pending = len(t.h) + t.claims
 	// Only up to Followers due entries matter (at most that many are woken):
 	// counting stops there, so a burst of n due entries costs O(n·followers),
 	// not O(n²). min(F, min(due, F)+x) = min(F, due+x) for x >= 0.
-	wake := t.h.countDue(0, now, t.s.Followers) // stops at the root when the next head is not due
+	wake := t.h.countDue(0, now.Add(t.ahead), t.s.Followers) // stops at the root when the next head is not due
 	if leading {
 		t.leader = false
 	}
@@ -204,6 +236,29 @@ func (t *Timer) takeLocked(now time.Time, leading bool) *Handle {
 		t.follow.Signal()
 	}
 	return h
+}
+
+// awaitClaim sleeps until a claimed entry's deadline and reports whether
+// it is still to run: false if it was cancelled or the timer shut down
+// meanwhile.
+func (t *Timer) awaitClaim(h *Handle) bool {
+	if d := h.at.Sub(t.e.Now()); d > 0 {
+		t.e.Sleep(d)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !h.claimed {
+		return false // Cancel took it
+	}
+	h.claimed = false
+	t.claims--
+	if t.closed {
+		return false // ShutdownNow counted it as dropped
+	}
+	h.fired = true
+	t.s.Fired++
+	t.s.Pending = len(t.h) + t.claims
+	return true
 }
 
 // fire runs h's function and reports false if it panicked.
@@ -243,12 +298,17 @@ func (h *Handle) Cancel() bool {
 	t := h.t
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if h.index < 0 || h.fired {
+	switch {
+	case h.claimed && !t.closed:
+		h.claimed = false
+		t.claims--
+	case h.index < 0 || h.fired:
 		return false
+	default:
+		heap.Remove(&t.h, h.index)
 	}
-	heap.Remove(&t.h, h.index)
 	t.s.Canceled++
-	t.s.Pending = len(t.h)
+	t.s.Pending = len(t.h) + t.claims
 	return true
 }
 
@@ -264,7 +324,7 @@ func (t *Timer) ShutdownNow() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.closed = true
-	n := len(t.h)
+	n := len(t.h) + t.claims // taken within the lead, not yet run: dropped too
 	for _, h := range t.h {
 		h.index = -1
 	}

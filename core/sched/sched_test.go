@@ -62,8 +62,25 @@ func eachDesignSeeds(t *testing.T, n int, p func(t testing.TB, e env.Env, d sche
 		t.Run(string(d), func(t *testing.T) {
 			simtest.Both(t, n, func(t testing.TB, e env.Env) { p(t, e, d) })
 		})
+		// The same contract with the timers taking entries ahead of their
+		// deadlines (env.TimerLeader, as on the default PreciseWall).
+		t.Run(string(d)+"/lead", func(t *testing.T) {
+			simtest.Both(t, n, func(t testing.TB, e env.Env) { p(t, leadEnv{e, timerLead}, d) })
+		})
 	}
 }
+
+// timerLead is the lead of leadEnv: long enough that the taken entry's
+// promotion and its sleep interleave with the tests' own 1-10 ms steps.
+const timerLead = 3 * time.Millisecond
+
+// leadEnv is an env whose timers take entries lead before their deadlines.
+type leadEnv struct {
+	env.Env
+	lead time.Duration
+}
+
+func (l leadEnv) TimerLead() time.Duration { return l.lead }
 
 // bodyThread is the thread-name prefix each design runs bodies on.
 var bodyThread = map[sched.Design]string{

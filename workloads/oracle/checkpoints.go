@@ -51,6 +51,7 @@ type cpSeen struct {
 }
 
 type cpPipe struct {
+	subj     string // Subject, made once (it named every observation)
 	ids      map[int64]*cpSeen
 	max      int64 // the highest id seen (0: none)
 	restores int   // restores begun
@@ -75,7 +76,7 @@ func (k *Checkpoints) pipe(job int64, p int) *cpPipe {
 	key := cluster.PipelineID{Job: job, Pipeline: p}
 	s, ok := k.pipes[key]
 	if !ok {
-		s = &cpPipe{ids: map[int64]*cpSeen{}}
+		s = &cpPipe{subj: Subject(job, p), ids: map[int64]*cpSeen{}}
 		k.pipes[key] = s
 	}
 	return s
@@ -87,8 +88,7 @@ func (k *Checkpoints) Observe(o cluster.Obs) {
 		return
 	}
 	p := k.pipe(o.Job, o.Pipeline)
-	now := k.now()
-	subj := Subject(o.Job, o.Pipeline)
+	now, subj := k.now(), p.subj
 	switch o.Kind {
 	case cluster.ObsRestoreBegin:
 		p.restores++

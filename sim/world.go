@@ -263,7 +263,7 @@ func (w *World) Run(main func()) Result {
 	if w.ended || len(w.threads) > 0 {
 		panic("sim: World.Run called twice")
 	}
-	w.spawn("main", func() { main(); w.mainDone = true })
+	w.spawn("main", funcBody(func() { main(); w.mainDone = true }))
 	if next := w.schedule(); next != nil {
 		w.switchTo(&w.mainAt, next)
 	}
@@ -420,7 +420,7 @@ func (w *World) mix(a, b uint64) {
 
 type killed struct{}
 
-func (w *World) spawn(name string, fn func()) *thread {
+func (w *World) spawn(name string, body Runner) *thread {
 	t := w.threadSlab.new()
 	t.id, t.name, t.runIdx = int32(len(w.threads)), name, -1
 	t.held = t.heldBuf[:0]
@@ -430,7 +430,7 @@ func (w *World) spawn(name string, fn func()) *thread {
 	}
 	w.threads = append(w.threads, t)
 	c := w.coroutine()
-	c.t, c.fn = t, fn
+	c.t, c.body = t, body
 	t.co, t.at = c, c.at
 	c.at = nil
 	w.strategy.spawned(w, t)
@@ -448,7 +448,7 @@ type coro struct {
 	home pull  // the slot made with this coroutine
 	at   *pull // where it is parked while idle (nil while it runs a thread)
 	t    *thread
-	fn   func()
+	body Runner
 	done bool // its goroutine has returned (teardown)
 }
 
@@ -471,9 +471,9 @@ func (w *World) coroutine() *coro {
 				t.state = tDone
 				w.removeRunnable(t)
 			} else {
-				w.runThread(t, c.fn)
+				w.runThread(t, c.body)
 			}
-			c.t, c.fn = nil, nil
+			c.t, c.body = nil, nil
 			w.idle = append(w.idle, c)
 			// Idle: run what comes next; resumed with a new thread (c.t)
 			// or for the teardown.
@@ -489,9 +489,9 @@ func (w *World) coroutine() *coro {
 }
 
 // runThread runs a thread's function; finish sees how it ended.
-func (w *World) runThread(t *thread, fn func()) {
+func (w *World) runThread(t *thread, body Runner) {
 	defer w.finish(t)
-	fn()
+	body.Run()
 }
 
 func (w *World) finish(t *thread) {
@@ -810,16 +810,29 @@ func (w *World) Now() time.Time {
 }
 
 // Go starts a simulated thread.
-func (w *World) Go(name string, fn func()) {
+func (w *World) Go(name string, fn func()) { w.GoRunner(name, funcBody(fn)) }
+
+// Runner is a thread's body given as a value: a caller that keeps a record
+// per thread anyway passes it to GoRunner and allocates no closure.
+type Runner interface{ Run() }
+
+// funcBody is Go's function as a Runner (a func value is pointer-shaped:
+// the conversion allocates nothing).
+type funcBody func()
+
+func (f funcBody) Run() { f() }
+
+// GoRunner is Go for a Runner: the thread runs r.Run().
+func (w *World) GoRunner(name string, r Runner) {
 	if w.killing {
 		return // the run is over: nothing new starts
 	}
 	if w.current == nil {
-		w.spawn(name, fn)
+		w.spawn(name, r)
 		return
 	}
 	w.point()
-	w.spawn(name, fn)
+	w.spawn(name, r)
 }
 
 // Sleep blocks the caller for d of virtual time.

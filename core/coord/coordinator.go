@@ -99,6 +99,9 @@ type Coordinator struct {
 	job      int64
 	pipeline int
 	tasks    []TaskID
+	// readyKey is the pipeline's ready-to-close status key; the status key
+	// is its prefix (both formatted once, not per status write).
+	readyKey string
 
 	restoreMu env.Mutex
 	lock      env.Mutex
@@ -136,6 +139,7 @@ type Coordinator struct {
 	allTaskReady     atomic.Bool
 	schemaChanging   atomic.Bool
 	firstError       atomic.Pointer[string]
+	logger           atomic.Pointer[slog.Logger] // log()'s, once made
 }
 
 // New returns a coordinator for (job, pipeline). restored, when non-nil,
@@ -152,7 +156,8 @@ func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coor
 		genMu: e.NewMutex("coord.generation"), statusMu: e.NewMutex("coord.status"), mapMu: e.NewMutex("coord.pending"),
 		periodicMu: e.NewMutex("coord.periodic"),
 		pending:    map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{},
-		idle: newIdleSets()}
+		idle: newIdleSets(), readyKey: fmt.Sprintf("checkpoint_state_%d_%d%s", job, pipeline, readySuffix)}
+	c.tasks = make([]TaskID, 0, max(cfg.Tasks, 0)) // ascending: a pending checkpoint's tasks are a subsequence
 	for i := range cfg.Tasks {
 		c.tasks = append(c.tasks, TaskID(i))
 	}
@@ -196,8 +201,15 @@ func (c *Coordinator) emit(ev Event) {
 	c.cfg.Observer(ev)
 }
 
+// log is the logger with the coordinator's job and pipeline, made on first
+// use (most coordinators never log) and kept.
 func (c *Coordinator) log() *slog.Logger {
-	return c.cfg.Logger.With("job", c.job, "pipeline", c.pipeline)
+	if l := c.logger.Load(); l != nil {
+		return l
+	}
+	l := c.cfg.Logger.With("job", c.job, "pipeline", c.pipeline)
+	c.logger.CompareAndSwap(nil, l)
+	return l
 }
 
 // isCompleted: the latest completed checkpoint is final and not restored.
@@ -244,6 +256,11 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-func (c *Coordinator) statusKey() string {
-	return fmt.Sprintf("checkpoint_state_%d_%d", c.job, c.pipeline)
-}
+const readySuffix = "_ready_to_close"
+
+// statusKey is the pipeline's status key, checkpoint_state_J_P.
+func (c *Coordinator) statusKey() string { return c.readyKey[:len(c.readyKey)-len(readySuffix)] }
+
+// readyToCloseKey is the key of the pipeline's ready-to-close set,
+// checkpoint_state_J_P_ready_to_close.
+func (c *Coordinator) readyToCloseKey() string { return c.readyKey }

@@ -204,7 +204,7 @@ func (c *Coordinator) cleanLocked(r Reason) {
 	c.emit(Event{Kind: EvPendingCount, Count: 0})
 	c.schemaChanging.Store(false)
 	if r != ReasonReset {
-		c.d.Status.Delete(c.statusKey() + "_ready_to_close")
+		c.d.Status.Delete(c.readyToCloseKey())
 	}
 	c.d.Lease.CancelAll()
 }

@@ -18,13 +18,23 @@ type Future[T any] struct {
 	val T
 	err error
 	cbs []func(T, error)
+	// inline holds the first callbacks (most futures get one or two), so
+	// that registering them allocates nothing.
+	inline [2]func(T, error)
 }
 
 // NewFuture returns an unsettled future.
 func NewFuture[T any](e env.Env) *Future[T] {
-	f := &Future[T]{e: e, mu: e.NewMutex("coord.future")}
-	f.cv = e.NewCond(f.mu)
+	f := &Future[T]{}
+	f.init(e)
 	return f
+}
+
+// init makes the zero Future f an unsettled future (for a future embedded
+// in the struct that owns it).
+func (f *Future[T]) init(e env.Env) {
+	f.e, f.mu = e, e.NewMutex("coord.future")
+	f.cv = e.NewCond(f.mu)
 }
 
 // Complete settles the future with v; it reports false if already settled.
@@ -50,6 +60,7 @@ func (f *Future[T]) settle(v T, err error) bool {
 	for _, cb := range cbs {
 		cb(v, err)
 	}
+	clear(f.inline[:]) // release the callbacks that ran (nothing registers after set)
 	return true
 }
 
@@ -57,6 +68,9 @@ func (f *Future[T]) settle(v T, err error) bool {
 func (f *Future[T]) WhenDone(cb func(T, error)) {
 	f.mu.Lock()
 	if !f.set {
+		if f.cbs == nil {
+			f.cbs = f.inline[:0]
+		}
 		f.cbs = append(f.cbs, cb)
 		f.mu.Unlock()
 		return
@@ -107,26 +121,24 @@ type Pending struct {
 	cleans       uint64 // cleans seen when it was created
 	job          int64
 	pipeline     int
-	mu           env.Mutex // "coord.ack": notAcked and states; a leaf lock
-	notAcked     map[TaskID]bool
-	states       map[TaskID][]byte
-	fut          *Future[*Completed] // nil value: aborted by RESET or PIPELINE_END
+	mu           env.Mutex          // "coord.ack": states; a leaf lock
+	states       map[TaskID][]byte  // the acks so far: a task not in it has not acked
+	fut          Future[*Completed] // nil value: aborted by RESET or PIPELINE_END
 	watchdog     Cancelable
-	tasks        []TaskID // the tasks it waits for and sends barriers to
+	tasks        []TaskID // the tasks it waits for and sends barriers to, in ascending order
 	prepareClose []TaskID // idle tasks its barrier prepares to close
 	closed       []TaskID // tasks closed when it was created
 	// stored settles once completion persisted the checkpoint (its value)
 	// or will not (an error; nil after a RESET): a savepoint is answered
 	// from it, so the manager commits only bundles every pipeline wrote.
-	stored *Future[*Completed]
+	stored Future[*Completed]
 }
 
 func newPending(e env.Env, job int64, pipeline int, id int64, typ Type, ts time.Time, gen uint64, tasks []TaskID) *Pending {
 	p := &Pending{ID: id, Type: typ, TriggeredAt: ts, Gen: gen, job: job, pipeline: pipeline, tasks: tasks,
-		mu: e.NewMutex("coord.ack"), notAcked: map[TaskID]bool{}, states: map[TaskID][]byte{}, fut: NewFuture[*Completed](e), stored: NewFuture[*Completed](e)}
-	for _, t := range tasks {
-		p.notAcked[t] = true
-	}
+		mu: e.NewMutex("coord.ack"), states: make(map[TaskID][]byte, len(tasks))}
+	p.fut.init(e) // fut and stored live in the Pending: one allocation for the three
+	p.stored.init(e)
 	return p
 }
 
@@ -134,31 +146,40 @@ func newPending(e env.Env, job int64, pipeline int, id int64, typ Type, ts time.
 func (p *Pending) ack(task TaskID, state []byte) (last, dup bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.notAcked[task] {
+	if !p.awaitsLocked(task) {
 		return false, true
 	}
-	delete(p.notAcked, task)
 	p.states[task] = state
-	return len(p.notAcked) == 0, false
+	return len(p.states) == len(p.tasks), false
+}
+
+// awaitsLocked reports whether task is one p waits for and has not acked
+// yet. p.tasks is in ascending order: the coordinator's tasks (0..n-1),
+// filtered in order by idleSnapshot.
+func (p *Pending) awaitsLocked(task TaskID) bool {
+	if _, ok := slices.BinarySearch(p.tasks, task); !ok {
+		return false
+	}
+	_, acked := p.states[task]
+	return !acked
 }
 
 // FullyAcked reports whether every task acknowledged.
 func (p *Pending) FullyAcked() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.notAcked) == 0
+	return len(p.states) == len(p.tasks)
 }
 
 func (p *Pending) completed(now time.Time) *Completed {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	states := make(map[TaskID][]byte, len(p.states))
-	for k, v := range p.states {
-		states[k] = v
-	}
+	// Called after the last ack: no ack writes states any more (every later
+	// one is a duplicate), so the map is shared, not copied.
+	states := p.states
 	return &Completed{Job: p.job, Pipeline: p.pipeline, ID: p.ID, Type: p.Type, TriggeredAt: p.TriggeredAt,
 		CompletedAt: now, States: states, Generation: p.Gen, Closed: slices.Clone(p.prepareClose)}
 }
 
 // Future is the pending checkpoint's completion.
-func (p *Pending) Future() *Future[*Completed] { return p.fut }
+func (p *Pending) Future() *Future[*Completed] { return &p.fut }

@@ -240,7 +240,7 @@ func (c *Coordinator) reloadLatest() error {
 }
 
 func (c *Coordinator) loadReadyToClose() ([]TaskID, error) {
-	v, err := c.d.Status.Get(c.statusKey() + "_ready_to_close")
+	v, err := c.d.Status.Get(c.readyToCloseKey())
 	if err != nil {
 		return nil, fmt.Errorf("load ready-to-close: %w", err)
 	}
@@ -266,7 +266,7 @@ func (c *Coordinator) ReadyToClose(task TaskID) error {
 	}
 	c.mapMu.Unlock()
 	slices.Sort(ids)
-	if err := c.d.Status.Set(c.statusKey()+"_ready_to_close", strings.Join(ids, ",")); err != nil {
+	if err := c.d.Status.Set(c.readyToCloseKey(), strings.Join(ids, ",")); err != nil {
 		return fmt.Errorf("persist ready-to-close: %w", err)
 	}
 	if c.allReadyToClose() {

@@ -2,7 +2,7 @@ package exec
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
@@ -63,7 +63,7 @@ type Pool struct {
 	mu    env.Mutex // guards everything below
 	work  env.Cond  // idle threads wait here for work
 	ended env.Cond  // AwaitTermination waits here for threads == 0
-	queue []task
+	queue taskQueue
 	state poolState
 	next  int // thread number
 	s     Stats
@@ -95,6 +95,38 @@ type task struct {
 	fn func()
 	on func(string)
 	r  Runner
+}
+
+// taskQueue is the pool's FIFO of queued tasks: a ring over one array,
+// which doubles when full. A queue that never quite drains keeps reusing
+// its array (a slice taken from the front crept along its array and was
+// reallocated at its end).
+type taskQueue struct {
+	buf  []task
+	head int // buf index of the oldest task
+	n    int // tasks queued
+}
+
+func (q *taskQueue) len() int { return q.n }
+
+func (q *taskQueue) push(t task) {
+	if q.n == len(q.buf) {
+		buf := make([]task, max(4, 2*len(q.buf)))
+		k := copy(buf, q.buf[q.head:])
+		copy(buf[k:], q.buf[:q.head])
+		q.buf, q.head = buf, 0
+	}
+	q.buf[(q.head+q.n)%len(q.buf)] = t
+	q.n++
+}
+
+// pop removes and returns the oldest task; the queue must not be empty.
+func (q *taskQueue) pop() task {
+	t := q.buf[q.head]
+	q.buf[q.head] = task{} // the pool keeps no reference to a task it handed out
+	q.head = (q.head + 1) % len(q.buf)
+	q.n--
+	return t
 }
 
 func (t task) none() bool { return t.fn == nil && t.on == nil && t.r == nil }
@@ -160,16 +192,16 @@ func (p *Pool) submit(fn task) error {
 func (p *Pool) offerLocked(fn task) bool {
 	switch p.cfg.Queue {
 	case Bounded:
-		if len(p.queue) >= p.cfg.QueueCap {
+		if p.queue.len() >= p.cfg.QueueCap {
 			return false
 		}
 	case Direct:
-		if p.s.Idle <= len(p.queue) {
+		if p.s.Idle <= p.queue.len() {
 			return false
 		}
 	}
-	p.queue = append(p.queue, fn)
-	p.s.Queued = len(p.queue)
+	p.queue.push(fn)
+	p.s.Queued = p.queue.len()
 	p.work.Signal()
 	return true
 }
@@ -179,7 +211,8 @@ func (p *Pool) startLocked(first task) {
 	p.s.Threads++
 	p.s.Started++
 	p.s.Peak = max(p.s.Peak, p.s.Threads)
-	name := fmt.Sprintf("%s-%d", p.cfg.Name, p.next)
+	var buf [32]byte // "name-n" built in place: one allocation, the string
+	name := string(strconv.AppendInt(append(append(buf[:0], p.cfg.Name...), '-'), int64(p.next), 10))
 	p.e.Go(name, func() { p.worker(name, first) })
 }
 
@@ -205,19 +238,13 @@ func (p *Pool) take() (task, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for {
-		if p.state == stopped || (p.state == shutdown && len(p.queue) == 0) {
+		if p.state == stopped || (p.state == shutdown && p.queue.len() == 0) {
 			p.exitLocked()
 			return task{}, false
 		}
-		if len(p.queue) > 0 {
-			fn := p.queue[0]
-			p.queue[0] = task{}
-			if len(p.queue) == 1 {
-				p.queue = p.queue[:0] // empty: reuse the array from its start (no regrowth)
-			} else {
-				p.queue = p.queue[1:]
-			}
-			p.s.Queued = len(p.queue)
+		if p.queue.len() > 0 {
+			fn := p.queue.pop()
+			p.s.Queued = p.queue.len()
 			return fn, true
 		}
 		if p.waitLocked() {
@@ -242,7 +269,7 @@ func (p *Pool) waitLocked() bool {
 	// Re-check against the thread count now: several threads may time out
 	// together and only those above Core may go.
 	stillTimed := p.cfg.ReapCore || p.s.Threads > p.cfg.Core
-	return timedOut && stillTimed && len(p.queue) == 0 && p.state == running
+	return timedOut && stillTimed && p.queue.len() == 0 && p.state == running
 }
 
 func (p *Pool) exitLocked() {
@@ -281,10 +308,10 @@ func (p *Pool) died() {
 	defer p.mu.Unlock()
 	p.s.Died++
 	p.exitLocked()
-	if p.state == stopped || (p.state == shutdown && len(p.queue) == 0) {
+	if p.state == stopped || (p.state == shutdown && p.queue.len() == 0) {
 		return
 	}
-	if p.s.Threads < p.cfg.Core || len(p.queue) > 0 {
+	if p.s.Threads < p.cfg.Core || p.queue.len() > 0 {
 		p.startLocked(task{})
 	}
 }
@@ -307,7 +334,8 @@ func (p *Pool) ShutdownNow() []func(string) {
 	defer p.mu.Unlock()
 	p.state = stopped
 	var dropped []func(string)
-	for _, t := range p.queue {
+	for p.queue.len() > 0 {
+		t := p.queue.pop()
 		if t.r != nil {
 			dropped = append(dropped, t.r.Run)
 		} else if t.on != nil || t.fn == nil {
@@ -316,7 +344,7 @@ func (p *Pool) ShutdownNow() []func(string) {
 			dropped = append(dropped, func(string) { t.fn() })
 		}
 	}
-	p.queue = nil
+	p.queue = taskQueue{}
 	p.s.Queued = 0
 	p.work.Broadcast()
 	return dropped

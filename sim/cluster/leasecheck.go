@@ -59,7 +59,7 @@ type leaseChecks struct {
 }
 
 // newTask returns a zeroed task from the current chunk. Every task lives
-// until the post-mortem anyway (checkedLease.all).
+// until the post-mortem anyway (checkedLease.first links them all).
 func (lc *leaseChecks) newTask() *checkedTask {
 	if len(lc.slab) == cap(lc.slab) {
 		lc.slab = make([]checkedTask, 0, 256)
@@ -112,27 +112,22 @@ type checkedLease struct {
 	job      int64
 	pipeline int
 	tasks    []*checkedTask // live ones; settled tasks are dropped by sweep
-	all      []*checkedTask // every task, for the post-mortem at quiesce
+	first    *checkedTask   // every task, linked through next in Schedule order, for the post-mortem at quiesce
+	last     *checkedTask
 	nextSeq  int
 	chains   int
-	roots    []chainRoot // chain c's root was scheduled by roots[c-1] (chains count from 1)
 	reported map[string]bool
 }
 
-// chainRoot is where a chain started: formatted only in a violation's
-// message ("thread at virtual time"), not on every Schedule.
-type chainRoot struct {
-	thread string
-	at     time.Duration
-}
-
-func (r chainRoot) String() string { return fmt.Sprintf("%s at %v", r.thread, r.at) }
-
 type checkedTask struct {
-	l           *checkedLease
-	inner       coord.Cancelable
-	seq         int
-	chain       int
+	l     *checkedLease
+	inner coord.Cancelable
+	next  *checkedTask // the lease's next task in Schedule order
+	seq   int
+	chain int
+	// rootThread is set on a chain's first task: the thread that scheduled
+	// it (the chain's root, formatted only into a violation's message).
+	rootThread  string
 	periodic    bool // its chain was re-armed by a body
 	scheduledAt time.Duration
 	due         time.Duration
@@ -167,7 +162,7 @@ func (l *checkedLease) Schedule(delay time.Duration, body func() error) coord.Ca
 	} else {
 		l.chains++
 		t.chain = l.chains
-		l.roots = append(l.roots, chainRoot{thread, now})
+		t.rootThread = thread
 		t.periodic = false
 		if thread == "fault-schema-change" || strings.HasPrefix(thread, "source-end") {
 			// Started by a call the harness drove: its schema change, or the
@@ -177,7 +172,12 @@ func (l *checkedLease) Schedule(delay time.Duration, body func() error) coord.Ca
 		}
 	}
 	t.inner = l.inner.Schedule(delay, func() error { return l.run(t, body) })
-	l.all = append(l.all, t)
+	if l.last == nil {
+		l.first = t
+	} else {
+		l.last.next = t
+	}
+	l.last = t
 	l.tasks = append(l.tasks, t)
 	l.checkChains()
 	return t
@@ -244,12 +244,17 @@ func (t *checkedTask) Cancel() bool {
 
 func (l *checkedLease) CancelAll() {
 	l.lc.effect("Lease.CancelAll")
-	snap := append([]*checkedTask(nil), l.tasks...) // Schedule returned before CancelAll was called
+	// The tasks whose Schedule returned before CancelAll was called: the
+	// live ones numbered up to upto. (A task another thread schedules while
+	// the inner CancelAll runs is numbered after it; one swept from the
+	// live list meanwhile has settled, and so has started or been
+	// cancelled already.)
+	upto := l.nextSeq
 	l.inner.CancelAll()
 	l.lc.c.observe(Obs{Kind: ObsCancelAll, Job: l.job, Pipeline: l.pipeline})
 	now := l.now()
-	for _, t := range snap {
-		if !t.cancelled && !t.started {
+	for _, t := range l.tasks {
+		if t.seq <= upto && !t.cancelled && !t.started {
 			t.cancelled, t.cancelledAt = true, now
 		}
 	}
@@ -270,23 +275,56 @@ func (l *checkedLease) sweep() {
 	l.tasks = live
 }
 
-// checkChains counts live periodic chains.
+// livePeriodic reports whether t keeps a periodic chain live.
+func (t *checkedTask) livePeriodic() bool {
+	return t.periodic && t.chain > 0 && !t.cancelled && !t.started
+}
+
+// checkChains counts live periodic chains. The common case, at most one,
+// is found without building the list of chains.
 func (l *checkedLease) checkChains() {
 	l.sweep()
+	one := 0
+	for _, t := range l.tasks {
+		if !t.livePeriodic() || t.chain == one {
+			continue
+		}
+		if one == 0 {
+			one = t.chain
+			continue
+		}
+		l.reportChains()
+		return
+	}
+}
+
+// reportChains reports the live periodic chains, more than one.
+func (l *checkedLease) reportChains() {
 	var chains []int
 	for _, t := range l.tasks {
-		if t.periodic && t.chain > 0 && !t.cancelled && !t.started && (len(chains) == 0 || chains[len(chains)-1] != t.chain) {
+		if t.livePeriodic() && (len(chains) == 0 || chains[len(chains)-1] != t.chain) {
 			chains = appendUnique(chains, t.chain)
 		}
 	}
 	if len(chains) > 1 {
 		var from []string
 		for _, c := range chains {
-			from = append(from, fmt.Sprintf("chain %d from %s", c, l.roots[c-1].String()))
+			from = append(from, fmt.Sprintf("chain %d from %s", c, l.root(c)))
 		}
 		l.report(CheckTriggerChains, fmt.Sprint(chains), "%d live periodic trigger chains (at most one per pipeline): %s",
 			len(chains), strings.Join(from, ", "))
 	}
+}
+
+// root is where chain c started ("thread at virtual time"): its first
+// task's scheduling.
+func (l *checkedLease) root(c int) string {
+	for t := l.first; t != nil; t = t.next {
+		if t.chain == c || t.chain == -c {
+			return fmt.Sprintf("%s at %v", t.rootThread, t.scheduledAt)
+		}
+	}
+	return "?"
 }
 
 func appendUnique(s []int, v int) []int {
@@ -309,7 +347,7 @@ func (lc *leaseChecks) Quiesce() {
 	}
 	for _, l := range lc.leases {
 		var open []string
-		for _, t := range l.all {
+		for t := l.first; t != nil; t = t.next {
 			d, ok := t.inner.(interface{ Done() bool })
 			if t.settled() || (ok && d.Done() && (!t.started || t.ended)) {
 				continue

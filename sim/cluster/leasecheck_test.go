@@ -119,6 +119,15 @@ func TestLeaseChecksFireOnPlantedBugs(t *testing.T) {
 				}
 				return
 			}
+			if tc.want == CheckTriggerChains {
+				// Each chain is named with where it started (the thread and
+				// virtual time of its first Schedule).
+				for _, v := range vs {
+					if v.Check == tc.want && !strings.Contains(v.Message, "chain 1 from main at 0s") {
+						t.Errorf("chain roots missing: %s", v.Message)
+					}
+				}
+			}
 			if !fired(vs, tc.want) {
 				var got []string
 				for _, v := range vs {

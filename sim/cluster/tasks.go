@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/ckptsim/ckptsim/core/coord"
 )
@@ -12,6 +13,29 @@ type Transport struct {
 	c     *Cluster
 	job   int64
 	names map[taskKey]string // task thread names, made once (not per barrier)
+	slab  []delivery         // deliveries are carved from chunks: one allocation per chunk
+}
+
+// delivery is one barrier on its way to a task: its thread acknowledges
+// it after the ack latency (Run). Carved from Transport.slab, never
+// reused: a chunk is freed once all its deliveries are.
+type delivery struct {
+	t        *Transport
+	job      int64
+	pipeline int
+	task     coord.TaskID
+	b        coord.Barrier
+	lat      time.Duration
+	drop     bool // AckDrop: the ack is never sent
+	taskErr  bool // TaskError: the task reports an error instead
+}
+
+func (t *Transport) newDelivery() *delivery {
+	if len(t.slab) == cap(t.slab) {
+		t.slab = make([]delivery, 0, 128)
+	}
+	t.slab = t.slab[:len(t.slab)+1]
+	return &t.slab[len(t.slab)-1]
 }
 
 // taskName is the name of a task's acknowledging thread.
@@ -49,26 +73,33 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 		c.idle.dispatched(job, pipeline, task, b)
 	}
 	c.Recorder.inflight[k]++
-	c.W.Go(t.taskName(job, pipeline, task), func() {
-		c.W.Sleep(lat)
-		c.Recorder.inflight[k]--
-		if c.idle != nil && !drop && !c.idle.received(c.Managers[job].Coordinator(pipeline), task, b) {
-			return
-		}
-		if drop {
-			c.W.Note("fault: task %d-%d-%d drops ack of %d", job, pipeline, task, b.ID)
-			return
-		}
-		if taskErr { // reportCheckpointErrorFromTask
-			c.W.Note("fault: task %d-%d-%d reports an error for checkpoint %d", job, pipeline, task, b.ID)
-			c.Managers[job].Coordinator(pipeline).ReportTaskError(b.ID, fmt.Sprintf("task %d failed checkpoint %d", task, b.ID))
-			return
-		}
-		c.taskEvent(job, pipeline, task, b.ID, true)
-		state := c.taskState(job, pipeline, task, b.ID)
-		c.Managers[job].Acknowledge(pipeline, task, b.ID, state)
-	})
+	d := t.newDelivery()
+	*d = delivery{t: t, job: job, pipeline: pipeline, task: task, b: b, lat: lat, drop: drop, taskErr: taskErr}
+	c.W.GoRunner(t.taskName(job, pipeline, task), d)
 	return nil
+}
+
+// Run is the task thread: it acknowledges the barrier after the ack
+// latency.
+func (d *delivery) Run() {
+	c, job, pipeline, task, b, drop := d.t.c, d.job, d.pipeline, d.task, d.b, d.drop
+	c.W.Sleep(d.lat)
+	c.Recorder.inflight[PipelineID{job, pipeline}]--
+	if c.idle != nil && !drop && !c.idle.received(c.Managers[job].Coordinator(pipeline), task, b) {
+		return
+	}
+	if drop {
+		c.W.Note("fault: task %d-%d-%d drops ack of %d", job, pipeline, task, b.ID)
+		return
+	}
+	if d.taskErr { // reportCheckpointErrorFromTask
+		c.W.Note("fault: task %d-%d-%d reports an error for checkpoint %d", job, pipeline, task, b.ID)
+		c.Managers[job].Coordinator(pipeline).ReportTaskError(b.ID, fmt.Sprintf("task %d failed checkpoint %d", task, b.ID))
+		return
+	}
+	c.taskEvent(job, pipeline, task, b.ID, true)
+	state := c.taskState(job, pipeline, task, b.ID)
+	c.Managers[job].Acknowledge(pipeline, task, b.ID, state)
 }
 
 // NotifyComplete blocks for the notify latency and may fail.

@@ -121,8 +121,9 @@ type Pending struct {
 	cleans       uint64 // cleans seen when it was created
 	job          int64
 	pipeline     int
-	mu           env.Mutex          // "coord.ack": states; a leaf lock
-	states       map[TaskID][]byte  // the acks so far: a task not in it has not acked
+	mu           env.Mutex          // "coord.ack": states and acks; a leaf lock
+	states       map[TaskID][]byte  // the acks so far; the Completed's from the last on (not touched here after)
+	acks         int                // len(states) until the last ack
 	fut          Future[*Completed] // nil value: aborted by RESET or PIPELINE_END
 	watchdog     Cancelable
 	tasks        []TaskID // the tasks it waits for and sends barriers to, in ascending order
@@ -146,16 +147,17 @@ func newPending(e env.Env, job int64, pipeline int, id int64, typ Type, ts time.
 func (p *Pending) ack(task TaskID, state []byte) (last, dup bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.awaitsLocked(task) {
-		return false, true
+	if p.acks == len(p.tasks) || !p.awaitsLocked(task) {
+		return false, true // every ack after the last is a duplicate
 	}
 	p.states[task] = state
-	return len(p.states) == len(p.tasks), false
+	p.acks++
+	return p.acks == len(p.tasks), false
 }
 
-// awaitsLocked reports whether task is one p waits for and has not acked
-// yet. p.tasks is in ascending order: the coordinator's tasks (0..n-1),
-// filtered in order by idleSnapshot.
+// awaitsLocked reports, before the last ack, whether task is one p waits
+// for and has not acked yet. p.tasks is in ascending order: the
+// coordinator's tasks (0..n-1), filtered in order by idleSnapshot.
 func (p *Pending) awaitsLocked(task TaskID) bool {
 	if _, ok := slices.BinarySearch(p.tasks, task); !ok {
 		return false
@@ -168,14 +170,15 @@ func (p *Pending) awaitsLocked(task TaskID) bool {
 func (p *Pending) FullyAcked() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.states) == len(p.tasks)
+	return p.acks == len(p.tasks)
 }
 
 func (p *Pending) completed(now time.Time) *Completed {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	// Called after the last ack: no ack writes states any more (every later
-	// one is a duplicate), so the map is shared, not copied.
+	// Called once, by the last ack's caller: from then on the pending
+	// neither reads nor writes states (every later ack is a duplicate), so
+	// the map is handed over, not copied.
 	states := p.states
 	return &Completed{Job: p.job, Pipeline: p.pipeline, ID: p.ID, Type: p.Type, TriggeredAt: p.TriggeredAt,
 		CompletedAt: now, States: states, Generation: p.Gen, Closed: slices.Clone(p.prepareClose)}

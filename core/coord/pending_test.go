@@ -42,6 +42,13 @@ func TestPendingAcks(t *testing.T) {
 	if len(cp.States) != 3 {
 		t.Fatalf("states changed after completion: %v", cp.States)
 	}
+	// The completed states are the receiver's from then on: what it does
+	// with them changes nothing in the pending checkpoint.
+	delete(cp.States, 2)
+	step(2, false, true)
+	if _, ok := cp.States[2]; ok || !p.FullyAcked() {
+		t.Fatalf("a late ack wrote into the completed states (%v) or the pending forgot it was full", cp.States)
+	}
 
 	none := newPending(env.Wall{}, 1, 0, 8, Checkpoint, time.Unix(0, 0), 1, nil)
 	if last, dup := none.ack(0, nil); last || !dup || !none.FullyAcked() {

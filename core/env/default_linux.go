@@ -4,10 +4,11 @@ package env
 
 // Default returns the env production code should run on: PreciseWall on
 // Linux. Measured side by side (results/README.md, make bench), the Go
-// runtime's timers put Wall's trigger delay on a ~0.6 ms floor, about 3x
+// runtime's timers put Wall's trigger delay on a ~0.6 ms floor, about 2x
 // behind the JDK's ScheduledThreadPoolExecutor at p50, while PreciseWall
-// brings it to tens of microseconds for a few hundred microseconds of
-// process CPU per firing (its spin phase), about 2% of one core at one
-// firing per 20 ms. Use Wall where CPU matters more than sub-millisecond
-// timing.
+// brings it to 3-4 µs (its timed waits end on time, and the timer's lead,
+// TimerLeader, takes the follower's wake-up off the path) for about half
+// a millisecond of process CPU per firing (its spin phases), about 2.5% of
+// one core at one firing per 20 ms. Use Wall where CPU matters more than
+// sub-millisecond timing.
 func Default() Env { return PreciseWall{} }

@@ -444,7 +444,11 @@ func tables(w io.Writer, rows []*row) {
 				name += " " + k + "=" + v
 			}
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %.4g | %s |\n", name, us(r.get("late-p50-ns")), us(r.get("late-p99-ns")), r.get("ns/op"), us(r.get("cpu-ns/op")))
+		nsop := "–" // BenchmarkTimerLead: one op is one spacing by construction
+		if v := r.get("ns/op"); !math.IsNaN(v) && v > 0 {
+			nsop = fmt.Sprintf("%.4g", v)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", name, us(r.get("late-p50-ns")), us(r.get("late-p99-ns")), nsop, us(r.get("cpu-ns/op")))
 	}
 }
 

@@ -107,6 +107,9 @@ type Checkpoint struct {
 type Scheduler struct {
 	Design          string `yaml:"design,omitempty"`
 	DispatchThreads int    `yaml:"dispatch_threads,omitempty"`
+	// TimerLead runs the scheduler's timers with a lead (sched.Config.
+	// TimerLead), the path production takes on env.PreciseWall.
+	TimerLead Duration `yaml:"timer_lead,omitempty"`
 }
 
 // Workload shapes tasks, stores and sources.

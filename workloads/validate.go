@@ -109,6 +109,12 @@ func (s *Scenario) validateScheduler() error {
 			return s.errorf("$.scheduler.design", "%v", err)
 		}
 	}
+	if err := s.duration("$.scheduler.timer_lead", s.Scheduler.TimerLead, false, Dur(0)); err != nil {
+		return err
+	}
+	if s.Scheduler.TimerLead.D > 1e9 {
+		return s.errorf("$.scheduler.timer_lead", "%v is above the maximum 1s", s.Scheduler.TimerLead.D)
+	}
 	return s.intRange("$.scheduler.dispatch_threads", s.Scheduler.DispatchThreads, 0, 4096)
 }
 

@@ -17,7 +17,7 @@ type shared struct {
 
 func newShared(e env.Env, cfg Config) *shared {
 	s := &shared{base: newBase(e, cfg), inline: cfg.Design == SharedInline}
-	s.timer = exec.NewTimer(e, exec.TimerConfig{Name: "checkpoint-timer", Threads: cfg.TimerThreads, OnPanic: s.onPanic})
+	s.timer = exec.NewTimer(e, exec.TimerConfig{Name: "checkpoint-timer", Threads: cfg.TimerThreads, OnPanic: s.onPanic, Lead: cfg.TimerLead})
 	if !s.inline {
 		n := cfg.Bound()
 		s.pool = exec.NewPool(e, exec.PoolConfig{
@@ -92,7 +92,7 @@ func newPerPipeline(e env.Env, cfg Config) *perPipeline {
 func (p *perPipeline) newTimer(job int64, pipeline int) *exec.Timer {
 	tm := exec.NewTimer(p.e, exec.TimerConfig{
 		Name:    fmt.Sprintf("checkpoint-pipeline-%d-%d-timer", job, pipeline),
-		Threads: p.cfg.TimerThreads, OnPanic: p.onPanic,
+		Threads: p.cfg.TimerThreads, OnPanic: p.onPanic, Lead: p.cfg.TimerLead,
 	})
 	p.mu.Lock()
 	p.timers = append(p.timers, tm)
@@ -168,7 +168,7 @@ type leaderFollower struct {
 func newLeaderFollower(e env.Env, cfg Config) *leaderFollower {
 	s := &leaderFollower{base: newBase(e, cfg)}
 	s.pool = exec.NewTimer(e, exec.TimerConfig{
-		Name: "checkpoint-scheduler", Threads: cfg.Bound(), OnPanic: s.onPanic,
+		Name: "checkpoint-scheduler", Threads: cfg.Bound(), OnPanic: s.onPanic, Lead: cfg.TimerLead,
 		DieOnPanic: cfg.TaskFailure == KillWorker, // the PR-B re-throw (H3); the thread is replaced
 	})
 	return s

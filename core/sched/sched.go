@@ -62,10 +62,15 @@ type Config struct {
 	Cores int
 	// DispatchThreads overrides the dispatch bound when > 0.
 	DispatchThreads int
-	TimerThreads    int           // default 2 (unused by leader-follower)
-	KeepAlive       time.Duration // dispatch idle reaping, default 60 s
-	TaskFailure     TaskFailure   // default Recover
-	Logger          *slog.Logger
+	TimerThreads    int // default 2 (unused by leader-follower)
+	// TimerLead is how long before a deadline the design's timers take an
+	// entry and promote a follower (exec.TimerConfig.Lead): 0 takes the
+	// env's (env.TimerLeader: PreciseWall's 100 µs, none in simulation),
+	// negative none. Simulations set it to run the lead's path.
+	TimerLead   time.Duration
+	KeepAlive   time.Duration // dispatch idle reaping, default 60 s
+	TaskFailure TaskFailure   // default Recover
+	Logger      *slog.Logger
 	// Observe, when set, receives every firing's stage timestamps after
 	// the body ends or is skipped. It runs on the thread that ran the body.
 	Observe func(Firing)

@@ -471,8 +471,15 @@ func TestTimerLeadTakenEntryStillCancels(t *testing.T) {
 	simtest.Sim(t, 300, func(t testing.TB, e env.Env) {
 		for _, shutdown := range []bool{false, true} {
 			tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2, Lead: 10 * time.Millisecond})
+			started := simtest.NewCounter(e)
+			tm.Schedule(0, started.Add) // start both threads
+			tm.Schedule(0, started.Add)
+			started.Await(2)
 			h, _ := tm.Schedule(100*time.Millisecond, func() { t.Error("cancelled entry ran") })
-			e.Sleep(95 * time.Millisecond) // taken at 90 ms
+			e.Sleep(95 * time.Millisecond)
+			if st := tm.Stats(); st.Followers != 0 || st.Pending != 1 {
+				t.Fatalf("at 95 ms the entry must be taken (the follower promoted) and still pending: %+v", st)
+			}
 			if shutdown {
 				if n := tm.ShutdownNow(); n != 1 {
 					t.Fatalf("ShutdownNow dropped %d, want the taken entry", n)
@@ -485,7 +492,7 @@ func TestTimerLeadTakenEntryStillCancels(t *testing.T) {
 			}
 			e.Sleep(50 * time.Millisecond)
 			st := tm.Stats()
-			if st.Fired != 0 || st.Pending != 0 || (!shutdown && st.Canceled != 1) {
+			if st.Fired != 2 || st.Pending != 0 || (!shutdown && st.Canceled != 1) {
 				t.Fatalf("shutdown=%v: %+v", shutdown, st)
 			}
 			tm.ShutdownNow()

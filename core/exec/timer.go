@@ -147,11 +147,11 @@ func (t *Timer) startLocked() {
 
 func (t *Timer) loop(name string) {
 	for {
-		h := t.nextDue()
+		h, claimed := t.nextDue()
 		if h == nil {
 			return
 		}
-		if h.claimed && !t.awaitClaim(h) {
+		if claimed && !t.awaitClaim(h) {
 			continue // cancelled or shut down during the lead
 		}
 		if !t.fire(name, h) && t.cfg.DieOnPanic {
@@ -171,7 +171,7 @@ func (t *Timer) loop(name string) {
 // follower (it runs a function, is starting, or was just woken) comes back
 // through this loop, so whenever there is no leader one of them takes the
 // lead; when every thread runs a function, due entries wait in the heap.
-func (t *Timer) nextDue() *Handle {
+func (t *Timer) nextDue() (h *Handle, claimed bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	leading := false
@@ -181,12 +181,13 @@ func (t *Timer) nextDue() *Handle {
 			if leading {
 				t.leader = false
 			}
-			return nil
+			return nil, false
 		}
 		var now time.Time
 		if len(t.h) > 0 {
 			if now = t.e.Now(); !t.h[0].at.After(now.Add(t.ahead)) {
-				return t.takeLocked(now, leading)
+				h := t.takeLocked(now, leading)
+				return h, h.claimed // read under the lock: Cancel may clear it once it is released
 			}
 		}
 		if !leading {

@@ -26,18 +26,21 @@ const simSpan = 2 * time.Minute
 func BenchmarkSim(b *testing.B) {
 	for _, p := range pipelines {
 		b.Run(fmt.Sprintf("pipelines=%d", p), func(b *testing.B) {
-			var steps int64
+			var steps, switches int64
 			var ms0, ms1 runtime.MemStats
 			runtime.ReadMemStats(&ms0)
 			start := time.Now()
 			for range b.N {
-				steps += simScenario(b, p).Steps
+				r := simScenario(b, p)
+				steps += r.Steps
+				switches += r.Switches
 			}
 			wall := time.Since(start)
 			runtime.ReadMemStats(&ms1)
 			b.ReportMetric(simSpan.Seconds()*float64(b.N)/wall.Seconds(), "sim-s/s")
 			b.ReportMetric(float64(steps)/wall.Seconds(), "steps/s")
 			b.ReportMetric(float64(steps)/float64(b.N), "steps/op")
+			b.ReportMetric(float64(switches)/float64(b.N), "switches/op")
 			b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(steps), "allocs/step")
 		})
 	}
@@ -108,6 +111,42 @@ func BenchmarkSchedPoint(b *testing.B) {
 	b.StopTimer()
 	if r.Outcome != sim.OutcomeDone {
 		b.Fatalf("%v %s", r.Outcome, r.Reason)
+	}
+}
+
+// BenchmarkSchedPointThreads is BenchmarkSchedPoint with n threads
+// yielding under the random strategy: nearly every point then hands the
+// processor to another thread, whose goroutine stack, g and thread record
+// are the cache's to miss. One op is one scheduling point. It is the floor
+// under BenchmarkSim's switches/op (a run with hundreds of live threads).
+func BenchmarkSchedPointThreads(b *testing.B) {
+	for _, n := range []int{2, 10, 100, 1000} {
+		b.Run(fmt.Sprintf("threads=%d", n), func(b *testing.B) {
+			w := sim.New(sim.Config{Seed: 1})
+			var from int64
+			b.ResetTimer()
+			r := w.Run(func() {
+				for range n - 1 {
+					w.Go("peer", func() {
+						for {
+							w.Yield()
+						}
+					})
+				}
+				for range n { // every peer started and parked in Yield
+					w.Yield()
+				}
+				b.ResetTimer()
+				from = w.Steps()
+				for w.Steps() < from+int64(b.N) {
+					w.Yield()
+				}
+				b.StopTimer()
+			})
+			if r.Outcome != sim.OutcomeDone {
+				b.Fatalf("%v %s", r.Outcome, r.Reason)
+			}
+		})
 	}
 }
 

@@ -70,6 +70,10 @@ type Result struct {
 	Panic     *PanicReport
 	Reason    string // budget or divergence detail
 	Threads   int    // threads ever started
+	// Switches counts the hand-offs from one simulated thread to another
+	// (coroutine switches): the scheduling points whose pick was not the
+	// caller, and the blocks. A performance figure, not part of the trace.
+	Switches int64
 	// Blocked are the threads blocked without a deadline when the run
 	// ended (a lock wait or an untimed condition wait), oldest wait first.
 	Blocked []BlockedThread
@@ -138,6 +142,7 @@ type World struct {
 	cfg      Config
 	now      int64
 	steps    int64
+	switches int64
 	hash     uint64
 	threads  []*thread
 	runq     []*thread
@@ -275,6 +280,7 @@ func (w *World) Run(main func()) Result {
 		panic("sim: scheduler returned before the run ended")
 	}
 	w.result.Steps = w.steps
+	w.result.Switches = w.switches
 	w.result.Elapsed = time.Duration(w.now)
 	w.result.TraceHash = w.hash // before the teardown, which is not part of the run
 	w.result.Blocked = w.blocked()
@@ -407,6 +413,7 @@ func (w *World) switchTo(self **pull, next *thread) {
 		}
 	}
 	*self = s
+	w.switches++
 	s.enter()
 }
 

@@ -425,10 +425,14 @@ func tables(w io.Writer, rows []*row) {
 	watermarkTable(w, rows)
 	fmt.Fprintln(w, "### Simulator speed (failover + savepoint scenario, 2 virtual minutes)")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| pipelines | sim-s/s (x real time) | steps/s | steps/op | allocs/step |")
-	fmt.Fprintln(w, "|---|---|---|---|---|")
+	fmt.Fprintln(w, "| pipelines | sim-s/s (x real time) | steps/s | steps/op | switches/op | allocs/step |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
 	for _, r := range pick(rows, func(r *row) bool { return r.base == "Sim" }) {
-		fmt.Fprintf(w, "| %s | %.0f | %.3g | %.0f | %.3f |\n", r.keys["pipelines"], r.get("sim-s/s"), r.get("steps/s"), r.get("steps/op"), r.get("allocs/step"))
+		sw := "–" // results from before the figure existed
+		if v := r.get("switches/op"); !math.IsNaN(v) {
+			sw = fmt.Sprintf("%.0f", v)
+		}
+		fmt.Fprintf(w, "| %s | %.0f | %.3g | %.0f | %s | %.3f |\n", r.keys["pipelines"], r.get("sim-s/s"), r.get("steps/s"), r.get("steps/op"), sw, r.get("allocs/step"))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "### Timer floor, the timer's lead, and scheduling-point cost")
@@ -436,7 +440,7 @@ func tables(w io.Writer, rows []*row) {
 	fmt.Fprintln(w, "| benchmark | late p50 | late p99 | ns/op | CPU/op |")
 	fmt.Fprintln(w, "|---|---|---|---|---|")
 	for _, r := range pick(rows, func(r *row) bool {
-		return r.base == "TimerFloor" || r.base == "TimerLead" || r.base == "SchedPoint" || r.base == "Switch"
+		return r.base == "TimerFloor" || r.base == "TimerLead" || r.base == "SchedPoint" || r.base == "SchedPointThreads" || r.base == "Switch"
 	}) {
 		name := r.base
 		for _, k := range []string{"sleep", "impl", "lead", "threads"} {

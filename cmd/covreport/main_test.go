@@ -1,0 +1,97 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func demo(t *testing.T) *report {
+	t.Helper()
+	r, err := build([]profile{{"off", "testdata/off.txt"}, {"on", "testdata/on.txt"}}, "example.com/m", "testdata", "core/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestPackageFigures(t *testing.T) {
+	r := demo(t)
+	if len(r.pkgs) != 1 || r.pkgs[0] != "core/demo" {
+		t.Fatalf("packages %v, want [core/demo] (cmd/x is outside the prefix)", r.pkgs)
+	}
+	stmts, hit, union := r.packageStats("core/demo")
+	// off: Used's entry and branch, Rare's entry and tail; on: Used's
+	// entry, Rare's entry, branch (one of its two counter lines) and tail.
+	if stmts != 8 || hit[0] != 4 || hit[1] != 4 || union != 5 {
+		t.Fatalf("statements %d, reached %v, any %d; want 8, [4 4], 5", stmts, hit, union)
+	}
+}
+
+func TestReadme(t *testing.T) {
+	var b strings.Builder
+	demo(t).writeReadme(&b, "HEADER")
+	got := b.String()
+	for _, want := range []string{
+		"HEADER",
+		"| `core/demo` | 8 | 4 (50.0%) | 4 (50.0%) | 5 (62.5%) | 1 |",
+		"## Functions never entered (2 of 4)",
+		"`func@4` ([demo.go:4](../../core/demo/demo.go#L4), 1)",
+		"`Never` ([demo.go:21](../../core/demo/demo.go#L21), 1)",
+		"## Blocks reached only beyond `off` (1 blocks, 1 statements)",
+		"[core/demo/demo.go:15-17](../../core/demo/demo.go#L15) `Rare` (1 statements; on)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("README lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "`Used` ([") {
+		t.Errorf("Used was entered, yet listed as never entered:\n%s", got)
+	}
+}
+
+func TestUncovered(t *testing.T) {
+	var b strings.Builder
+	demo(t).writeUncovered(&b, "testdata")
+	got := b.String()
+	for _, want := range []string{
+		"- [4-4](../../core/demo/demo.go#L4) `func@4` (1): `func() int { return 1 },`",
+		"- [11-11](../../core/demo/demo.go#L11) `Used` (1): `return -x`",
+		"- [21-23](../../core/demo/demo.go#L21) `Never` (1): `func Never() int {`",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("uncovered.md lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "#L15)") {
+		t.Errorf("Rare's branch was reached with the sites on, yet listed:\n%s", got)
+	}
+}
+
+func TestSkip(t *testing.T) {
+	r, err := build([]profile{{"off", "testdata/off.txt"}}, "example.com/m", "testdata", "core/", []string{"core/demo/demo.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.blocks) != 0 {
+		t.Fatalf("%d blocks of a skipped file counted", len(r.blocks))
+	}
+}
+
+func TestBadProfileNamesLine(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.txt")
+	if err := os.WriteFile(bad, []byte("mode: set\nexample.com/m/core/demo/demo.go:7.22,8.11 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := build([]profile{{"off", bad}}, "example.com/m", "testdata", "core/", nil)
+	if err == nil || !strings.Contains(err.Error(), "bad.txt:2:") {
+		t.Fatalf("error %v, want one naming bad.txt:2", err)
+	}
+	if err := os.WriteFile(bad, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := build([]profile{{"off", bad}}, "example.com/m", "testdata", "core/", nil); err == nil || !strings.Contains(err.Error(), "bad.txt:1: not a text coverage profile") {
+		t.Fatalf("error %v, want the missing mode line named", err)
+	}
+}

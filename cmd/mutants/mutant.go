@@ -21,6 +21,7 @@ import (
 //	# scenario: h1-stale-expiry           the embedded scenario that reaches the bug (required)
 //	# variants: expiry-fence=none         variants on top of the scenario's (optional, comma-separated)
 //	# strategies: random,pct              the strategies to measure (optional; default random,pct)
+//	# buggify: on                         run the campaigns with BUGGIFY's core sites (optional; default: the scenario's)
 //	# bug: the expiry fence is dropped    one line: the bug class (required)
 //
 // Blank lines and lines starting with "#" without a known key are comments.
@@ -31,6 +32,7 @@ type Mutant struct {
 	Scenario   string            `json:"scenario"`
 	Variants   map[string]string `json:"variants,omitempty"`
 	Strategies []string          `json:"strategies"`
+	Buggify    string            `json:"buggify,omitempty"` // "on" or "off": simrun's --buggify; "": the scenario's
 	Bug        string            `json:"bug"`
 	Files      []string          `json:"files"` // the paths the patch changes
 	Patch      []byte            `json:"-"`
@@ -136,8 +138,13 @@ func ParseMutant(path string, data []byte) (*Mutant, error) {
 				}
 				m.Strategies = append(m.Strategies, s)
 			}
+		case "buggify":
+			if val != "on" && val != "off" {
+				return nil, fmt.Errorf("%s:%d: field buggify: want on or off, got %q", path, line, val)
+			}
+			m.Buggify = val
 		default:
-			return nil, fmt.Errorf("%s:%d: unknown field %q (want check, scenario, variants, strategies, bug)", path, line, key)
+			return nil, fmt.Errorf("%s:%d: unknown field %q (want check, scenario, variants, strategies, buggify, bug)", path, line, key)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -195,20 +202,28 @@ func LoadMutants(dir string) ([]*Mutant, error) {
 	return out, nil
 }
 
-// VariantArgs renders the variants as sorted simrun flags.
+// VariantArgs renders the variants as sorted simrun flags, then the
+// BUGGIFY switch when the header sets it.
 func (m *Mutant) VariantArgs() []string {
 	var out []string
 	for _, k := range slices.Sorted(mapKeys(m.Variants)) {
 		out = append(out, "--variant", k+"="+m.Variants[k])
 	}
+	if m.Buggify != "" {
+		out = append(out, "--buggify", m.Buggify)
+	}
 	return out
 }
 
-// VariantText is "k=v,k=v", or "" for the scenario's own variants.
+// VariantText is "k=v,k=v", or "" for the scenario's own variants, then
+// "buggify=on|off" when the header sets it.
 func (m *Mutant) VariantText() string {
 	var parts []string
 	for _, k := range slices.Sorted(mapKeys(m.Variants)) {
 		parts = append(parts, k+"="+m.Variants[k])
+	}
+	if m.Buggify != "" {
+		parts = append(parts, "buggify="+m.Buggify)
 	}
 	return strings.Join(parts, ",")
 }

@@ -51,6 +51,16 @@ func TestParseMutant(t *testing.T) {
 	if !slices.Equal(m.Files, []string{"core/coord/failure.go", "sim/world.go"}) {
 		t.Errorf("files %v", m.Files)
 	}
+	b, err := ParseMutant("b.diff", []byte(strings.Replace(samplePatch, "# strategies: pct\n", "# buggify: on\n", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(b.VariantArgs(), " "); got != "--variant deferred-fence=none --variant expiry-fence=none --buggify on" {
+		t.Errorf("variant args with buggify %q", got)
+	}
+	if got := b.VariantText(); got != "deferred-fence=none,expiry-fence=none,buggify=on" {
+		t.Errorf("variants with buggify %q", got)
+	}
 	d, err := ParseMutant("d.diff", []byte(strings.Replace(samplePatch, "# strategies: pct\n", "", 1)))
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +82,7 @@ func TestParseMutantErrors(t *testing.T) {
 		{"two checks", "# check: generation-justified", "# check: a, b", "x.diff:1: field check: one check id"},
 		{"bad variant", "expiry-fence=none,", "expiry-fence,", `x.diff:3: field variants: "expiry-fence" is not key=value`},
 		{"bad strategy", "# strategies: pct", "# strategies: dfs", `x.diff:4: field strategies: unknown strategy "dfs"`},
+		{"bad buggify", "# strategies: pct", "# buggify: yes", `x.diff:4: field buggify: want on or off, got "yes"`},
 		{"bare header line", "# a free comment line", "a free line", `x.diff:6: header line "a free line" does not start with '#'`},
 		{"rename", "diff --git a/sim/world.go b/sim/world.go", "diff --git a/sim/world.go b/sim/w2.go", "renames a file"},
 		{"not a patch", samplePatch[strings.Index(samplePatch, "diff --git"):], "", "not a patch"},

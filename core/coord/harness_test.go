@@ -3,6 +3,7 @@ package coord
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,7 +35,11 @@ type rig struct {
 	status   map[string]string
 	// statusLat, when set, is each status write's latency by value.
 	statusLat map[string]time.Duration
-	barriers  []sentBarrier // every barrier dispatched
+	// setFails makes that many status writes to keys with setFailsKey in
+	// them fail as retryable (and not land) first.
+	setFails    int
+	setFailsKey string
+	barriers    []sentBarrier // every barrier dispatched
 }
 
 // sentBarrier is one barrier the rig's transport dispatched, at virtual time at.
@@ -61,9 +66,14 @@ func (g *gatedExec) Execute(fn func()) error {
 		g.mu.Unlock()
 		return nil
 	}
+	inner := g.inner
 	g.mu.Unlock()
-	return g.inner.Execute(fn)
+	return inner.Execute(fn)
 }
+
+// replace installs a new inner executor (a master's reactivation after a
+// step-down shut the old one down).
+func (g *gatedExec) replace(inner Executor) { g.mu.Lock(); g.inner = inner; g.mu.Unlock() }
 
 func (g *gatedExec) block() { g.mu.Lock(); g.closed = true; g.mu.Unlock() }
 
@@ -197,6 +207,10 @@ func (s *rigStatus) Get(k string) (string, error) {
 func (s *rigStatus) Set(k, v string) error {
 	if d := s.statusLat[v]; d > 0 {
 		s.e.Sleep(d)
+	}
+	if s.setFails > 0 && strings.Contains(k, s.setFailsKey) {
+		s.setFails--
+		return fmt.Errorf("%w: rig", ErrRetryable)
 	}
 	s.status[k] = v
 	return nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/exec"
 	"github.com/ckptsim/ckptsim/core/variant"
 )
 
@@ -95,6 +96,66 @@ func TestRejectedReportHandledInline(t *testing.T) {
 		r.c.Start()
 		if n := r.count(EvTriggerArmed, nil); n == 0 {
 			t.Errorf("no trigger armed after every task reported READY_START to a rejecting executor")
+		}
+	})
+}
+
+// TestReadyToCloseDuringStepDownStillFinishes: the last source reports
+// ready to close (readyToClose) while a master step-down has shut the
+// coordinator executor down, so the inline COMPLETED_POINT trigger's
+// creation is rejected; the master reactivates with a new executor and
+// keeps the coordinator. The report is fire and forget (upstream's
+// enumerator sends LastCheckpointNotifyOperation and never repeats it),
+// so a trigger lost there left the pipeline checkpointing forever without
+// finishing (found by BUGGIFY, site executor-rejects, idle-close-late seed
+// 8). The final checkpoint must still complete.
+func TestReadyToCloseDuringStepDownStillFinishes(t *testing.T) {
+	inSim(t, 20, func(t testing.TB, e env.Env) {
+		r := newRig(t, e, Config{Interval: time.Second, Tasks: 2, StartingTasks: 1})
+		defer r.close()
+		r.c.Start()
+		if !r.waitFor(30*time.Second, func() bool { return r.completed() > 0 && r.c.PendingCount() == 0 }) {
+			t.Fatalf("no checkpoint completed: %v", r.events)
+		}
+		// The step-down, the report and the reactivation in one virtual
+		// instant: no periodic trigger falls inside the window.
+		r.pool.ShutdownNow()
+		_ = r.c.ReadyToClose(0) // fire and forget
+		r.pool = exec.NewPool(e, exec.PoolConfig{Name: "coordinator-executor", Core: 4, Max: 1 << 20, KeepAlive: time.Minute, Queue: exec.Direct})
+		r.gate.replace(r.pool)
+		final := func() bool {
+			return r.count(EvCompleted, func(ev Event) bool { return ev.Type == CompletedPoint }) > 0
+		}
+		if !r.waitFor(time.Minute, final) {
+			t.Fatalf("the final checkpoint never completed after the rejected readyToClose trigger (%d checkpoints completed since)", r.completed())
+		}
+	})
+}
+
+// TestReadyToClosePersistRetries: the ready-to-close set is persisted with
+// the status store's retry loop (SPEC 1.12: retry, throw on failure), so a
+// retryable write failure neither fails the report nor drops the final
+// trigger of a caller that never repeats it.
+func TestReadyToClosePersistRetries(t *testing.T) {
+	inSim(t, 20, func(t testing.TB, e env.Env) {
+		r := newRig(t, e, Config{Interval: time.Second, Tasks: 2, StartingTasks: 1})
+		defer r.close()
+		r.c.Start()
+		if !r.waitFor(30*time.Second, func() bool { return r.completed() > 0 }) {
+			t.Fatalf("no checkpoint completed: %v", r.events)
+		}
+		r.setFails, r.setFailsKey = 3, r.c.readyToCloseKey()
+		if err := r.c.ReadyToClose(0); err != nil {
+			t.Errorf("ReadyToClose after 3 retryable write failures: %v", err)
+		}
+		if got := r.status[r.c.readyToCloseKey()]; got != "0" {
+			t.Errorf("persisted ready set %q, want \"0\"", got)
+		}
+		final := func() bool {
+			return r.count(EvCompleted, func(ev Event) bool { return ev.Type == CompletedPoint }) > 0
+		}
+		if !r.waitFor(time.Minute, final) {
+			t.Fatalf("the final checkpoint never completed")
 		}
 	})
 }

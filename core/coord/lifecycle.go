@@ -255,8 +255,20 @@ func (c *Coordinator) loadReadyToClose() ([]TaskID, error) {
 	return out, nil
 }
 
-// ReadyToClose records that a task's bounded source finished; when every
-// task has, the COMPLETED_POINT checkpoint is triggered inline.
+// ReadyToClose records that a task's bounded source finished, persists the
+// ready set, and when every starting task is in it triggers the
+// COMPLETED_POINT checkpoint inline.
+//
+// The report is sent fire and forget (upstream's enumerator sends
+// LastCheckpointNotifyOperation and goes on to PREPARE_CLOSE) and never
+// repeated, so an inline trigger that fails (its creation rejected by an
+// executor a master step-down shut down; a throw in the trigger path) is
+// re-armed on the lease after the pending back-off instead of returned to
+// a caller that drops it: there it runs as any scheduled trigger does, and
+// a second failure fails the generation, whose restore triggers the final
+// checkpoint again (the ready set is persisted). Returning the error alone
+// left the pipeline checkpointing forever without finishing (BUGGIFY site
+// executor-rejects, idle-close-late seed 8; TestReadyToCloseDuringStepDownStillFinishes).
 func (c *Coordinator) ReadyToClose(task TaskID) error {
 	c.mapMu.Lock()
 	c.readyToClose[task] = true
@@ -266,13 +278,23 @@ func (c *Coordinator) ReadyToClose(task TaskID) error {
 	}
 	c.mapMu.Unlock()
 	slices.Sort(ids)
-	if err := c.d.Status.Set(c.readyToCloseKey(), strings.Join(ids, ",")); err != nil {
-		return fmt.Errorf("persist ready-to-close: %w", err)
+	// SPEC 1.12: persisted with the IMap retry loop. A write that still
+	// fails is returned, but the trigger below does not depend on it: the
+	// set in memory is this generation's, and dropping the final trigger
+	// of a report that is never repeated would leave the pipeline running
+	// for good (a restore before the final checkpoint forgets the task).
+	perr := c.retryStatus(func() error { return c.d.Status.Set(c.readyToCloseKey(), strings.Join(ids, ",")) })
+	if perr != nil {
+		perr = fmt.Errorf("persist ready-to-close: %w", perr)
 	}
 	if c.allReadyToClose() {
-		return c.tryTrigger(CompletedPoint, 0, c.genNow.Load())
+		gen := c.genNow.Load()
+		if err := c.tryTrigger(CompletedPoint, 0, gen); err != nil {
+			c.log().Warn("final checkpoint trigger failed; re-armed after the pending back-off", "err", err)
+			c.rearm(CompletedPoint, c.cfg.PendingBackoff, 0, gen)
+		}
 	}
-	return nil
+	return perr
 }
 
 func (c *Coordinator) allReadyToClose() bool {

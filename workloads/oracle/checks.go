@@ -228,6 +228,6 @@ var checks = []Check{
 		"savepoint requests dropped on a reset or restore", "mutants `savepoint-never-completes`, `savepoint-start-error-leaves-request`"},
 	{BoundedFinish, Liveness, Boundary,
 		"each pipeline's status key in the simulated status store at the end of a run whose sources finish (workload.finish_after)",
-		"every bounded pipeline ends FINISHED (its COMPLETED_POINT completed and no restore followed)", "a final checkpoint lost to a clean or a restore",
-		"mutants `completed-point-never-finishes`, `final-trigger-not-rearmed`"},
+		"every bounded pipeline ends FINISHED (its COMPLETED_POINT completed and no restore followed)", "a final checkpoint lost to a clean, a restore or a rejected trigger",
+		"found the final trigger lost to a rejection (BUGGIFY executor-rejects, idle-close-late seed 8; TestReadyToCloseDuringStepDownStillFinishes); mutants `completed-point-never-finishes`, `final-trigger-not-rearmed`, `ready-to-close-trigger-dropped` (BUGGIFY on)"},
 }

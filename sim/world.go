@@ -167,6 +167,7 @@ type World struct {
 	fatal    any     // a panic of the scheduler itself (not a thread's), re-raised by Run
 	bug      *buggify
 	onNote   func(at time.Duration, thread, msg string)
+	onSpawn  func(parent, child int32)
 	// Slabs for the objects a run makes by the ten thousand.
 	threadSlab slab[thread]
 	mutexSlab  slab[mutex]
@@ -434,6 +435,9 @@ func (w *World) spawn(name string, body Runner) *thread {
 	t.parent, t.spawnAt = -1, w.now
 	if w.current != nil {
 		t.parent = w.current.id
+		if w.onSpawn != nil {
+			w.onSpawn(t.parent, t.id)
+		}
 	}
 	w.threads = append(w.threads, t)
 	c := w.coroutine()

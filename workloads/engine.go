@@ -232,6 +232,7 @@ func (r *runner) main() {
 	if r.gens.Buggify {
 		r.gens.SiteCauses = true
 		r.w.OnBuggify(func(s env.Site, thread int32) { r.gens.SiteFired(s.String(), thread) })
+		r.w.OnSpawn(r.gens.Spawned)
 	}
 	r.gens.Attach(r.c)
 	r.prog = oracle.NewProgress(&r.find, r.w.Elapsed)

@@ -74,6 +74,18 @@ func TestFoundSeeds(t *testing.T) {
 		// ReadyToClose re-arms the trigger on the lease,
 		// TestReadyToCloseDuringStepDownStillFinishes).
 		{"idle-close-late", 8, "", "a rejected final trigger leaves a bounded pipeline running for good", "on"},
+		// A trigger's pending checkpoint was created before the trigger
+		// registered its continuation, so the registration ran the
+		// continuation's hand-off at once on the dispatch thread inside
+		// coord.lock; a step-down had shut the executor down, the hand-off
+		// was rejected, and failing the generation there took coord.lock
+		// again for the clean: the dispatch thread waited for itself, the
+		// job master behind it (deadlock, blocked-forever; found by PCT in
+		// the failovers scenario; core/coord startPending fails it on a
+		// thread of its own, TestRejectedContinuationUnderLockDoesNotSelfDeadlock).
+		{"failovers", 5000517, "pct", "a rejected continuation hand-off under coord.lock: the dispatch thread waits for itself", ""},
+		{"failovers", 5000641, "pct", "the same", ""},
+		{"failovers", 5000662, "pct", "the same", ""},
 	} {
 		var s *Scenario
 		var err error

@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -364,6 +365,62 @@ func TestSchemaChangeDuringRestore(t *testing.T) {
 		if !r.waitFor(time.Minute, func() bool { return r.completed() >= before+3 }) {
 			t.Fatalf("no checkpoint after the restore: %d completed; stopped: %v", r.completed()-before,
 				r.count(EvTriggerStopped, func(ev Event) bool { return ev.Reason == "schema changing" }))
+		}
+	})
+}
+
+// rejectAfter runs its first inline hand-offs on the caller's thread and
+// rejects every later one (an executor a master step-down shut down).
+type rejectAfter struct {
+	inline   int
+	rejected int
+}
+
+func (s *rejectAfter) Execute(fn func()) error {
+	if s.inline > 0 {
+		s.inline--
+		fn()
+		return nil
+	}
+	s.rejected++
+	return errors.New("rejected: coordinator executor shut down")
+}
+
+// TestRejectedContinuationUnderLockDoesNotSelfDeadlock: the pending
+// checkpoint's creation finished before the trigger registered its
+// continuation (the executor ran the three hops first), so the
+// registration runs the continuation's hand-off at once, on the trigger's
+// dispatch thread, inside coord.lock; a step-down has shut the executor
+// down in between and the hand-off is rejected. Failing the generation
+// there took coord.lock again for the clean: the dispatch thread waited
+// for itself and the pipeline and its job master stopped for good (found
+// by PCT, failovers seeds 5000517, 5000641, 5000662). The failure must be
+// reported, and the coordinator keep going.
+func TestRejectedContinuationUnderLockDoesNotSelfDeadlock(t *testing.T) {
+	inSim(t, 10, func(t testing.TB, e env.Env) {
+		r := newRig(t, e, Config{Interval: time.Second})
+		defer r.close()
+		r.c.Start()
+		if !r.waitFor(30*time.Second, func() bool { return r.completed() > 0 && r.c.PendingCount() == 0 }) {
+			t.Fatalf("no checkpoint completed: %v", r.events)
+		}
+		s := &rejectAfter{inline: 3} // the creation's three hops, then the continuation's is rejected
+		r.gate.replace(s)
+		if !r.waitFor(10*time.Second, func() bool { return s.rejected > 0 }) {
+			t.Fatalf("no hand-off rejected in 10 s")
+		}
+		if !r.waitFor(10*time.Second, func() bool { return len(r.failures) > 0 }) {
+			t.Fatalf("the rejected continuation failed no generation")
+		}
+		free := func() bool {
+			if r.c.lock.TryLock() {
+				r.c.lock.Unlock()
+				return true
+			}
+			return false
+		}
+		if !r.waitFor(10*time.Second, free) {
+			t.Fatalf("coord.lock held for good after the failure (the trigger thread waits for itself)")
 		}
 	})
 }

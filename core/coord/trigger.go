@@ -303,7 +303,15 @@ func (c *Coordinator) startPending(pf *Future[*Pending]) {
 	} else {
 		pf.WhenDone(func(p *Pending, err error) {
 			if xerr := c.async(func() { c.continueHere(p, err) }); xerr != nil && p != nil {
-				c.handleError(p.Gen, ReasonTriggerFailed, xerr, fenceDeferred)
+				// The hand-off was rejected (a step-down shut the executor
+				// down). This callback runs inline on the trigger's thread,
+				// inside coord.lock, when the creation finished before the
+				// registration: failing the generation here would take
+				// coord.lock again for the clean and the thread would wait
+				// for itself (coord.lock is not re-entrant, Java's monitor
+				// was; PCT, failovers seed 5000517). The failure runs on a
+				// thread of its own, as upstream's fallback executor (#12152).
+				c.e.Go(fmt.Sprintf("coordinator-fallback-%d-%d", c.job, c.pipeline), func() { c.handleError(p.Gen, ReasonTriggerFailed, xerr, fenceDeferred) })
 			}
 		})
 	}

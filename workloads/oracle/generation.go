@@ -44,7 +44,8 @@ import (
 // stored within the timeout (an expiry). With BUGGIFY on, the simulator's
 // record of each firing (SiteFired, with the thread that took the rare
 // path) adds causes: executor-rejects or store-fails-after-write justify
-// the next FAILED write of the thread they fired on, in whatever
+// the next FAILED write of the thread they fired on (or of a thread it
+// started before its next boundary call: Spawned), in whatever
 // generation it fails, and a FAILED write that status-slow held back
 // began when the site fired. (Without that record, any generation may
 // have failed with BUGGIFY on and generation-justified is silent.) A
@@ -229,6 +230,18 @@ func (g *Generations) SiteFired(site string, thread int32) {
 		g.armed[thread] = true
 	case "status-slow":
 		g.slowFrom[thread] = g.now()
+	}
+}
+
+// Spawned takes a thread a simulated thread started (the simulator's
+// thread table, as it grows). A thread started by a thread that a site
+// armed, before that thread's next boundary call, carries the site too:
+// core may hand the failure a site caused to a thread of its own (a
+// continuation's rejected hand-off fails the generation on a fallback
+// thread, not on the trigger's thread that holds coord.lock).
+func (g *Generations) Spawned(parent, child int32) {
+	if g.armed[parent] {
+		g.armed[child] = true
 	}
 }
 

@@ -213,6 +213,9 @@ func TestSiteCauses(t *testing.T) {
 	site := func(name string, th int32) func(*Generations) {
 		return func(g *Generations) { g.SiteFired(name, th) }
 	}
+	spawn := func(parent, child int32) func(*Generations) {
+		return func(g *Generations) { g.Spawned(parent, child) }
+	}
 	type act struct {
 		at   time.Duration
 		o    *cluster.Obs
@@ -236,6 +239,12 @@ func TestSiteCauses(t *testing.T) {
 		{"a boundary call between the rejection and the write ends it", []act{
 			f(100*ms, site("executor-rejects", 5)), o(100*ms, alloc(1)), o(100*ms, obs(cluster.ObsStatusSet, 5, func(o *cluster.Obs) { o.Value = "FAILED" })),
 			o(100*ms, notify(5))}, []string{GenerationJustified}},
+		{"a thread the rejecting thread starts carries its cause", []act{
+			f(100*ms, site("executor-rejects", 5)), f(100*ms, spawn(5, 12)), o(100*ms, failedWrite(12)), o(100*ms, notify(12))}, nil},
+		{"a thread started after the starter's next boundary call does not", []act{
+			f(100*ms, site("executor-rejects", 5)), o(100*ms, alloc(5)), f(100*ms, spawn(5, 12)), o(100*ms, failedWrite(12)), o(100*ms, notify(12))}, []string{GenerationJustified}},
+		{"nor does a thread another thread starts", []act{
+			f(100*ms, site("executor-rejects", 5)), f(100*ms, spawn(6, 12)), o(100*ms, failedWrite(12)), o(100*ms, notify(12))}, []string{GenerationJustified}},
 		{"a delaying site is no cause", []act{
 			f(100*ms, site("status-slow", 9)), o(2100*ms, failedWrite(9)), o(2100*ms, notify(9))}, []string{GenerationJustified}},
 		{"a failure held by status-slow began inside the step-down window", []act{

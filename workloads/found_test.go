@@ -86,6 +86,19 @@ func TestFoundSeeds(t *testing.T) {
 		{"failovers", 5000517, "pct", "a rejected continuation hand-off under coord.lock: the dispatch thread waits for itself", ""},
 		{"failovers", 5000641, "pct", "the same", ""},
 		{"failovers", 5000662, "pct", "the same", ""},
+		// A failover's restore had installed its generation and was held in
+		// its RUNNING write (BUGGIFY status-slow, 2 s) when the last source
+		// reported ready to close: the final checkpoint was triggered in
+		// the new generation, completed and closed its tasks; then the
+		// restore reloaded an older checkpoint from storage and its resume
+		// triggered the final again, to the closed tasks
+		// (barrier-to-closed-task; 13 of 600 idle-close-late seeds with
+		// BUGGIFY on). core/coord: readyToClose's trigger waits for a
+		// restore in flight, and a restore reads whether the final
+		// completed under coord.generation, with its generation switch.
+		{"idle-close-late", 5300012, "", "a final completed during a restore is triggered again to closed tasks", "on"},
+		{"idle-close-late", 5300034, "pct", "the same; skipping the trigger during the restore instead lost it (bounded-finish)", "on"},
+		{"idle-close-late", 5300087, "", "the same", "on"},
 	} {
 		var s *Scenario
 		var err error

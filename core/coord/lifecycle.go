@@ -89,17 +89,25 @@ func (c *Coordinator) Start() {
 // restore must never leave a generation that looks alive and cannot
 // checkpoint (found by the smoke scenario: the pending counter stayed at 1).
 func (c *Coordinator) Restore(alreadyStarted bool) error {
-	if l := c.latestCompleted.Load(); l != nil && l.Type == CompletedPoint && !l.Restored {
-		if c.finishedFinal.Load() {
-			return nil // a finished pipeline is not restored: the job master restores running ones
-		}
-		c.restoreMu.Lock()
-		defer c.restoreMu.Unlock()
-		return c.redeliverFinal(l)
-	}
 	c.restoreMu.Lock() // restores of one coordinator never interleave
 	defer c.restoreMu.Unlock()
-	gen := c.newGeneration()
+	if isFinal(c.latestCompleted.Load()) && c.finishedFinal.Load() {
+		return nil // a finished pipeline is not restored: the job master restores running ones
+	}
+	// Whether the final checkpoint completed is read with the generation's
+	// switch, under coord.generation, where a completion installs it: a
+	// final that completes while this restore begins is either installed
+	// first (and seen here: its tasks may be closed, so it is re-delivered)
+	// or refused by installLatest (its generation replaced: not delivered,
+	// and the restored generation triggers it again). Read before the
+	// switch, the final could complete and close its tasks in between, and
+	// the restore resumed them from storage with a new COMPLETED_POINT
+	// (barrier-to-closed-task; BUGGIFY on, idle-close-late seeds 5300012,
+	// 5300015, ...).
+	gen, final := c.newGeneration()
+	if isFinal(final) {
+		return c.redeliverFinal(gen, final)
+	}
 	if err := c.restoreState(gen); err != nil {
 		c.handleError(gen, ReasonInsideError, fmt.Errorf("restore: %w", err), fenceAlways)
 		return err
@@ -137,8 +145,7 @@ func (c *Coordinator) Restore(alreadyStarted bool) error {
 // (sources finishing inside the fault window, notify_failure 0.01): 24 of
 // seeds 0-59 left a pipeline FAILED (seed 31: job 0 pipeline 7, tasks 0
 // and 1 closed by the COMPLETED_POINT, the notice to the next failed).
-func (c *Coordinator) redeliverFinal(final *Completed) error {
-	gen := c.newGeneration()
+func (c *Coordinator) redeliverFinal(gen uint64, final *Completed) error {
 	if err := c.notifyCompleted(final); err != nil {
 		c.handleError(gen, ReasonNotifyFailed, err, fenceAlways)
 		return err
@@ -151,20 +158,27 @@ func (c *Coordinator) redeliverFinal(final *Completed) error {
 // one's pending state: the first steps of every restore. The generation is
 // installed under coord.generation before anything else (the restore's
 // linearisation point), so a deferred effect of the old one can tell it is
-// stale. Called with restoreMu held.
-func (c *Coordinator) newGeneration() uint64 {
+// stale. It returns the latest completed checkpoint as of that switch
+// (read under coord.generation, as installLatest stores it). Called with
+// restoreMu held.
+func (c *Coordinator) newGeneration() (uint64, *Completed) {
 	c.genMu.Lock()
 	c.gen++
 	gen := c.gen
 	c.genNow.Store(gen)
 	c.fut = NewFuture[GenStatus](c.e)
+	latest := c.latestCompleted.Load()
 	c.emit(Event{Kind: EvGeneration, Gen: gen})
 	c.genMu.Unlock()
 	c.firstError.Store(nil)
 	c.updateStatus(gen, Running)
 	c.clean(ReasonReset, gen)
-	return gen
+	return gen, latest
 }
+
+// isFinal reports a final checkpoint that completed in this coordinator
+// (a COMPLETED_POINT not read back from storage by a restore).
+func isFinal(l *Completed) bool { return l != nil && l.Type == CompletedPoint && !l.Restored }
 
 // restoreState reloads what a restored generation starts from.
 func (c *Coordinator) restoreState(gen uint64) error {
@@ -287,12 +301,26 @@ func (c *Coordinator) ReadyToClose(task TaskID) error {
 	if perr != nil {
 		perr = fmt.Errorf("persist ready-to-close: %w", perr)
 	}
-	if c.allReadyToClose() {
-		gen := c.genNow.Load()
-		if err := c.tryTrigger(CompletedPoint, 0, gen); err != nil {
-			c.log().Warn("final checkpoint trigger failed; re-armed after the pending back-off", "err", err)
-			c.rearm(CompletedPoint, c.cfg.PendingBackoff, 0, gen)
-		}
+	if !c.allReadyToClose() {
+		return perr
+	}
+	// The trigger waits for a restore in flight. Such a restore has
+	// installed its generation but not yet cleaned the old one's state nor
+	// reloaded the latest checkpoint: a final checkpoint triggered now
+	// would complete (and close its tasks) in a generation whose resume
+	// then reloads an older checkpoint from storage and triggers the final
+	// again, to closed tasks (barrier-to-closed-task; BUGGIFY status-slow
+	// held such a restore for 2 s, idle-close-late seed 5300012). Skipping
+	// the trigger instead is not enough: the restore may have read the
+	// ready set before this report landed (bounded-finish, seed 5300034).
+	// After the restore, the trigger runs in the restored generation; if
+	// its resume already triggered the final, guard 7 or 5 stops this one.
+	c.restoreMu.Lock()
+	defer c.restoreMu.Unlock()
+	gen := c.genNow.Load()
+	if err := c.tryTrigger(CompletedPoint, 0, gen); err != nil {
+		c.log().Warn("final checkpoint trigger failed; re-armed after the pending back-off", "err", err)
+		c.rearm(CompletedPoint, c.cfg.PendingBackoff, 0, gen)
 	}
 	return perr
 }

@@ -159,3 +159,38 @@ func TestReadyToClosePersistRetries(t *testing.T) {
 		}
 	})
 }
+
+// TestFinalDuringRestoreEndsThePipeline: the last source reports ready
+// to close while a restore is in flight (its RUNNING write is slow: the
+// new generation installed, the old one not yet cleaned, the latest
+// checkpoint not yet reloaded). Triggered at once, the final checkpoint
+// completed in the new generation, closed the tasks and finished the
+// pipeline; then the restore's clean dropped the ready set, it reloaded
+// an older checkpoint and resumed periodic checkpoints to the closed
+// tasks (barrier-to-closed-task; BUGGIFY status-slow, idle-close-late
+// seeds 5300012 and others). Nothing may be triggered after the finish.
+func TestFinalDuringRestoreEndsThePipeline(t *testing.T) {
+	inSim(t, 20, func(t testing.TB, e env.Env) {
+		r := newRig(t, e, Config{Interval: time.Second, Tasks: 2, StartingTasks: 1})
+		defer r.close()
+		r.c.Start()
+		if !r.waitFor(30*time.Second, func() bool { return r.completed() > 0 && r.c.PendingCount() == 0 }) {
+			t.Fatalf("no checkpoint completed: %v", r.events)
+		}
+		r.statusLat = map[string]time.Duration{Running.String(): 2 * time.Second}
+		e.Go("restore", func() { _ = r.c.Restore(true) })
+		e.Sleep(100 * time.Millisecond) // the restore waits in its RUNNING write
+		_ = r.c.ReadyToClose(0)
+		if !r.waitFor(time.Minute, func() bool { return r.count(EvFinished, nil) > 0 }) {
+			t.Fatalf("the pipeline never finished: %v", r.events)
+		}
+		e.Sleep(10 * time.Second)
+		finished := false
+		for _, ev := range r.events {
+			finished = finished || ev.Kind == EvFinished
+			if finished && ev.Kind == EvTriggered {
+				t.Fatalf("checkpoint %d (%v) triggered after the pipeline finished", ev.ID, ev.Type)
+			}
+		}
+	})
+}

@@ -194,7 +194,7 @@ var checks = []Check{
 		"closing on an aborted or unstored checkpoint; closing tasks that never went idle", "mutants `idle-prepares-unasked` (tasks that never asked), `store-error-logged` (an unstored checkpoint)"},
 	{BarrierToClosed, Safety, Boundary,
 		"TriggerBarrier calls against the tasks that closed", "no barrier is dispatched to a closed task",
-		"closed-idle state lost on restore", "`idle-restore=forget` (idle-close scenario); mutants `idle-stored-forgets-done`, `idle-clean-clears-done`"},
+		"closed-idle state lost on restore; a final checkpoint completed during a restore and the pipeline resumed after it", "`idle-restore=forget` (idle-close scenario); found the final completed during a restore in flight (BUGGIFY status-slow, idle-close-late seeds 5300012 and 12 others; TestFinalDuringRestoreEndsThePipeline); mutants `idle-stored-forgets-done`, `idle-clean-clears-done`, `final-during-restore` (BUGGIFY on)"},
 	{FinishBeforeClose, Safety, Boundary,
 		"the tasks that closed when the pipeline finished (EvFinished of its COMPLETED_POINT)",
 		"a pipeline finishes only once every task closed", "tasks excluded from the final checkpoint while still open",

@@ -70,7 +70,11 @@ func (l *Lease) ScheduleAt(due time.Time, body func() error) *Task {
 }
 
 // CancelAll cancels this lease's outstanding tasks. The lease stays
-// usable.
+// usable. A task scheduled while it runs may be left running; it stays
+// outstanding, for the next CancelAll. (Each cancelled task leaves the set
+// as it settles; emptying the set afterwards dropped such a task
+// uncancelled, out of reach of every later CancelAll:
+// TestCancelAllKeepsConcurrentSchedule.)
 func (l *Lease) CancelAll() {
 	l.mu.Lock()
 	snapshot := sorted(l.tasks)
@@ -78,9 +82,6 @@ func (l *Lease) CancelAll() {
 	for _, t := range snapshot {
 		t.Cancel()
 	}
-	l.mu.Lock()
-	clear(l.tasks)
-	l.mu.Unlock()
 	if l.reset != nil {
 		l.reset()
 	}

@@ -6,7 +6,7 @@ repro-h1:
 
 .PHONY: repro-h2
 repro-h2:
-	go run ./cmd/simrun replay --scenario results/hazards/h2.yaml --seed 36 --variant watchdog-recheck=none
+	go run ./cmd/simrun replay --scenario results/hazards/h2.yaml --seed 11 --variant watchdog-recheck=none
 
 .PHONY: repro-h3
 repro-h3:

@@ -115,6 +115,10 @@ type checkedLease struct {
 	first    *checkedTask   // every task, linked through next in Schedule order, for the post-mortem at quiesce
 	last     *checkedTask
 	nextSeq  int
+	// returned counts the Schedule calls that returned; each task records
+	// its count (ret) as it does, so that CancelAll knows which tasks were
+	// scheduled before it was called.
+	returned int
 	chains   int
 	reported map[string]bool
 }
@@ -124,6 +128,7 @@ type checkedTask struct {
 	inner coord.Cancelable
 	next  *checkedTask // the lease's next task in Schedule order
 	seq   int
+	ret   int // the lease's returned count when its Schedule returned
 	chain int
 	// rootThread is set on a chain's first task: the thread that scheduled
 	// it (the chain's root, formatted only into a violation's message).
@@ -172,6 +177,8 @@ func (l *checkedLease) Schedule(delay time.Duration, body func() error) coord.Ca
 		}
 	}
 	t.inner = l.inner.Schedule(delay, func() error { return l.run(t, body) })
+	l.returned++
+	t.ret = l.returned
 	if l.last == nil {
 		l.first = t
 	} else {
@@ -245,16 +252,19 @@ func (t *checkedTask) Cancel() bool {
 func (l *checkedLease) CancelAll() {
 	l.lc.effect("Lease.CancelAll")
 	// The tasks whose Schedule returned before CancelAll was called: the
-	// live ones numbered up to upto. (A task another thread schedules while
-	// the inner CancelAll runs is numbered after it; one swept from the
-	// live list meanwhile has settled, and so has started or been
-	// cancelled already.)
-	upto := l.nextSeq
+	// live ones with a returned count up to upto. A task another thread
+	// schedules while the inner CancelAll runs returns after it, even one
+	// whose Schedule began before (numbered by seq before CancelAll, it was
+	// marked cancelled although the scheduler had not registered it when
+	// CancelAll took its snapshot: a false lease-cancel-before-due on
+	// saturation seed 5300287 with BUGGIFY on). One swept from the live
+	// list meanwhile has settled, and so has started or been cancelled.
+	upto := l.returned
 	l.inner.CancelAll()
 	l.lc.c.observe(Obs{Kind: ObsCancelAll, Job: l.job, Pipeline: l.pipeline})
 	now := l.now()
 	for _, t := range l.tasks {
-		if t.seq <= upto && !t.cancelled && !t.started {
+		if t.ret <= upto && !t.cancelled && !t.started {
 			t.cancelled, t.cancelledAt = true, now
 		}
 	}

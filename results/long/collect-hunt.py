@@ -27,13 +27,14 @@ for d in sorted(os.listdir(hunt)):
     per_h = s['seeds'] / (wall / 3600) / max(s['parallel'], 1) if wall > 0 else 0
     fails = '; '.join(f"{f['scenario']} seed {f['seed']}: {f['verdict']} [{', '.join(f.get('checks') or [])}]" for f in s.get('failures') or [])
     rows.append((d, scen, variant, strategy, bug, first, s['seeds'], s['planned_seeds'], v.get('pass', 0), v.get('safety', 0),
-                 v.get('liveness', 0), v.get('crash', 0), v.get('budget', 0) + v.get('unknown', 0), per_h, done, fails))
+                 v.get('liveness', 0), v.get('crash', 0), v.get('budget', 0) + v.get('unknown', 0), per_h, done, fails, s))
 print('| campaign | scenario | variant | strategy | BUGGIFY | first seed | seeds run | pass | safety | liveness | crash | budget/unknown | seeds per core-hour | failures |')
 print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
 tot = [0] * 6
 for r in rows:
-    (d, scen, variant, strategy, bug, first, seeds, planned, p, sa, li, cr, bu, per_h, done, fails) = r
-    run = f'{seeds}' if done and seeds == planned else f'{seeds} of {planned}' + ('' if done else ' (running at the commit)')
+    (d, scen, variant, strategy, bug, first, seeds, planned, p, sa, li, cr, bu, per_h, done, fails, s) = r
+    state = ' (interrupted; resumable)' if s.get('interrupted') else ('' if done else ' (running)')
+    run = f'{seeds}' if done and seeds == planned else f'{seeds} of {planned}' + state
     print(f'| `{d}` | {scen} | {variant} | {strategy} | {bug} | {first} | {run} | {p} | {sa} | {li} | {cr} | {bu} | {per_h:,.0f} | {fails or "-"} |')
     for i, x in enumerate((seeds, p, sa, li, cr, bu)):
         tot[i] += x

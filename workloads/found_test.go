@@ -108,6 +108,15 @@ func TestFoundSeeds(t *testing.T) {
 		// starting later read as a cancel that did not hold
 		// (lease-cancel-before-due, lease-cancel-effect: a false report).
 		{"saturation", 5300287, "", "a task scheduled during CancelAll: dropped by core, misnumbered by the decorator", "on"},
+		// A failure's clean passed the generation fence, then waited for
+		// coord.lock while the job master's restore replaced the generation
+		// and resumed it; it then cancelled the restored generation's new
+		// periodic trigger and aborted its checkpoints, leaving job 0
+		// pipeline 95 alive with nothing armed (checkpoint-progress; PCT with
+		// BUGGIFY on: 66 of 300 saturation seeds, 58 of 300 savepoint-storm
+		// seeds; core/coord clean re-checks the fence under coord.lock).
+		{"saturation", 5300012, "pct", "a clean that waited out a restore cancels the restored generation's trigger", "on"},
+		{"savepoint-storm", 5300003, "pct", "the same", "on"},
 	} {
 		var s *Scenario
 		var err error

@@ -174,26 +174,49 @@ func (c *Coordinator) retryStatus(op func() error) error {
 // clean is cleanPendingCheckpoint (SPEC 1.9). gen is the generation being
 // cleaned: with the generation fence a clean for a generation that a
 // restore already replaced does nothing (the restore cleaned it).
+//
+// The fence holds across the wait for coord.lock: a failure's clean that
+// passed it, then waited for the lock while a restore replaced the
+// generation and resumed it, cancelled the restored generation's new
+// periodic trigger and aborted its checkpoints, leaving it alive with
+// nothing armed for good (checkpoint-progress; PCT with BUGGIFY on,
+// saturation and savepoint-storm, about one seed in five). So the check
+// and the shutdown flags are one step under coord.generation, where a
+// restore switches generations (a restore after them resets the flags),
+// and the check is made again under coord.lock.
 func (c *Coordinator) clean(r Reason, gen uint64) {
 	if !c.beginClean(r, gen) {
 		return
 	}
 	c.lock.Lock()
 	defer c.lock.Unlock()
+	if c.replaced(r, gen) {
+		return // a restore replaced the generation while this clean waited
+	}
 	c.cleanLocked(r)
 }
 
 // beginClean is the part of clean before coord.lock: the fence, then the
-// shutdown flags. It reports whether the clean goes on.
+// shutdown flags, under coord.generation. It reports whether the clean
+// goes on.
 func (c *Coordinator) beginClean(r Reason, gen uint64) bool {
 	if c.deferredFence() && r != ReasonReset {
-		if cur, _ := c.Generation(); cur != gen {
+		c.genMu.Lock()
+		defer c.genMu.Unlock()
+		if c.gen != gen {
 			return false
 		}
 	}
 	c.shutdown.Store(true)
 	c.allTaskReady.Store(false)
 	return true
+}
+
+// replaced reports, with the generation fence, that a restore replaced
+// generation gen (a restore's own clean, ReasonReset, is never replaced).
+// genNow mirrors the generation without a lock (no scheduling point).
+func (c *Coordinator) replaced(r Reason, gen uint64) bool {
+	return c.deferredFence() && r != ReasonReset && c.genNow.Load() != gen
 }
 
 // cleanLocked is the part of clean under coord.lock.

@@ -208,7 +208,7 @@ var checks = []Check{
 		"Storage.Store returning a checkpoint durably (ObsStored), per pipeline, with its virtual time; when the harness stopped its faults; each pipeline's status key in the simulated status store at the end",
 		"every pipeline not FINISHED stores a checkpoint durably within the liveness window after faults stop (the heal phase, or checks.liveness_within)",
 		"stalled triggers, lost expiries, pipelines that look completed after a restore",
-		"H4 (`trigger-errors=silent`), H11 (`expiry-fallback=drop`), mutants `trigger-no-rearm`, `expiry-dropped-on-reject`; found the completion straddling a restore (TestCompletionStraddlingRestoreKeepsRestoredGenerationRunning)"},
+		"H4 (`trigger-errors=silent`), H11 (`expiry-fallback=drop`), mutants `trigger-no-rearm`, `expiry-dropped-on-reject`; found the completion straddling a restore (TestCompletionStraddlingRestoreKeepsRestoredGenerationRunning); found a failure's clean that outlived a restore (PCT with BUGGIFY on, saturation seed 5300012), mutant `clean-outlives-restore`"},
 	{WatermarkProgress, Liveness, Boundary, "broker commits after faults stop",
 		"every assigned partition commits after faults stop", "stalled watermarks",
 		"mutants `watermark-stall-never-stamped`, `watermark-retire-inverted`"},

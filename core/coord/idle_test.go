@@ -100,6 +100,23 @@ func TestRejectedReportHandledInline(t *testing.T) {
 	})
 }
 
+// boundedRig is a started pipeline with one source (task 0) of two tasks,
+// 1 s interval, after its first checkpoint completed with nothing pending.
+func boundedRig(t testing.TB, e env.Env) *rig {
+	r := newRig(t, e, Config{Interval: time.Second, Tasks: 2, StartingTasks: 1})
+	r.c.Start()
+	if !r.waitFor(30*time.Second, func() bool { return r.completed() > 0 && r.c.PendingCount() == 0 }) {
+		r.close()
+		t.Fatalf("no checkpoint completed: %v", r.events)
+	}
+	return r
+}
+
+// finalCompleted reports whether the COMPLETED_POINT checkpoint completed.
+func (r *rig) finalCompleted() bool {
+	return r.count(EvCompleted, func(ev Event) bool { return ev.Type == CompletedPoint }) > 0
+}
+
 // TestReadyToCloseDuringStepDownStillFinishes: the last source reports
 // ready to close (readyToClose) while a master step-down has shut the
 // coordinator executor down, so the inline COMPLETED_POINT trigger's
@@ -111,22 +128,15 @@ func TestRejectedReportHandledInline(t *testing.T) {
 // 8). The final checkpoint must still complete.
 func TestReadyToCloseDuringStepDownStillFinishes(t *testing.T) {
 	inSim(t, 20, func(t testing.TB, e env.Env) {
-		r := newRig(t, e, Config{Interval: time.Second, Tasks: 2, StartingTasks: 1})
+		r := boundedRig(t, e)
 		defer r.close()
-		r.c.Start()
-		if !r.waitFor(30*time.Second, func() bool { return r.completed() > 0 && r.c.PendingCount() == 0 }) {
-			t.Fatalf("no checkpoint completed: %v", r.events)
-		}
 		// The step-down, the report and the reactivation in one virtual
 		// instant: no periodic trigger falls inside the window.
 		r.pool.ShutdownNow()
 		_ = r.c.ReadyToClose(0) // fire and forget
 		r.pool = exec.NewPool(e, exec.PoolConfig{Name: "coordinator-executor", Core: 4, Max: 1 << 20, KeepAlive: time.Minute, Queue: exec.Direct})
 		r.gate.replace(r.pool)
-		final := func() bool {
-			return r.count(EvCompleted, func(ev Event) bool { return ev.Type == CompletedPoint }) > 0
-		}
-		if !r.waitFor(time.Minute, final) {
+		if !r.waitFor(time.Minute, r.finalCompleted) {
 			t.Fatalf("the final checkpoint never completed after the rejected readyToClose trigger (%d checkpoints completed since)", r.completed())
 		}
 	})
@@ -138,12 +148,8 @@ func TestReadyToCloseDuringStepDownStillFinishes(t *testing.T) {
 // trigger of a caller that never repeats it.
 func TestReadyToClosePersistRetries(t *testing.T) {
 	inSim(t, 20, func(t testing.TB, e env.Env) {
-		r := newRig(t, e, Config{Interval: time.Second, Tasks: 2, StartingTasks: 1})
+		r := boundedRig(t, e)
 		defer r.close()
-		r.c.Start()
-		if !r.waitFor(30*time.Second, func() bool { return r.completed() > 0 }) {
-			t.Fatalf("no checkpoint completed: %v", r.events)
-		}
 		r.setFails, r.setFailsKey = 3, r.c.readyToCloseKey()
 		if err := r.c.ReadyToClose(0); err != nil {
 			t.Errorf("ReadyToClose after 3 retryable write failures: %v", err)
@@ -151,10 +157,7 @@ func TestReadyToClosePersistRetries(t *testing.T) {
 		if got := r.status[r.c.readyToCloseKey()]; got != "0" {
 			t.Errorf("persisted ready set %q, want \"0\"", got)
 		}
-		final := func() bool {
-			return r.count(EvCompleted, func(ev Event) bool { return ev.Type == CompletedPoint }) > 0
-		}
-		if !r.waitFor(time.Minute, final) {
+		if !r.waitFor(time.Minute, r.finalCompleted) {
 			t.Fatalf("the final checkpoint never completed")
 		}
 	})
@@ -171,12 +174,8 @@ func TestReadyToClosePersistRetries(t *testing.T) {
 // seeds 5300012 and others). Nothing may be triggered after the finish.
 func TestFinalDuringRestoreEndsThePipeline(t *testing.T) {
 	inSim(t, 20, func(t testing.TB, e env.Env) {
-		r := newRig(t, e, Config{Interval: time.Second, Tasks: 2, StartingTasks: 1})
+		r := boundedRig(t, e)
 		defer r.close()
-		r.c.Start()
-		if !r.waitFor(30*time.Second, func() bool { return r.completed() > 0 && r.c.PendingCount() == 0 }) {
-			t.Fatalf("no checkpoint completed: %v", r.events)
-		}
 		r.statusLat = map[string]time.Duration{Running.String(): 2 * time.Second}
 		e.Go("restore", func() { _ = r.c.Restore(true) })
 		e.Sleep(100 * time.Millisecond) // the restore waits in its RUNNING write

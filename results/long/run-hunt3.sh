@@ -4,16 +4,9 @@
 # strategy from 5200000 and the named scenarios 300 seeds per strategy from 5300000. One
 # process at nice 19, --parallel 1. Resumable: re-run. B: simrun built from the clean commit.
 B=${B:-$(ls /work/hunt/fixed/simrun-* | head -1)}
+. "$(dirname "$0")/hunt-lib.sh"
+PROGRESS=progress3.txt
 cd /work/hunt
-run() { # dir args...
-  d=$1; shift
-  if grep -q "^DONE" $d/.done 2>/dev/null; then return; fi
-  if [ -f $d/campaign.json ]; then nice -n 19 $B run --resume $d --parallel 1 > $d.log 2>&1
-  else nice -n 19 $B run "$@" --parallel 1 --out $d > $d.log 2>&1; fi
-  rc=$?
-  echo "$d rc=$rc $(date -u +%FT%TZ)" >> progress3.txt
-  [ $rc -ne 130 ] && [ $rc -ne 137 ] && echo DONE > $d/.done
-}
 run fixed-failovers-pct --scenario failovers --seeds 1000 --seed 5000000 --strategy pct
 for st in random pct; do
   run bug-swarm-$st --scenario swarm --seeds 2000 --seed 5200000 --strategy $st --buggify on

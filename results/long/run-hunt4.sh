@@ -4,16 +4,9 @@
 # then idle-close-late and idle-close with BUGGIFY on, 1000 seeds per strategy from 5400000.
 # One process at nice 19, --parallel 1. Resumable: re-run. B: simrun built from the clean commit.
 B=${B:-$(ls /work/hunt/fixed3/simrun-* | head -1)}
+. "$(dirname "$0")/hunt-lib.sh"
+PROGRESS=progress4.txt
 cd /work/hunt
-run() { # dir args...
-  d=$1; shift
-  if grep -q "^DONE" $d/.done 2>/dev/null; then return; fi
-  if [ -f $d/campaign.json ]; then nice -n 19 $B run --resume $d --parallel 1 > $d.log 2>&1
-  else nice -n 19 $B run "$@" --parallel 1 --out $d > $d.log 2>&1; fi
-  rc=$?
-  echo "$d rc=$rc $(date -u +%FT%TZ)" >> progress4.txt
-  [ $rc -ne 130 ] && [ $rc -ne 137 ] && echo DONE > $d/.done
-}
 for st in random pct; do
   run fixed3-bug-idle-close-late-$st --scenario idle-close-late --seeds 300 --seed 5300000 --strategy $st --buggify on
 done

@@ -4,16 +4,9 @@
 # idle-close, saturation (random), savepoint-storm (random), swarm; failovers under PCT without
 # BUGGIFY. One process at nice 19, --parallel 1. Resumable: re-run. B: simrun from the clean commit.
 B=${B:-$(ls /work/hunt/fixed6/simrun-* | head -1)}
+. "$(dirname "$0")/hunt-lib.sh"
+PROGRESS=progress6.txt
 cd /work/hunt
-run() { # dir args...
-  d=$1; shift
-  if grep -q "^DONE" $d/.done 2>/dev/null; then return; fi
-  if [ -f $d/campaign.json ]; then nice -n 19 $B run --resume $d --parallel 1 > $d.log 2>&1
-  else nice -n 19 $B run "$@" --parallel 1 --out $d > $d.log 2>&1; fi
-  rc=$?
-  echo "$d rc=$rc $(date -u +%FT%TZ)" >> progress6.txt
-  [ $rc -ne 130 ] && [ $rc -ne 137 ] && echo DONE > $d/.done
-}
 for s in saturation savepoint-storm; do
   run fixed6-bug-$s-pct --scenario $s --seeds 200 --seed 5600000 --strategy pct --buggify on
 done

@@ -117,6 +117,15 @@ func TestFoundSeeds(t *testing.T) {
 		// seeds; core/coord clean re-checks the fence under coord.lock).
 		{"saturation", 5300012, "pct", "a clean that waited out a restore cancels the restored generation's trigger", "on"},
 		{"savepoint-storm", 5300003, "pct", "the same", "on"},
+		// A restore re-delivered the final checkpoint while the original
+		// completion was still finishing the generation that restore
+		// replaced; the late finish set finishedFinal, the re-delivery's
+		// notice failed and failed the new generation, and every later
+		// restore returned at once for a "finished" pipeline: FAILED for
+		// good (checkpoint-progress, bounded-finish; core/coord Restore
+		// restores a finished pipeline whose current generation failed).
+		{"idle-close-late", 5600174, "pct", "a finished pipeline whose re-delivery failed is never restored", "on"},
+		{"idle-close-late", 5600446, "pct", "the same", "on"},
 	} {
 		var s *Scenario
 		var err error

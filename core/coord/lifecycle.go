@@ -91,8 +91,16 @@ func (c *Coordinator) Start() {
 func (c *Coordinator) Restore(alreadyStarted bool) error {
 	c.restoreMu.Lock() // restores of one coordinator never interleave
 	defer c.restoreMu.Unlock()
-	if isFinal(c.latestCompleted.Load()) && c.finishedFinal.Load() {
-		return nil // a finished pipeline is not restored: the job master restores running ones
+	if isFinal(c.latestCompleted.Load()) && c.finishedFinal.Load() && c.firstError.Load() == nil {
+		// A finished pipeline is not restored: the job master restores
+		// running ones. Unless its current generation failed since: a
+		// restore that re-delivered the final while the original
+		// completion was still finishing the generation it replaced can
+		// fail (a notice fails again) after finishedFinal was set, and
+		// returning here left the pipeline FAILED for good
+		// (checkpoint-progress, bounded-finish; PCT with BUGGIFY on,
+		// idle-close-late seeds 5600174, 5600446).
+		return nil
 	}
 	// Whether the final checkpoint completed is read with the generation's
 	// switch, under coord.generation, where a completion installs it: a

@@ -229,5 +229,5 @@ var checks = []Check{
 	{BoundedFinish, Liveness, Boundary,
 		"each pipeline's status key in the simulated status store at the end of a run whose sources finish (workload.finish_after)",
 		"every bounded pipeline ends FINISHED (its COMPLETED_POINT completed and no restore followed)", "a final checkpoint lost to a clean, a restore or a rejected trigger",
-		"found the final trigger lost to a rejection (BUGGIFY executor-rejects, idle-close-late seed 8; TestReadyToCloseDuringStepDownStillFinishes); mutants `completed-point-never-finishes`, `final-trigger-not-rearmed`, `ready-to-close-trigger-dropped` (BUGGIFY on)"},
+		"found the final trigger lost to a rejection (BUGGIFY executor-rejects, idle-close-late seed 8; TestReadyToCloseDuringStepDownStillFinishes) and a finished pipeline left FAILED by a failed re-delivery (idle-close-late PCT seeds 5600174, 5600446); mutants `completed-point-never-finishes`, `final-trigger-not-rearmed`, `ready-to-close-trigger-dropped`, `finished-never-restored` (both BUGGIFY on)"},
 }

@@ -126,6 +126,12 @@ func TestFoundSeeds(t *testing.T) {
 		// restores a finished pipeline whose current generation failed).
 		{"idle-close-late", 5600174, "pct", "a finished pipeline whose re-delivery failed is never restored", "on"},
 		{"idle-close-late", 5600446, "pct", "the same", "on"},
+		// A periodic re-arm held back by BUGGIFY (rearm-races-cancel)
+		// reached the lease after a restore had switched the generation and
+		// cancelled the chain: the old chain stayed live beside the restored
+		// generation's new one (lease-trigger-chains; 7 of 300 savepoint-storm
+		// seeds; core/coord rearm checks the generation too).
+		{"savepoint-storm", 5600063, "", "a late re-arm keeps the old periodic chain live beside the restored one", "on"},
 	} {
 		var s *Scenario
 		var err error

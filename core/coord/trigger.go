@@ -86,6 +86,17 @@ func (c *Coordinator) rearm(typ Type, delay time.Duration, tok, gen uint64) {
 		c.stopped("superseded periodic trigger")
 		return
 	}
+	// A re-arm that reaches the lease after a restore switched the
+	// generation (and its clean cancelled the chain) would leave the old
+	// chain live beside the one the restore's resume starts: fenced, its
+	// body would do nothing, but it is a second live chain until it fires
+	// (lease-trigger-chains; BUGGIFY rearm-races-cancel, savepoint-storm
+	// seeds 5600063 and 6 others of 300). No lock: genNow mirrors the
+	// generation, so the check adds no scheduling point.
+	if c.genNow.Load() != gen {
+		c.stopped("trigger of an earlier generation")
+		return
+	}
 	c.periodicTask = c.scheduleTrigger(Checkpoint, delay, tok, gen)
 }
 

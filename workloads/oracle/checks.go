@@ -131,7 +131,7 @@ var checks = []Check{
 		"the lease decorator: which body (by simulated thread) scheduled each task; chains by causality; roots scheduled by the harness's schema-change thread are not periodic",
 		"at most one live periodic trigger chain per pipeline (live: a task scheduled, not settled, not cancelled)",
 		"double trigger chains after a reset or restore",
-		"found the double chain after a schema change (TestOnePeriodicChainAfterSchemaChange); mutants `arm-keeps-live-chain`, `schema-end-arms-directly` (swarm)"},
+		"found the double chain after a schema change (TestOnePeriodicChainAfterSchemaChange); mutants `arm-keeps-live-chain`, `schema-end-arms-directly` (swarm); found a late re-arm across a restore (BUGGIFY rearm-races-cancel, savepoint-storm seed 5600063), mutant `rearm-ignores-generation`"},
 	{Retention, Safety, Boundary,
 		"Storage: checkpoints held per pipeline, each virtual second", "at most 2N-1 with max-retained N",
 		"retention desync", "H10 (`retention=memory`)"},

@@ -132,6 +132,13 @@ func TestFoundSeeds(t *testing.T) {
 		// generation's new one (lease-trigger-chains; 7 of 300 savepoint-storm
 		// seeds; core/coord rearm checks the generation too).
 		{"savepoint-storm", 5600063, "", "a late re-arm keeps the old periodic chain live beside the restored one", "on"},
+		// A store whose reply was lost (BUGGIFY store-fails-after-write:
+		// stored, never retained) failed a generation a restore had already
+		// replaced: no restore followed, so no rebuild from storage counted
+		// the checkpoint, and storage held more than 2N-1 (retention;
+		// core/coord reconciles the deque with storage after a failed store).
+		{"idle-close", 5400169, "", "a lost store reply in a stale generation leaks a checkpoint", "on"},
+		{"idle-close-late", 5700241, "", "the same", "on"},
 	} {
 		var s *Scenario
 		var err error

@@ -124,12 +124,38 @@ func (c *Coordinator) persist(cp *Completed) error {
 		}
 	}
 	if err := c.d.Storage.Store(cp); err != nil {
+		c.reconcileRetention()
 		return fmt.Errorf("store checkpoint %d: %w", cp.ID, err)
 	}
 	if env.Buggify(c.e, env.SiteStoreFailsAfterWrite) {
+		c.reconcileRetention()
 		return fmt.Errorf("store checkpoint %d: reply lost after the write took effect (buggify)", cp.ID)
 	}
 	return c.retain(cp.ID)
+}
+
+// reconcileRetention rebuilds the retention deque from storage after a
+// store that reported failure: the write may have taken effect (a lost
+// reply), and a checkpoint stored but never retained was deleted only by
+// the next restore's rebuild. When the failure it reports is stale (a
+// restore already replaced the generation) no restore follows, and storage
+// held more than 2N-1 checkpoints until some later restore (retention;
+// BUGGIFY store-fails-after-write, idle-close seed 5400169 and
+// idle-close-late seed 5700241). The memory variant keeps upstream's
+// deque as it is (H10).
+func (c *Coordinator) reconcileRetention() {
+	if c.cfg.Variants.Retention == variant.RetainMemory {
+		return
+	}
+	ids, err := c.d.Storage.IDs(c.job, c.pipeline)
+	if err != nil {
+		return // the next restore rebuilds it
+	}
+	c.mapMu.Lock()
+	c.completedIDs = ids
+	drop := c.trimLocked()
+	c.mapMu.Unlock()
+	_ = c.deleteRetained(drop)
 }
 
 // retain appends id to the retention deque and, once the deque holds 2N

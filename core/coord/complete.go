@@ -57,9 +57,7 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 		c.handleError(p.Gen, ReasonNotifyFailed, err, fenceDeferred)
 		return nil // the error path's clean resets the counter
 	}
-	if p.watchdog != nil {
-		p.watchdog.Cancel()
-	}
+	p.cancelWatchdog()
 	// Remove and decrement atomically, and only if a clean has not taken
 	// the pending away meanwhile (upstream decrements unconditionally, so
 	// a completion straddling a clean drives the counter to -1).

@@ -249,9 +249,7 @@ func (c *Coordinator) takePending() []*Pending {
 // abort completes a pending future: with nil for RESET and PIPELINE_END,
 // exceptionally otherwise (which schedules the deferred handler, H9b).
 func (c *Coordinator) abort(p *Pending, r Reason) {
-	if p.watchdog != nil {
-		p.watchdog.Cancel()
-	}
+	p.cancelWatchdog()
 	c.emit(Event{Kind: EvAborted, Gen: p.Gen, ID: p.ID, Reason: r})
 	if r == ReasonReset || r == ReasonPipelineEnd {
 		p.fut.Complete(nil)

@@ -2,6 +2,7 @@ package coord
 
 import (
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
@@ -112,20 +113,35 @@ func (f *Future[T]) GetFor(d time.Duration) (v T, ok bool, err error) {
 	return f.val, true, f.err
 }
 
+// watchdogRef holds a Pending's watchdog task for an atomic pointer.
+type watchdogRef struct{ task Cancelable }
+
+// cancelWatchdog cancels the watchdog if it is armed yet (one armed
+// later re-checks that its checkpoint is still pending and does nothing).
+func (p *Pending) cancelWatchdog() {
+	if w := p.watchdog.Load(); w != nil {
+		w.task.Cancel()
+	}
+}
+
 // Pending is a checkpoint that was triggered and is waiting for acks.
 type Pending struct {
-	ID           int64
-	Type         Type
-	TriggeredAt  time.Time
-	Gen          uint64 // generation that created it
-	cleans       uint64 // cleans seen when it was created
-	job          int64
-	pipeline     int
-	mu           env.Mutex          // "coord.ack": states and acks; a leaf lock
-	states       map[TaskID][]byte  // the acks so far; the Completed's from the last on (not touched here after)
-	acks         int                // len(states) until the last ack
-	fut          Future[*Completed] // nil value: aborted by RESET or PIPELINE_END
-	watchdog     Cancelable
+	ID          int64
+	Type        Type
+	TriggeredAt time.Time
+	Gen         uint64 // generation that created it
+	cleans      uint64 // cleans seen when it was created
+	job         int64
+	pipeline    int
+	mu          env.Mutex          // "coord.ack": states and acks; a leaf lock
+	states      map[TaskID][]byte  // the acks so far; the Completed's from the last on (not touched here after)
+	acks        int                // len(states) until the last ack
+	fut         Future[*Completed] // nil value: aborted by RESET or PIPELINE_END
+	// watchdog is the timeout watchdog, set by the continuation after the
+	// barriers went out and read by the completion and a clean, which may
+	// run on other threads by then (a data race under go test -race when
+	// acks come back before the watchdog is armed).
+	watchdog     atomic.Pointer[watchdogRef]
 	tasks        []TaskID // the tasks it waits for and sends barriers to, in ascending order
 	prepareClose []TaskID // idle tasks its barrier prepares to close
 	closed       []TaskID // tasks closed when it was created

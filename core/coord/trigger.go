@@ -360,7 +360,7 @@ func (c *Coordinator) continuation(p *Pending) error {
 	if p.Type == SchemaChangeAfter {
 		timeout = c.cfg.SchemaTimeout
 	}
-	p.watchdog = c.d.Lease.Schedule(timeout, func() error { c.watchdog(p); return nil })
+	p.watchdog.Store(&watchdogRef{c.d.Lease.Schedule(timeout, func() error { c.watchdog(p); return nil })})
 	return nil
 }
 

@@ -116,6 +116,7 @@ type runner struct {
 	healAt   time.Duration
 	in       *injector
 	prog     *oracle.Progress
+	fin      *oracle.Finish
 	closedAt time.Duration // when main closed the scheduler (0: it did not)
 	tl       tl            // what the timeline page needs
 }
@@ -237,6 +238,8 @@ func (r *runner) main() {
 	r.gens.Attach(r.c)
 	r.prog = oracle.NewProgress(&r.find, r.w.Elapsed)
 	r.prog.Attach(r.c)
+	r.fin = oracle.NewFinish(&r.find, r.w.Elapsed, r.s.Cluster.Tasks)
+	r.fin.Attach(r.c)
 	r.h.attachGenerations(r.c, r.gens)
 	r.c.Recorder.OnEvent = func(rec cluster.Record) {
 		r.h.event(rec)
@@ -474,9 +477,7 @@ func (r *runner) liveness(out *Outcome) {
 				r.healAt+within, q.Job, q.Pipeline)
 		}
 	}
-	if r.s.Workload.FinishAfter != (Dist{}) {
-		r.prog.Unfinished(pipes)
-	}
+	r.prog.Unfinished(pipes)
 	if wm := r.wm.stuck(int64(r.healAt)); len(wm) > 0 {
 		shown := wm
 		if len(shown) > 10 {
@@ -494,8 +495,9 @@ func (r *runner) pipes() []oracle.Pipe {
 	var out []oracle.Pipe
 	for j := range r.s.Cluster.Jobs {
 		for p := range r.s.Cluster.Pipelines {
+			_, finished := r.fin.SourcesFinished(int64(j), p)
 			out = append(out, oracle.Pipe{Job: int64(j), Pipeline: p,
-				Status: r.c.PipelineStatus(int64(j), p)})
+				Status: r.c.PipelineStatus(int64(j), p), Finished: finished})
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package coord
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
 	"github.com/ckptsim/ckptsim/core/variant"
@@ -9,13 +10,38 @@ import (
 
 // Acknowledge records a task's acknowledgement of checkpoint id. The last
 // acknowledgement completes the pending future on this thread (SPEC 1.7).
+// A caller that has the barrier the task acknowledges should use
+// AcknowledgeBarrier: an id alone cannot tell two COMPLETED_POINTs apart.
 func (c *Coordinator) Acknowledge(task TaskID, id int64, state []byte) {
+	c.acknowledge(task, id, time.Time{}, state)
+}
+
+// AcknowledgeBarrier records a task's acknowledgement of barrier b, as
+// upstream's TaskAcknowledgeOperation carries it: an acknowledgement whose
+// trigger timestamp is not the pending checkpoint's is stale and dropped.
+// Ids never repeat but for the COMPLETED_POINT's fixed id, so without the
+// timestamp a task's acknowledgement of a replaced generation's final
+// barrier, arriving after a restore, counted for the restored generation's
+// final checkpoint, which then completed and finished the pipeline without
+// that task's acknowledgement of its own barrier (finish-before-close,
+// idle-close-late seeds 2 and 3).
+func (c *Coordinator) AcknowledgeBarrier(task TaskID, b Barrier, state []byte) {
+	c.acknowledge(task, b.ID, b.Timestamp, state)
+}
+
+// acknowledge is Acknowledge; a non-zero stamp must be the pending
+// checkpoint's trigger timestamp.
+func (c *Coordinator) acknowledge(task TaskID, id int64, stamp time.Time, state []byte) {
 	if c.isCompleted() {
 		return
 	}
 	p := c.lookup(id)
 	if p == nil {
 		c.log().Debug("skip already acked or unknown checkpoint", "id", id, "task", task)
+		return
+	}
+	if !stamp.IsZero() && !stamp.Equal(p.TriggeredAt) {
+		c.log().Debug("skip an acknowledgement of another trigger of the same id", "id", id, "task", task)
 		return
 	}
 	last, dup := p.ack(task, state)

@@ -193,3 +193,64 @@ func TestFinalDuringRestoreEndsThePipeline(t *testing.T) {
 		}
 	})
 }
+
+// TestStaleFinalAckDoesNotCount: every COMPLETED_POINT has the same id, so
+// an acknowledgement of a replaced generation's final barrier that arrives
+// after a restore must not count for the restored generation's final
+// checkpoint: AcknowledgeBarrier drops it by its trigger timestamp, and the
+// pipeline finishes only on the acknowledgements of its own barriers
+// (finish-before-close on idle-close-late seeds 2 and 3). Plain Acknowledge
+// (the id alone) cannot tell them apart; the test shows that too.
+func TestStaleFinalAckDoesNotCount(t *testing.T) {
+	for _, byID := range []bool{false, true} {
+		inSim(t, 10, func(t testing.TB, e env.Env) {
+			r := boundedRig(t, e)
+			defer r.close()
+			r.mu.Lock()
+			r.withhold = true
+			r.mu.Unlock()
+			finals := func() []sentBarrier {
+				var out []sentBarrier
+				for _, s := range r.sentSince(time.Time{}) {
+					if s.b.Type == CompletedPoint {
+						out = append(out, s)
+					}
+				}
+				return out
+			}
+			_ = r.c.ReadyToClose(0)
+			if !r.waitFor(10*time.Second, func() bool { return len(finals()) == 2 }) {
+				t.Fatalf("the first final was not sent to both tasks: %v", finals())
+			}
+			old := finals()[0].b
+			e.Sleep(time.Second) // the restored generation's final gets another timestamp
+			if err := r.c.Restore(true); err != nil {
+				t.Fatalf("restore: %v", err)
+			}
+			_ = r.c.ReadyToClose(0)
+			if !r.waitFor(10*time.Second, func() bool { return len(finals()) == 4 }) {
+				t.Fatalf("the restored generation's final was not sent: %v", finals())
+			}
+			for task := range TaskID(2) {
+				if byID {
+					r.c.Acknowledge(task, old.ID, []byte("s"))
+				} else {
+					r.c.AcknowledgeBarrier(task, old, []byte("s"))
+				}
+			}
+			e.Sleep(time.Second)
+			if got := r.finalCompleted(); got != byID {
+				t.Fatalf("final completed on the replaced generation's acknowledgements: %v, want %v", got, byID)
+			}
+			if byID {
+				return
+			}
+			for _, s := range finals()[2:] {
+				r.c.AcknowledgeBarrier(s.task, s.b, []byte("s"))
+			}
+			if !r.waitFor(10*time.Second, func() bool { return r.count(EvFinished, nil) > 0 }) {
+				t.Fatalf("the pipeline did not finish on its own generation's acknowledgements")
+			}
+		})
+	}
+}

@@ -72,6 +72,12 @@ func (m *Manager) Acknowledge(pipeline int, task TaskID, id int64, state []byte)
 	m.coords[pipeline].Acknowledge(task, id, state)
 }
 
+// AcknowledgeBarrier routes a task's acknowledgement of barrier b to its
+// pipeline (Coordinator.AcknowledgeBarrier).
+func (m *Manager) AcknowledgeBarrier(pipeline int, task TaskID, b Barrier, state []byte) {
+	m.coords[pipeline].AcknowledgeBarrier(task, b, state)
+}
+
 // ReportTask routes a task report to its pipeline.
 func (m *Manager) ReportTask(pipeline int, task TaskID, st TaskState) {
 	m.coords[pipeline].ReportTask(task, st)

@@ -14,16 +14,20 @@ type ObsKind uint8
 
 // The observations.
 const (
-	ObsRestoreBegin ObsKind = iota // the harness calls Coordinator.Restore (Call numbers the call)
-	ObsRestoreEnd                  // that call returned
-	ObsStatusSet                   // StatusStore.Set entered for the pipeline's status key (Value)
-	ObsAllocate                    // IDCounter.Next returned ID
-	ObsBarrier                     // Transport.TriggerBarrier entered for checkpoint ID, task Task
-	ObsStored                      // Storage.Store of ID returned nil (durable)
-	ObsFailure                     // JobMaster.HandleCheckpointError called
-	ObsFault                       // the cluster injected a fault (Fault names it; ID its checkpoint, 0: none)
-	ObsNotify                      // Transport.NotifyComplete entered for checkpoint ID, task Task
-	ObsCancelAll                   // the pipeline's Lease.CancelAll returned (the end of a clean)
+	ObsRestoreBegin    ObsKind = iota // the harness calls Coordinator.Restore (Call numbers the call)
+	ObsRestoreEnd                     // that call returned
+	ObsStatusSet                      // StatusStore.Set entered for the pipeline's status key (Value)
+	ObsAllocate                       // IDCounter.Next returned ID
+	ObsBarrier                        // Transport.TriggerBarrier entered for checkpoint ID, task Task
+	ObsStored                         // Storage.Store of ID returned nil (durable)
+	ObsFailure                        // JobMaster.HandleCheckpointError called
+	ObsFault                          // the cluster injected a fault (Fault names it; ID its checkpoint, 0: none)
+	ObsNotify                         // Transport.NotifyComplete entered for checkpoint ID, task Task
+	ObsCancelAll                      // the pipeline's Lease.CancelAll returned (the end of a clean)
+	ObsAck                            // a simulated task acknowledges checkpoint ID (Stamp, Final), before Manager.Acknowledge
+	ObsNotified                       // Transport.NotifyComplete of ID returned nil: task Task was told (Stamp, Final, Closes)
+	ObsSourcesFinished                // the harness finished the pipeline's sources (bounded workload): it may now finish
+	ObsTaskClosed                     // a simulated task closed on a completion notice (ID the checkpoint that closed it)
 )
 
 // Fault names carried by ObsFault.
@@ -52,9 +56,15 @@ type Obs struct {
 	Thread   int32 // the simulated thread that made the call
 	Fault    string
 	Value    string
-	// Stamp: ObsBarrier's trigger timestamp (Barrier.Timestamp, Unix ns):
-	// what a task receives that tells two checkpoints with one id apart.
+	// Stamp: the trigger timestamp a task receives (Barrier.Timestamp on
+	// ObsBarrier and ObsAck, Completed.TriggeredAt on ObsNotify and
+	// ObsNotified, Unix ns): what tells two checkpoints with one id apart.
 	Stamp int64
+	// Final: ObsBarrier, ObsAck, ObsNotify and ObsNotified of a
+	// COMPLETED_POINT (the barrier's or completion's type, as the task
+	// receives it). Closes: ObsNotified whose completion names the task
+	// among those it closes (Completed.Closed, as the task receives it).
+	Final, Closes bool
 	// InLeaseBody: the calling thread was running a lease task body (a
 	// trigger or watchdog on the scheduler's dispatch threads) when it
 	// made the call, as the lease decorator saw it.
@@ -62,7 +72,8 @@ type Obs struct {
 }
 
 func (o Obs) String() string {
-	names := [...]string{"restore-begin", "restore-end", "status-set", "allocate", "barrier", "stored", "failure", "fault", "notify", "cancel-all"}
+	names := [...]string{"restore-begin", "restore-end", "status-set", "allocate", "barrier", "stored", "failure", "fault", "notify", "cancel-all",
+		"ack", "notified", "sources-finished", "task-closed"}
 	return fmt.Sprintf("%s job %d pipeline %d id %d call %d %s%s", names[o.Kind], o.Job, o.Pipeline, o.ID, o.Call, o.Fault, o.Value)
 }
 

@@ -13,11 +13,13 @@ import (
 const (
 	CheckIdleCloseUncommitted = "idle-close-uncommitted" // a task closed without its final checkpoint stored
 	CheckBarrierToClosed      = "barrier-to-closed-task" // a barrier was dispatched to a closed task
-	CheckFinishBeforeClose    = "finish-before-close"    // the pipeline finished with a task still open
 )
 
-// IdleChecks lists the checks of idle-task closing.
-var IdleChecks = []string{CheckIdleCloseUncommitted, CheckBarrierToClosed, CheckFinishBeforeClose}
+// IdleChecks lists the checks of idle-task closing. (finish-before-close
+// is judged in workloads/oracle from the status store's FINISHED write and
+// the tasks' acknowledgements and notices, not from the coordinator's
+// EvFinished.)
+var IdleChecks = []string{CheckIdleCloseUncommitted, CheckBarrierToClosed}
 
 // simTask is what a simulated task remembers about closing.
 type simTask struct {
@@ -112,7 +114,10 @@ func (it *idleTasks) finishSources(co *coord.Coordinator) {
 		n = it.c.cfg.Tasks
 	}
 	it.c.W.Note("sources of job %d pipeline %d finished", co.Job(), co.Pipeline())
-	it.finished[PipelineID{co.Job(), co.Pipeline()}] = true
+	if k := (PipelineID{co.Job(), co.Pipeline()}); !it.finished[k] {
+		it.finished[k] = true
+		it.c.observe(Obs{Kind: ObsSourcesFinished, Job: co.Job(), Pipeline: co.Pipeline()})
+	}
 	for t := range n {
 		if err := co.ReadyToClose(coord.TaskID(t)); err != nil {
 			it.c.W.Note("ready to close task %d-%d-%d: %v", co.Job(), co.Pipeline(), t, err)
@@ -169,6 +174,7 @@ func (it *idleTasks) notified(job int64, pipeline int, task coord.TaskID, cp *co
 		return
 	}
 	st.closed, st.closedBy = true, cp.ID
+	it.c.observe(Obs{Kind: ObsTaskClosed, Job: job, Pipeline: pipeline, ID: cp.ID, Task: int(task), Final: cp.Type == coord.CompletedPoint})
 	it.c.W.Note("task %d-%d-%d closed by checkpoint %d", job, pipeline, task, cp.ID)
 }
 
@@ -182,33 +188,15 @@ func (it *idleTasks) restored(ev coord.Event) {
 	it.c.W.Go(fmt.Sprintf("source-end-again-%d-%d", ev.Job, ev.Pipeline), func() { it.finishSources(co) })
 }
 
-// checkFinished checks that a pipeline finished only once every task closed.
-func (it *idleTasks) checkFinished(ev coord.Event) {
-	if ev.Type != coord.CompletedPoint {
-		return
-	}
-	var open []int
-	for t := range it.c.cfg.Tasks {
-		if !it.task(ev.Job, ev.Pipeline, coord.TaskID(t)).closed {
-			open = append(open, t)
-		}
-	}
-	if len(open) > 0 {
-		it.violate(ev.Job, ev.Pipeline, CheckFinishBeforeClose, "generation %d finished with tasks %v still open", ev.Gen, open)
-	}
-}
-
-// chain returns the observer that also routes finishes to the checks.
+// chain returns the observer that also routes restores to the simulated
+// tasks (restarted sources report finished again).
 func (it *idleTasks) chain(obs coord.Observer) coord.Observer {
 	if it == nil {
 		return obs
 	}
 	return func(ev coord.Event) {
 		obs(ev)
-		switch ev.Kind {
-		case coord.EvFinished:
-			it.checkFinished(ev)
-		case coord.EvRestored:
+		if ev.Kind == coord.EvRestored {
 			it.restored(ev)
 		}
 	}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -58,7 +59,7 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 	c := t.c
 	c.leases.effect("Transport.TriggerBarrier")
 	c.observe(Obs{Kind: ObsBarrier, Job: job, Pipeline: pipeline, ID: b.ID, Task: int(task),
-		Stamp: b.Timestamp.UnixNano(), InLeaseBody: c.leases.inBody()})
+		Stamp: b.Timestamp.UnixNano(), Final: b.Type == coord.CompletedPoint, InLeaseBody: c.leases.inBody()})
 	c.sleep(c.cfg.Workload.DispatchLatency)
 	if c.injected(c.cfg.Faults.BarrierFail, FaultBarrier, job, pipeline, b.ID) {
 		c.W.Note("fault: barrier dispatch fails job %d pipeline %d", job, pipeline)
@@ -98,20 +99,25 @@ func (d *delivery) Run() {
 		return
 	}
 	c.taskEvent(job, pipeline, task, b.ID, true)
+	c.observe(Obs{Kind: ObsAck, Job: job, Pipeline: pipeline, ID: b.ID, Task: int(task),
+		Stamp: b.Timestamp.UnixNano(), Final: b.Type == coord.CompletedPoint})
 	state := c.taskState(job, pipeline, task, b.ID)
-	c.Managers[job].Acknowledge(pipeline, task, b.ID, state)
+	c.Managers[job].AcknowledgeBarrier(pipeline, task, b, state)
 }
 
 // NotifyComplete blocks for the notify latency and may fail.
 func (t *Transport) NotifyComplete(job int64, pipeline int, task coord.TaskID, cp *coord.Completed) error {
 	c := t.c
 	c.leases.effect("Transport.NotifyComplete")
-	c.observe(Obs{Kind: ObsNotify, Job: job, Pipeline: pipeline, ID: cp.ID, Task: int(task)})
+	final := cp.Type == coord.CompletedPoint
+	c.observe(Obs{Kind: ObsNotify, Job: job, Pipeline: pipeline, ID: cp.ID, Task: int(task), Stamp: cp.TriggeredAt.UnixNano(), Final: final})
 	c.sleep(c.cfg.Workload.NotifyLatency)
 	if c.injected(c.cfg.Faults.NotifyFail, FaultNotify, job, pipeline, cp.ID) {
 		c.W.Note("fault: notify-complete fails job %d pipeline %d", job, pipeline)
 		return fmt.Errorf("simulated notify failure")
 	}
+	c.observe(Obs{Kind: ObsNotified, Job: job, Pipeline: pipeline, ID: cp.ID, Task: int(task), Stamp: cp.TriggeredAt.UnixNano(),
+		Final: final, Closes: slices.Contains(cp.Closed, task)})
 	c.Pipelines.notify(job, pipeline, task)
 	if c.idle != nil {
 		c.idle.notified(job, pipeline, task, cp)

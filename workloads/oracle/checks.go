@@ -53,6 +53,7 @@ const (
 	IdleCloseUncommitted = "idle-close-uncommitted"
 	BarrierToClosed      = "barrier-to-closed-task"
 	FinishBeforeClose    = "finish-before-close"
+	FinishUnasked        = "finish-unasked"
 
 	// The simulated world.
 	Deadlock  = "deadlock"
@@ -196,17 +197,23 @@ var checks = []Check{
 		"TriggerBarrier calls against the tasks that closed", "no barrier is dispatched to a closed task",
 		"closed-idle state lost on restore; a final checkpoint completed during a restore and the pipeline resumed after it", "`idle-restore=forget` (idle-close scenario); found the final completed during a restore in flight (BUGGIFY status-slow, idle-close-late seeds 5300012 and 12 others; TestFinalDuringRestoreEndsThePipeline); mutants `idle-stored-forgets-done`, `idle-clean-clears-done`, `final-during-restore` (BUGGIFY on)"},
 	{FinishBeforeClose, Safety, Boundary,
-		"the tasks that closed when the pipeline finished (EvFinished of its COMPLETED_POINT)",
-		"a pipeline finishes only once every task closed", "tasks excluded from the final checkpoint while still open",
+		"StatusStore.Set of FINISHED for a pipeline whose sources the harness finished; each task's acknowledgements of final (COMPLETED_POINT) barriers and the completion notices it received (Transport.NotifyComplete returned: its type, trigger timestamp, whether it names the task among those it closes); Storage.Store returns",
+		"a pipeline is told FINISHED only once every task acknowledged a final barrier and was told of that final checkpoint (same trigger timestamp), or closed as idle on a stored checkpoint that named it",
+		"a final checkpoint that skips a task, or finishes before its notices went out; tasks excluded from the final checkpoint while still open",
 		"mutants `finish-before-notify`, `idle-clean-keeps-closed`. In idle-close the final checkpoint runs with every reader closed and without faults (readers go idle at 5-100 s and close, faults stop at 2 m, sources finish at 125-140 s): planted bugs that leave open readers out of COMPLETED_POINT (957 random, 1000 PCT seeds) or ignore its failed notify (1000 random seeds) are not reached"},
+	{FinishUnasked, Safety, Boundary,
+		"StatusStore.Set of FINISHED per pipeline; the harness's own record of the pipelines whose sources it finished (ObsSourcesFinished)",
+		"only a pipeline whose sources the harness finished is ever told FINISHED: every other pipeline must stay alive",
+		"a pipeline that stops on its own and says it finished (which checkpoint-progress would otherwise excuse)",
+		"mutant `finish-after-first-checkpoint` (every pipeline finishes after its first completed checkpoint)"},
 	{Deadlock, Safety, World, "the simulator's threads: nothing runnable, no deadline, threads alive; and, at the end of every run, threads each waiting for a lock the next one holds (sim.Result.WaitCycle: a cycle hit while the monitor's deadline kept the world running)",
 		"no deadlock: no wait cycle, whole-world or partial", "lock cycles actually hit, a thread re-locking a lock it holds",
 		"found the rejected continuation that failed its generation inside coord.lock (PCT, failovers seeds 5000517, 5000641, 5000662; TestRejectedContinuationUnderLockDoesNotSelfDeadlock); mutants `clean-waits-completion`, `restore-status-under-generation`, `continuation-rejection-under-lock` (each a thread re-locking its own lock); TestWaitCycleWhileTheWorldRuns (two threads). A whole-world deadlock cannot end a scenario run (the monitor sleeps in a loop), and no planted two-lock inversion was hit in 100-200 seeds (they are found by lock-order)"},
 	{LockOrder, Safety, World, "lock acquisitions over the run (lock-order graph)", "no ordering cycle",
 		"potential deadlocks not hit in this run", "mutants `arm-periodic-under-lock`, `savepoint-create-waits-completion`"},
 	{CheckpointProgress, Liveness, Boundary,
-		"Storage.Store returning a checkpoint durably (ObsStored), per pipeline, with its virtual time; when the harness stopped its faults; each pipeline's status key in the simulated status store at the end",
-		"every pipeline not FINISHED stores a checkpoint durably within the liveness window after faults stop (the heal phase, or checks.liveness_within)",
+		"Storage.Store returning a checkpoint durably (ObsStored), per pipeline, with its virtual time; when the harness stopped its faults; the pipelines whose sources the harness finished (its own intent, ObsSourcesFinished), never the status core writes",
+		"every pipeline whose sources the harness did not finish stores a checkpoint durably within the liveness window after faults stop (the heal phase, or checks.liveness_within), whatever its status says",
 		"stalled triggers, lost expiries, pipelines that look completed after a restore",
 		"H4 (`trigger-errors=silent`), H11 (`expiry-fallback=drop`), mutants `trigger-no-rearm`, `expiry-dropped-on-reject`; found the completion straddling a restore (TestCompletionStraddlingRestoreKeepsRestoredGenerationRunning); found a failure's clean that outlived a restore (PCT with BUGGIFY on, saturation seed 5300012), mutant `clean-outlives-restore`"},
 	{WatermarkProgress, Liveness, Boundary, "broker commits after faults stop",
@@ -227,7 +234,7 @@ var checks = []Check{
 		"every requested savepoint completes or fails with an error by the end of the run",
 		"savepoint requests dropped on a reset or restore", "mutants `savepoint-never-completes`, `savepoint-start-error-leaves-request`"},
 	{BoundedFinish, Liveness, Boundary,
-		"each pipeline's status key in the simulated status store at the end of a run whose sources finish (workload.finish_after)",
-		"every bounded pipeline ends FINISHED (its COMPLETED_POINT completed and no restore followed)", "a final checkpoint lost to a clean, a restore or a rejected trigger",
+		"the pipelines whose sources the harness finished (ObsSourcesFinished, workload.finish_after) and each one's status key in the simulated status store at the end of the run",
+		"every pipeline whose sources the harness finished ends FINISHED (its COMPLETED_POINT completed and no restore followed)", "a final checkpoint lost to a clean, a restore or a rejected trigger",
 		"found the final trigger lost to a rejection (BUGGIFY executor-rejects, idle-close-late seed 8; TestReadyToCloseDuringStepDownStillFinishes) and a finished pipeline left FAILED by a failed re-delivery (idle-close-late PCT seeds 5600174, 5600446); mutants `completed-point-never-finishes`, `final-trigger-not-rearmed`, `ready-to-close-trigger-dropped`, `finished-never-restored` (both BUGGIFY on)"},
 }

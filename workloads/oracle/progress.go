@@ -8,13 +8,17 @@ import (
 )
 
 // Progress holds the liveness checks checkpoint-progress and
-// bounded-finish. Both judge only from what the harness observes: the
-// checkpoints Storage.Store returned durable (cluster.ObsStored), per
-// pipeline, with the virtual time of the return; the value the simulated
-// status store holds for a pipeline at the end of the run (the harness's
-// own store, read without a scheduling point); the time the harness
-// stopped its faults; and virtual time. No coordinator event (EvCompleted,
-// EvFinished) enters the verdict.
+// bounded-finish. Which pipelines must stay alive comes from the harness's
+// intent, never from what core writes about itself: a pipeline whose
+// sources the harness did not finish must keep storing checkpoints,
+// whatever its status says (a pipeline that tells the status store
+// FINISHED on its own is not excused), and one it finished must end
+// FINISHED. Both judge from the checkpoints Storage.Store returned durable
+// (cluster.ObsStored), per pipeline, with the virtual time of the return;
+// the value the simulated status store holds for a pipeline at the end of
+// the run (the harness's own store, read without a scheduling point); the
+// time the harness stopped its faults; and virtual time. No coordinator
+// event (EvCompleted, EvFinished) enters the verdict.
 type Progress struct {
 	f      *Findings
 	now    func() time.Duration
@@ -49,25 +53,28 @@ func (p *Progress) StoredWithin(job int64, pipeline int, from, to time.Duration)
 }
 
 // Pipe names one pipeline the harness built, with the value its status
-// key holds in the simulated status store at the end of the run.
+// key holds in the simulated status store at the end of the run, and
+// whether the harness finished its sources (cluster.ObsSourcesFinished,
+// Finish.SourcesFinished): the one thing that allows it to stop.
 type Pipe struct {
 	Job      int64
 	Pipeline int
 	Status   string
+	Finished bool
 }
 
 // finishedStatus is the status a pipeline whose final COMPLETED_POINT
 // completed leaves in the status store (coord.Finished).
-const finishedStatus = "FINISHED"
+const finishedStatus = finishedValue
 
-// Stalled judges checkpoint-progress: every pipeline that is not finished
-// (its status is not FINISHED) stored a checkpoint durably within
+// Stalled judges checkpoint-progress: every pipeline whose sources the
+// harness did not finish stored a checkpoint durably within
 // [healAt, healAt+within]. It returns the stalled pipelines ("job/pipeline",
 // sorted) and reports one finding naming up to ten of them.
 func (p *Progress) Stalled(pipes []Pipe, healAt, within time.Duration) []Pipe {
 	var stuck []Pipe
 	for _, q := range pipes {
-		if q.Status == finishedStatus || p.StoredWithin(q.Job, q.Pipeline, healAt, healAt+within) {
+		if q.Finished || p.StoredWithin(q.Job, q.Pipeline, healAt, healAt+within) {
 			continue
 		}
 		stuck = append(stuck, q)
@@ -79,13 +86,13 @@ func (p *Progress) Stalled(pipes []Pipe, healAt, within time.Duration) []Pipe {
 	return stuck
 }
 
-// Unfinished judges bounded-finish: when the pipelines' sources finish,
-// every pipeline ends the run with FINISHED in the status store (its
+// Unfinished judges bounded-finish: every pipeline whose sources the
+// harness finished ends the run with FINISHED in the status store (its
 // COMPLETED_POINT completed and no restore followed).
 func (p *Progress) Unfinished(pipes []Pipe) {
 	var open []Pipe
 	for _, q := range pipes {
-		if q.Status != finishedStatus {
+		if q.Finished && q.Status != finishedStatus {
 			open = append(open, q)
 		}
 	}

@@ -89,17 +89,60 @@ func TestProgressFromStoredCheckpoints(t *testing.T) {
 	store(s(130), 0, 1) // within the window
 	store(s(200), 0, 2) // after the window
 	now = s(300)
-	pipes := []Pipe{{0, 0, "RUNNING"}, {0, 1, "RUNNING"}, {0, 2, "RUNNING"}, {0, 3, "FINISHED"}}
+	pipes := []Pipe{{0, 0, "RUNNING", false}, {0, 1, "RUNNING", false}, {0, 2, "RUNNING", false},
+		{0, 3, "FINISHED", true},  // the harness finished it: it may stop
+		{0, 4, "FINISHED", false}, // says FINISHED on its own: not excused
+		{0, 5, "RUNNING", true}}   // the harness finished it, it never finished
 	stuck := p.Stalled(pipes, s(100), s(60))
-	if len(stuck) != 2 || stuck[0].Pipeline != 0 || stuck[1].Pipeline != 2 {
-		t.Fatalf("stalled %v, want pipelines 0 and 2", stuck)
+	if len(stuck) != 3 || stuck[0].Pipeline != 0 || stuck[1].Pipeline != 2 || stuck[2].Pipeline != 4 {
+		t.Fatalf("stalled %v, want pipelines 0, 2 and 4", stuck)
 	}
 	if got := f.List(); len(got) != 1 || got[0].Check != CheckpointProgress {
 		t.Fatalf("findings %v", got)
 	}
 	f = Findings{}
 	p.Unfinished(pipes)
-	if got := f.List(); len(got) != 1 || got[0].Check != BoundedFinish || !strings.Contains(got[0].Message, "3 bounded pipelines") {
+	if got := f.List(); len(got) != 1 || got[0].Check != BoundedFinish || !strings.Contains(got[0].Message, "1 bounded pipelines") ||
+		!strings.Contains(got[0].Message, "0/5") {
 		t.Fatalf("bounded-finish: %v", got)
+	}
+}
+
+func TestFinishFromIntentAndBoundary(t *testing.T) {
+	var now time.Duration
+	var f Findings
+	fi := NewFinish(&f, func() time.Duration { return now }, 2)
+	obs := func(o cluster.Obs) { now += s(1); fi.Observe(o) }
+	finished := func(pipeline int) {
+		obs(cluster.Obs{Kind: cluster.ObsStatusSet, Job: 0, Pipeline: pipeline, Value: "FINISHED"})
+	}
+	// Pipeline 0 finishes on its own: finish-unasked.
+	finished(0)
+	// Pipeline 1: the harness finished its sources; task 0 closed idle on
+	// stored checkpoint 4, task 1 acknowledged the final and was told.
+	obs(cluster.Obs{Kind: cluster.ObsSourcesFinished, Pipeline: 1})
+	obs(cluster.Obs{Kind: cluster.ObsStored, Pipeline: 1, ID: 4})
+	obs(cluster.Obs{Kind: cluster.ObsNotified, Pipeline: 1, ID: 4, Task: 0, Closes: true})
+	obs(cluster.Obs{Kind: cluster.ObsAck, Pipeline: 1, ID: 9, Task: 1, Final: true, Stamp: 77})
+	obs(cluster.Obs{Kind: cluster.ObsNotified, Pipeline: 1, ID: 9, Task: 1, Final: true, Stamp: 77})
+	finished(1)
+	// Pipeline 2: the harness finished it; task 1 is told of a final it
+	// never acknowledged (another trigger timestamp), task 0 closes on a
+	// checkpoint that was never stored.
+	obs(cluster.Obs{Kind: cluster.ObsSourcesFinished, Pipeline: 2})
+	obs(cluster.Obs{Kind: cluster.ObsNotified, Pipeline: 2, ID: 5, Task: 0, Closes: true})
+	obs(cluster.Obs{Kind: cluster.ObsAck, Pipeline: 2, ID: 9, Task: 1, Final: true, Stamp: 1})
+	obs(cluster.Obs{Kind: cluster.ObsNotified, Pipeline: 2, ID: 9, Task: 1, Final: true, Stamp: 2})
+	finished(2)
+	got := f.List()
+	if len(got) != 2 || got[0].Check != FinishUnasked || got[0].Subject != Subject(0, 0) ||
+		got[1].Check != FinishBeforeClose || got[1].Subject != Subject(0, 2) || !strings.Contains(got[1].Message, "[0 1]") {
+		t.Fatalf("findings %v", got)
+	}
+	if at, ok := fi.SourcesFinished(0, 1); !ok || at == 0 {
+		t.Fatalf("pipeline 1's sources: %v %v", at, ok)
+	}
+	if _, ok := fi.SourcesFinished(0, 0); ok {
+		t.Fatal("pipeline 0's sources were never finished")
 	}
 }

@@ -1,0 +1,125 @@
+package oracle
+
+import (
+	"time"
+
+	"github.com/ckptsim/ckptsim/sim/cluster"
+)
+
+// Finish holds the checks of a pipeline's end, judged from the harness's
+// intent and the boundary, never from what the coordinator says about
+// itself: finish-unasked (the status store is told FINISHED for a pipeline
+// whose sources the harness never finished) and finish-before-close (a
+// pipeline the harness finished is told FINISHED before every task either
+// acknowledged a final barrier and was told of that final checkpoint, or
+// closed as idle on a stored checkpoint that named it).
+//
+// Its evidence: the harness's own action of finishing a pipeline's sources
+// (cluster.ObsSourcesFinished), the status store's writes (ObsStatusSet),
+// the acknowledgements the simulated tasks sent (ObsAck), the completion
+// notices they received (ObsNotified) and the checkpoints Storage.Store
+// returned durable (ObsStored).
+type Finish struct {
+	f     *Findings
+	now   func() time.Duration
+	tasks int
+	pipes map[cluster.PipelineID]*finishPipe
+}
+
+// finishPipe is what the boundary showed of one pipeline's end.
+type finishPipe struct {
+	sourcesAt  time.Duration
+	sources    bool
+	stored     map[int64]bool         // checkpoint ids Storage.Store returned durable
+	finalAcked map[int]map[int64]bool // task -> stamps of the final barriers it acknowledged
+	finalTold  map[int]bool           // task -> told of a final checkpoint it acknowledged
+	closedIdle map[int]bool           // task -> told it closes by a stored, non-final checkpoint
+}
+
+// finishedValue is the status value of a pipeline whose final
+// COMPLETED_POINT completed (coord.Finished), as the status store sees it.
+const finishedValue = "FINISHED"
+
+// NewFinish returns the finish checks for pipelines of tasks tasks,
+// reporting to f.
+func NewFinish(f *Findings, now func() time.Duration, tasks int) *Finish {
+	return &Finish{f: f, now: now, tasks: tasks, pipes: map[cluster.PipelineID]*finishPipe{}}
+}
+
+// Attach subscribes to the cluster's boundary observations (before Start).
+func (fi *Finish) Attach(c *cluster.Cluster) { c.OnBoundary(fi.Observe) }
+
+func (fi *Finish) pipe(job int64, pipeline int) *finishPipe {
+	k := cluster.PipelineID{Job: job, Pipeline: pipeline}
+	p, ok := fi.pipes[k]
+	if !ok {
+		p = &finishPipe{stored: map[int64]bool{}, finalAcked: map[int]map[int64]bool{},
+			finalTold: map[int]bool{}, closedIdle: map[int]bool{}}
+		fi.pipes[k] = p
+	}
+	return p
+}
+
+// Observe records one boundary observation and judges a FINISHED write.
+func (fi *Finish) Observe(o cluster.Obs) {
+	switch o.Kind {
+	case cluster.ObsSourcesFinished:
+		p := fi.pipe(o.Job, o.Pipeline)
+		if !p.sources {
+			p.sources, p.sourcesAt = true, fi.now()
+		}
+	case cluster.ObsStored:
+		fi.pipe(o.Job, o.Pipeline).stored[o.ID] = true
+	case cluster.ObsAck:
+		if o.Final {
+			p := fi.pipe(o.Job, o.Pipeline)
+			if p.finalAcked[o.Task] == nil {
+				p.finalAcked[o.Task] = map[int64]bool{}
+			}
+			p.finalAcked[o.Task][o.Stamp] = true
+		}
+	case cluster.ObsNotified:
+		p := fi.pipe(o.Job, o.Pipeline)
+		switch {
+		case o.Final && p.finalAcked[o.Task][o.Stamp]:
+			p.finalTold[o.Task] = true
+		case !o.Final && o.Closes && p.stored[o.ID]:
+			p.closedIdle[o.Task] = true
+		}
+	case cluster.ObsStatusSet:
+		if o.Value == finishedValue {
+			fi.finished(o.Job, o.Pipeline)
+		}
+	}
+}
+
+// finished judges a FINISHED write for a pipeline.
+func (fi *Finish) finished(job int64, pipeline int) {
+	p, subj := fi.pipe(job, pipeline), Subject(job, pipeline)
+	if !p.sources {
+		fi.f.Once(FinishUnasked, fi.now(), subj,
+			"the status store was told FINISHED, but the harness never finished this pipeline's sources: it must stay alive")
+		return
+	}
+	var open []int
+	for t := range fi.tasks {
+		if !p.finalTold[t] && !p.closedIdle[t] {
+			open = append(open, t)
+		}
+	}
+	if len(open) > 0 {
+		fi.f.Once(FinishBeforeClose, fi.now(), subj,
+			"told FINISHED with tasks %v neither acknowledging a final barrier and told of that final checkpoint, nor closed idle on a stored checkpoint (sources finished at %v)",
+			open, p.sourcesAt)
+	}
+}
+
+// SourcesFinished reports whether the harness finished the pipeline's
+// sources, and when.
+func (fi *Finish) SourcesFinished(job int64, pipeline int) (time.Duration, bool) {
+	p, ok := fi.pipes[cluster.PipelineID{Job: job, Pipeline: pipeline}]
+	if !ok || !p.sources {
+		return 0, false
+	}
+	return p.sourcesAt, true
+}

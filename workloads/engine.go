@@ -241,9 +241,6 @@ func (r *runner) main() {
 	r.fin = oracle.NewFinish(&r.find, r.w.Elapsed, r.s.Cluster.Tasks)
 	r.fin.Attach(r.c)
 	r.h.attachGenerations(r.c, r.gens)
-	r.c.Recorder.OnEvent = func(rec cluster.Record) {
-		r.h.event(rec)
-	}
 	r.wm = newWatermarks(r.w, r.s.Cluster.Pipelines)
 	r.wm.attach(r.c)
 	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines, r.faults.MasterCrash.On())

@@ -59,6 +59,7 @@ func newHistories(w *sim.World, jobs, pipelines int) *histories {
 func (h *histories) attach(c *cluster.Cluster) {
 	c.Storage.OnStore = h.store
 	c.Storage.OnLatest = h.latest
+	c.OnBoundary(h.stored)
 }
 
 func (h *histories) pid(job int64, p int) int {
@@ -66,14 +67,18 @@ func (h *histories) pid(job int64, p int) int {
 }
 func (h *histories) now() int64 { return int64(h.w.Elapsed()) }
 
-// event follows completions for the register history.
-func (h *histories) event(r cluster.Record) {
-	p := h.pid(r.Job, r.Pipeline)
-	if r.Kind == coord.EvCompleted {
-		if op, ok := h.completes[p]; ok && h.storing[p] == r.ID {
-			_ = h.reg.Return(op, h.now(), nil)
-			delete(h.completes, p)
-		}
+// stored returns a completion of the register history where
+// Storage.Store returned it durable (cluster.ObsStored): from then on a
+// restore's read of the latest checkpoint must see it or a newer one,
+// whatever the coordinator made of the store's reply.
+func (h *histories) stored(o cluster.Obs) {
+	if o.Kind != cluster.ObsStored {
+		return
+	}
+	p := h.pid(o.Job, o.Pipeline)
+	if op, ok := h.completes[p]; ok && h.storing[p] == o.ID {
+		_ = h.reg.Return(op, h.now(), nil)
+		delete(h.completes, p)
 	}
 }
 

@@ -1,5 +1,5 @@
 // Command findings renders the findings ledger's index: it reads the front
-// matter of every results/findings/F*.md entry and writes
+// matter of every results/findings/F<NNN>-*.md entry and writes
 // results/findings/README.md (the table of id, title, check, upstream
 // verdict and fix commit, and the count per verdict).
 //
@@ -70,9 +70,9 @@ func main() {
 	}
 }
 
-// Load reads and validates every entry of dir, in id order.
+// Load reads and validates every entry of dir (F<digit>*.md), in id order.
 func Load(dir string) ([]Entry, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "F*.md"))
+	names, err := filepath.Glob(filepath.Join(dir, "F[0-9]*.md"))
 	if err != nil {
 		return nil, err
 	}

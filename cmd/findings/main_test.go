@@ -107,6 +107,10 @@ func TestRenderCountsAndLinks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "upstream", "002.md"), []byte("r\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Other files beside the entries (FIDELITY.md) are not entries.
+	if err := os.WriteFile(filepath.Join(dir, "FIDELITY.md"), []byte("# notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	entry(t, dir, "F001-a.md", map[string]string{"title": "a | b"})
 	entry(t, dir, "F002-b.md", map[string]string{"verdict": "PRESENT", "report": "upstream/002.md"})
 	entries, err := Load(dir)

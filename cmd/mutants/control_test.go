@@ -54,8 +54,11 @@ func TestControlFailsIsNotFound(t *testing.T) {
 	if got := control.ran; !slices.Equal(got, []uint64{1, 2, 4}) {
 		t.Errorf("controls ran on %v, want the first 3 detecting seeds [1 2 4]", got)
 	}
-	if c.Ran != 5 || len(c.Controls) != 3 || c.Controls[0].Verdict != "safety" {
+	if c.Ran != 5 || len(c.Controls) != 3 || c.Controls[0].Verdict != "safety" || !c.ControlStop {
 		t.Errorf("ran %d seeds, controls %+v; want 5 seeds and 3 failing controls", c.Ran, c.Controls)
+	}
+	if got, want := campaignText(c), "not found: stopped after 5 seeds, the control failing on all 3 that fired the check"; got != want {
+		t.Errorf("campaign text %q, want %q", got, want)
 	}
 	r := &Result{Mutant: m, Campaigns: []Campaign{c}}
 	summarize(r)

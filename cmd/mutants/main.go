@@ -106,7 +106,10 @@ type Campaign struct {
 	First    string    `json:"first_failure,omitempty"`
 	Replay   string    `json:"replay,omitempty"`
 	TimedOut bool      `json:"timed_out,omitempty"`
-	WallS    float64   `json:"wall_s"`
+	// ControlStop: it stopped after -control-tries detecting seeds whose
+	// control failed.
+	ControlStop bool    `json:"control_stop,omitempty"`
+	WallS       float64 `json:"wall_s"`
 }
 
 // Result is one mutant's row.

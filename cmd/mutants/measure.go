@@ -144,7 +144,8 @@ func runCampaign(ctx context.Context, m *Mutant, strategy string, first uint64, 
 		ctl := runControl(ctx, control, l.Seed, strategy)
 		c.Controls = append(c.Controls, ctl)
 		if !ctl.Passes() {
-			return len(c.Controls) < max(tries, 1)
+			c.ControlStop = len(c.Controls) >= max(tries, 1)
+			return !c.ControlStop
 		}
 		c.Found, c.Seed, c.Replay = c.Ran, int64(l.Seed), l.Replay
 		if !strings.Contains(c.Replay, "--strategy") {

@@ -10,6 +10,8 @@ func campaignText(c Campaign) string {
 	switch {
 	case c.Found > 0:
 		return fmt.Sprintf("%d (seed %d)", c.Found, c.Seed)
+	case c.ControlStop:
+		return fmt.Sprintf("not found: stopped after %d seeds, the control failing on all %d that fired the check", c.Ran, len(c.Controls))
 	case c.TimedOut:
 		return fmt.Sprintf("not found in %d seeds (timed out)", c.Ran)
 	default:
@@ -225,13 +227,17 @@ func renderByCheck(b *strings.Builder, rep *Report) {
 }
 
 func renderFirst(b *strings.Builder, rep *Report) {
-	b.WriteString("\n## First detections\n\n")
+	b.WriteString("\n## First detections\n\nPer campaign, the detecting seed, or else the first failing seed.\n\n")
 	for _, r := range rep.Results {
 		for _, c := range r.Campaigns {
 			if c.First == "" {
 				continue
 			}
-			fmt.Fprintf(b, "- `%s` %s: %s", r.Mutant.Name, c.Strategy, escape(c.First))
+			what := "first failure (no detection)"
+			if c.Found > 0 {
+				what = "detection"
+			}
+			fmt.Fprintf(b, "- `%s` %s, %s: %s", r.Mutant.Name, c.Strategy, what, escape(c.First))
 			if c.Replay != "" {
 				fmt.Fprintf(b, " (in the mutant's copy: `%s`)", c.Replay)
 			}

@@ -80,11 +80,17 @@ func run(ctx context.Context, cfg config) (int, error) {
 		}
 	} else {
 		control := filepath.Join(base, "control-simrun")
-		if err := buildSimrun(ctx, t.Dir, control); err != nil {
-			return 0, fmt.Errorf("the unpatched tree (the control) does not build: %w", err)
-		}
-		fmt.Fprintf(os.Stderr, "mutants: control built at %s\n", t.label())
+		var once sync.Once
+		var cerr error
 		s.measure = func(ctx context.Context, m *Mutant, _ *Result) *Result {
+			once.Do(func() { // built when a first mutant needs it: a finished journal needs none
+				if cerr = buildSimrun(ctx, t.Dir, control); cerr == nil {
+					fmt.Fprintf(os.Stderr, "mutants: control built at %s\n", t.label())
+				}
+			})
+			if cerr != nil {
+				return &Result{Mutant: m, Cap: cfg.seeds, Fired: []string{}, Error: "the unpatched tree (the control) does not build: " + cerr.Error()}
+			}
 			return measure(ctx, cfg, base, t, control, m)
 		}
 	}

@@ -185,6 +185,15 @@ func TestRenderCountsOnlyTheNamedCheck(t *testing.T) {
 			t.Errorf("render lacks %q:\n%s", want, md)
 		}
 	}
+	legacy := mk("e", "retention", []string{"retention"}, 2)
+	legacy.Campaigns[0].Controls = nil // a row of a run before controls
+	summarize(legacy)
+	legacy.Control = ""
+	if md := render(&Report{Seeds: 10, Results: []*Result{legacy}}); !strings.Contains(md, "**Score: 0 of 1 mutants") ||
+		!strings.Contains(md, "1 fired their check but were measured before controls existed") ||
+		!strings.Contains(md, "| fired, no control run (not counted) |") {
+		t.Errorf("a row without a control is counted or not marked:\n%s", md)
+	}
 	if code := exitCode(rep); code != 1 {
 		t.Errorf("exit code %d with a control failure and a miss, want 1", code)
 	}

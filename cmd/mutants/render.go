@@ -80,7 +80,7 @@ func renderHeader(b *strings.Builder, rep *Report) {
 }
 
 func renderScore(b *strings.Builder, rep *Report) {
-	var found, landed, pending, control int
+	var found, landed, pending, control, uncontrolled int
 	checks := map[string]int{}
 	for _, r := range rep.Results {
 		switch r.Status() {
@@ -92,12 +92,17 @@ func renderScore(b *strings.Builder, rep *Report) {
 			checks[r.Mutant.Check]++
 		case "control fails":
 			control++
+		case "uncontrolled":
+			uncontrolled++
 		}
 		landed++
 	}
 	fmt.Fprintf(b, "**Score: %d of %d mutants found by the check they name, over %d distinct checks.**", found, landed, len(checks))
 	if control > 0 {
 		fmt.Fprintf(b, " %d of the others fired their check only on seeds the unpatched tree fails too (control fails).", control)
+	}
+	if uncontrolled > 0 {
+		fmt.Fprintf(b, " %d fired their check but were measured before controls existed (no control run; not counted).", uncontrolled)
 	}
 	if pending > 0 {
 		fmt.Fprintf(b, " %d more name a check that has not landed on this branch yet (marked pending; not counted).", pending)

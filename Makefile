@@ -152,8 +152,11 @@ hazards:
 	$(GO) run ./cmd/hazards -campaigns 20 -cap 40 -fixed 1000
 
 ## mutants: the harness's mutation score: every planted bug of testdata/mutants, applied to a
-## temporary copy, must be found by the check its patch names (results/mutants.md and .json);
-## each row also records whether `go test -short -count=1` of the touched packages and ./workloads
-## fails on the mutant (about 2 min a mutant; MUTANTS_FLAGS=-tests=false skips it)
+## copy of the tree, must be found by the check its patch names on a seed the unpatched tree
+## passes (the control) (results/mutants.md and .json); each row also records whether
+## `go test -short -count=1` of the touched packages and ./workloads fails on the mutant (about
+## 2 min a mutant; MUTANTS_FLAGS=-tests=false skips it). One run at one commit: each finished
+## row goes to results/mutants.journal.jsonl, and the same command after a kill resumes there
+## (MUTANTS_FLAGS=-fresh starts over)
 mutants:
 	$(GO) run ./cmd/mutants -seeds 1000 $(MUTANTS_FLAGS)

@@ -17,7 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -214,16 +213,9 @@ func seedBase(c, strategy int) uint64 { return uint64(c)*1_000_000 + uint64(stra
 var strategies = []string{"random", "pct"}
 
 // detects reports whether a run found the hazard: one of its named checks
-// fired. Any other failure (another check, a crash, a budget, unknown) is
-// not a detection.
-func detects(h hazard, out workloads.Outcome) (string, bool) {
-	for _, id := range out.Checks {
-		if slices.Contains(h.Checks, id) {
-			return id, true
-		}
-	}
-	return "", false
-}
+// fired (campaign.Found: any other failure, a crash, a budget or unknown is
+// not a detection).
+func detects(h hazard, out workloads.Outcome) (string, bool) { return campaign.Found(out, h.Checks...) }
 
 func measure(cfg config, h hazard, locks *sim.LockGraph) (result, error) {
 	start := time.Now()
@@ -341,7 +333,7 @@ func shrink(cfg config, h hazard, seed uint64, strategy string) string {
 		fmt.Fprintf(os.Stderr, "%s: shrink: %v\n", h.ID, err)
 		return ""
 	}
-	res, err := campaign.Shrink(s, campaign.ShrinkConfig{Seed: seed, Variants: h.Bug, MaxRuns: 40, Path: path, Log: os.Stderr,
+	res, err := campaign.Shrink(s, campaign.ShrinkConfig{Seed: seed, Variants: h.Bug, Checks: h.Checks, MaxRuns: 40, Path: path, Log: os.Stderr,
 		Run: func(sc *workloads.Scenario, seed uint64) workloads.Outcome {
 			return workloads.Run(sc, workloads.Options{Seed: seed, Strategy: strategy})
 		}})

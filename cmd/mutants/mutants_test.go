@@ -96,34 +96,6 @@ func TestParseMutantErrors(t *testing.T) {
 	}
 }
 
-func TestCheckIDs(t *testing.T) {
-	for _, tc := range []struct {
-		violation, want string
-	}{
-		{"1m51.003646371s job 0 pipeline 15: generation-justified: failure notification of generation 40 has no cause in it", "generation-justified"},
-		{"2s job 0 pipeline 3: one-outstanding: the first barrier of checkpoint #7 went out while #6 was outstanding", "one-outstanding"},
-		{"1m0s dispatch pool: worker-died: 1 dispatch worker threads died (a failing body must leave its worker alive)", "worker-died"},
-		{"3m0s savepoint store: savepoint-retention: savepoint-retention: committed savepoint 4 of job 0 is gone without a delete", "savepoint-retention"},
-		{"2m0s pipeline 3: model-generation: effect(armed 2) returned failed generation 3", "model-generation"},
-		{"2m0s job 0 pipeline 1: lease-cancel-effect: body of a task cancelled at 1m0s called Transport.TriggerBarrier", "lease-cancel-effect"},
-		{"model watermark: partition 1: commit 40 past the delivered prefix", "model-watermark"},
-		{"4m0s job 0: checkpoint-progress: 3 pipelines completed no checkpoint", "checkpoint-progress"},
-		{"latency-bound: scheduling delay reached 2m0s, bound 30s", "latency-bound"},
-		{"liveness: 3 pipelines completed no checkpoint in the 1m0s after faults stopped: 0/1, 0/2, 0/3", "liveness"},
-		{"deadlock: every thread is blocked", "deadlock"},
-		{"lock-order cycle:\n  a then b", "lock-order"},
-		{"panic in coordinator-1: boom\nstack", "crash"},
-		{"step budget exhausted after 100 steps", "other"},
-	} {
-		if got := CheckIDs(nil, []string{tc.violation}); !slices.Equal(got, []string{tc.want}) {
-			t.Errorf("%q: got %v, want [%s]", tc.violation, got, tc.want)
-		}
-	}
-	if got := CheckIDs([]string{"retention", "one-outstanding", "retention"}, []string{"liveness: x"}); !slices.Equal(got, []string{"one-outstanding", "retention"}) {
-		t.Errorf("carried ids must win and be deduplicated: %v", got)
-	}
-}
-
 // TestMutantsApplyAndNameKnownChecks is the guard on the committed
 // mutants: every patch parses, names a known check and an embedded
 // scenario, edits only core/ or sim/, and applies cleanly to the current
@@ -180,31 +152,53 @@ func TestMutantsApplyAndNameKnownChecks(t *testing.T) {
 func TestRenderCountsOnlyTheNamedCheck(t *testing.T) {
 	pendingChecks["not-landed-yet"] = "a check a mutant may name before it lands"
 	defer delete(pendingChecks, "not-landed-yet")
-	mk := func(name, check string, fired []string, found int) *Result {
+	mk := func(name, check string, fired []string, found int, controls ...Control) *Result {
 		m := &Mutant{Name: name, Check: check, Scenario: "smoke", Bug: "b | c"}
-		r := &Result{Mutant: m, Fired: fired, Detected: found > 0, Cap: 10}
-		r.Campaigns = []Campaign{{Strategy: "random", Ran: max(found, 10), Found: found, Seed: int64(found) - 1}}
+		c := Campaign{Strategy: "random", Ran: max(found, 10), Found: found, Seed: int64(found) - 1, Controls: controls, Fired: fired}
+		r := &Result{Mutant: m, Commit: "abc", Campaigns: []Campaign{c}, Cap: 10}
 		_, r.Pending = CheckKnown(check)
+		summarize(r)
 		return r
 	}
-	rep := &Report{Command: "go run ./cmd/mutants", Commit: "abc", Seeds: 10, Results: []*Result{
-		mk("a", "one-outstanding", []string{"one-outstanding"}, 3),
-		mk("b", "retention", []string{"liveness"}, 0), // another check fired: not found
-		mk("c", "not-landed-yet", nil, 0),             // pending: not counted
+	one := mk("a", "one-outstanding", []string{"one-outstanding"}, 3, Control{Seed: 2, Verdict: "pass"})
+	other := mk("b", "retention", []string{"liveness"}, 0) // another check fired: not found
+	ctl := mk("d", "generation-justified", []string{"generation-justified"}, 0,
+		Control{Seed: 0, Verdict: "safety", Checks: []string{"generation-justified"}}) // the unpatched tree fails too
+	ctl.Dirty = true
+	rep := &Report{Command: "go run ./cmd/mutants", Commit: "abc", Seeds: 10, Mutants: 5, Results: []*Result{
+		one, other, mk("c", "not-landed-yet", nil, 0), ctl, // c is pending: not counted
 	}}
 	md := render(rep)
 	for _, want := range []string{
-		"**Score: 1 of 2 mutants found by the check they name, over 1 distinct checks.** 1 more name a check",
-		"| 3 (seed 2) | - | `one-outstanding` | yes |",
-		"| not found in 10 seeds | - | `liveness` | no |",
+		"4 of the 5 mutants have a row at this commit",
+		"**Score: 1 of 3 mutants found by the check they name, over 1 distinct checks.** 1 of the others fired their check only on seeds the unpatched tree fails too (control fails). 1 more name a check",
+		"| 3 (seed 2) | - | `one-outstanding` | random: seed 2 pass | yes | `abc` |",
+		"| not found in 10 seeds | - | `liveness` | - | no | `abc` |",
+		"| `generation-justified` | random: seed 0 safety [generation-justified] | no: control fails | `abc-dirty` |",
 		"`not-landed-yet` (pending)",
 		"b \\| c",
 		"| `one-outstanding` | a | 1 of 1 |",
 		"| `retention` | b | 0 of 1 |",
+		"| `generation-justified` | d | 0 of 1 |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("render lacks %q:\n%s", want, md)
 		}
+	}
+	legacy := mk("e", "retention", []string{"retention"}, 2)
+	legacy.Campaigns[0].Controls = nil // a row of a run before controls
+	summarize(legacy)
+	legacy.Control = ""
+	if md := render(&Report{Seeds: 10, Results: []*Result{legacy}}); !strings.Contains(md, "**Score: 0 of 1 mutants") ||
+		!strings.Contains(md, "1 fired their check but were measured before controls existed") ||
+		!strings.Contains(md, "| fired, no control run (not counted) |") {
+		t.Errorf("a row without a control is counted or not marked:\n%s", md)
+	}
+	if code := exitCode(rep); code != 1 {
+		t.Errorf("exit code %d with a control failure and a miss, want 1", code)
+	}
+	if code := exitCode(&Report{Results: []*Result{one}}); code != 0 {
+		t.Errorf("exit code %d with every row found, want 0", code)
 	}
 }
 

@@ -5,9 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ckptsim/ckptsim/workloads"
 	"github.com/ckptsim/ckptsim/workloads/campaign"
+	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
 const shrinkAbout = `Reduces a failing seed to a smaller scenario that fails the same way:
@@ -20,6 +22,10 @@ what is printed is what ran. The smallest scenario goes to stdout and to
 
 With --seeds N it first looks for a failing seed among the N seeds from
 --seed. The --variant values are written into the scenario's variants.
+With --check ID[,ID...] a seed or candidate fails the same way only when
+one of those check ids (workloads/oracle/CHECKS.md) is among its verdict's
+checks: a failure of another check, a crash, a budget or an unknown is
+not the failure being shrunk.
 
 exit: the verdict class of the shrunk scenario (1 safety, 2 liveness, 3
 crash, 4 budget), 0 when no seed fails, 64 usage or scenario error.`
@@ -35,6 +41,8 @@ func shrinkCmd(args []string, stdout, stderr io.Writer) int {
 	f.addRunOptions(fs)
 	f.addOut(fs, "write the shrunk scenario to `file` (default: NAME-seedS-shrunk.yaml; a folder: inside it)")
 	fs.IntVar(&maxRuns, "max-runs", maxRuns, "stop after this many runs of candidates")
+	var checkList string
+	fs.StringVar(&checkList, "check", "", "keep only failures that carry one of these check `ids` (comma-separated)")
 	if c := parse(fs, args, stderr); c >= 0 {
 		return c
 	}
@@ -45,6 +53,16 @@ func shrinkCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usagef(stderr, "shrink", "%v", err)
 	}
+	var checks []string
+	for id := range strings.SplitSeq(checkList, ",") {
+		if id = strings.TrimSpace(id); id == "" {
+			continue
+		}
+		if _, ok := oracle.Lookup(id); !ok {
+			return usagef(stderr, "shrink", "--check: %q is not a check id (workloads/oracle/CHECKS.md)", id)
+		}
+		checks = append(checks, id)
+	}
 	path := ""
 	if f.out != "" {
 		path = f.out
@@ -52,7 +70,7 @@ func shrinkCmd(args []string, stdout, stderr io.Writer) int {
 			path = "" // decided once the seed is known
 		}
 	}
-	res, err := campaign.Shrink(sc, campaign.ShrinkConfig{Seed: f.seed, Seeds: f.seeds, Variants: f.variants,
+	res, err := campaign.Shrink(sc, campaign.ShrinkConfig{Seed: f.seed, Seeds: f.seeds, Variants: f.variants, Checks: checks,
 		Run: func(s *workloads.Scenario, seed uint64) workloads.Outcome {
 			opt := f.options(seed)
 			opt.Variants = nil // baked into the scenario
@@ -63,7 +81,11 @@ func shrinkCmd(args []string, stdout, stderr io.Writer) int {
 		return exitCrash
 	}
 	if !res.Found {
-		fmt.Fprintf(stderr, "simrun shrink: %s passes on seeds %d..%d; nothing to shrink\n", sc.Name, f.seed, f.seed+uint64(max(f.seeds, 1))-1)
+		what := "passes"
+		if len(checks) > 0 {
+			what = "fires none of " + strings.Join(checks, ", ")
+		}
+		fmt.Fprintf(stderr, "simrun shrink: %s %s on seeds %d..%d; nothing to shrink\n", sc.Name, what, f.seed, f.seed+uint64(max(f.seeds, 1))-1)
 		return exitPass
 	}
 	if path == "" && f.out != "" {

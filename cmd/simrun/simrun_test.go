@@ -212,6 +212,21 @@ func TestPlantedBug(t *testing.T) {
 	}
 }
 
+// TestShrinkCheck: with --check, a failure that carries another check is
+// not the failure being shrunk (H4's seeds fail checkpoint-progress, not
+// increasing-ids), and an id that is no check is a usage error.
+func TestShrinkCheck(t *testing.T) {
+	base := []string{"shrink", "--scenario", "h4-trigger-silent", "--variant", "trigger-errors=silent", "--seeds", "2",
+		"--out", filepath.Join(t.TempDir(), "shrunk.yaml")}
+	r := simrunExec(t, append(base, "--check", "increasing-ids")...)
+	r.want(t, exitPass)
+	if !strings.Contains(r.stderr, "fires none of increasing-ids") {
+		t.Errorf("stderr does not say the named check never fired:\n%s", r.stderr)
+	}
+	simrunExec(t, append(base, "--check", "no-such-check")...).want(t, exitUsage)
+	simrunExec(t, append(base, "--check", "checkpoint-progress", "--max-runs", "1")...).want(t, exitLiveness)
+}
+
 func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
 
 // size orders scenarios for shrinking: the member, the fault kinds, the run.

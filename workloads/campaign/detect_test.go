@@ -4,6 +4,9 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/ckptsim/ckptsim/workloads"
+	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
 // TestSeedsToDetection: each campaign searches its own seed range in
@@ -43,6 +46,42 @@ func TestDetectionStats(t *testing.T) {
 		m, w, h := DetectionStats(c.found)
 		if m != c.median || w != c.worst || h != c.hits {
 			t.Errorf("DetectionStats(%v) = %d, %d, %d; want %d, %d, %d", c.found, m, w, h, c.median, c.worst, c.hits)
+		}
+	}
+}
+
+// TestFound: a detection is a safety or liveness verdict whose check ids
+// carry one of the wanted checks; violation text is never read, and an
+// unknown, a crash, a budget or a pass is never a detection.
+func TestFound(t *testing.T) {
+	gj, ofg := oracle.GenerationJustified, oracle.OneFailurePerGeneration
+	for _, tc := range []struct {
+		name string
+		o    workloads.Outcome
+		want []string
+		id   string
+	}{
+		{"safety carrying the check", workloads.Outcome{Verdict: workloads.Safety, Checks: []string{"increasing-ids", gj}}, []string{gj}, gj},
+		{"first wanted id that fired", workloads.Outcome{Verdict: workloads.Safety, Checks: []string{gj, ofg}}, []string{ofg, gj}, ofg},
+		{"liveness", workloads.Outcome{Verdict: workloads.Liveness, Checks: []string{oracle.CheckpointProgress}}, []string{oracle.CheckpointProgress}, oracle.CheckpointProgress},
+		{"another check", workloads.Outcome{Verdict: workloads.Safety, Checks: []string{"increasing-ids"}}, []string{gj}, ""},
+		{"text only", workloads.Outcome{Verdict: workloads.Safety,
+			Violations: []string{"1s job 0 pipeline 1: generation-justified: no cause"}}, []string{gj}, ""},
+		// porcupine gave up: the line names the model's check id, but
+		// nothing was found
+		{"unknown", workloads.Outcome{Verdict: workloads.Unknown,
+			Violations: []string{"2m0s partition 1: model-watermark: unknown: step bound reached (unknown is not a pass)"}},
+			[]string{oracle.ModelWatermark}, ""},
+		{"unknown even with ids", workloads.Outcome{Verdict: workloads.Unknown, Checks: []string{oracle.ModelWatermark}},
+			[]string{oracle.ModelWatermark}, ""},
+		{"crash", workloads.Outcome{Verdict: workloads.Crash, Checks: []string{gj}}, []string{gj}, ""},
+		{"budget", workloads.Outcome{Verdict: workloads.Budget, Checks: []string{gj}}, []string{gj}, ""},
+		{"pass", workloads.Outcome{Verdict: workloads.Pass, Checks: []string{gj}}, []string{gj}, ""},
+		{"nothing wanted", workloads.Outcome{Verdict: workloads.Safety, Checks: []string{gj}}, nil, ""},
+	} {
+		id, ok := Found(tc.o, tc.want...)
+		if id != tc.id || ok != (tc.id != "") {
+			t.Errorf("%s: Found = %q, %v; want %q, %v", tc.name, id, ok, tc.id, tc.id != "")
 		}
 	}
 }

@@ -18,6 +18,10 @@ type ShrinkConfig struct {
 	Seeds int
 	// Variants are baked into the shrunk scenario's variants.
 	Variants map[string]string
+	// Checks, when set, narrow "fails the same way": a seed or candidate
+	// counts only when one of these check ids fires (Found), besides
+	// keeping the verdict class; nil: any failure of the same class.
+	Checks []string
 	// Run runs one seed of a candidate (its variants are in the scenario).
 	Run func(s *workloads.Scenario, seed uint64) workloads.Outcome
 	// Path names the candidates when they are parsed again (the output
@@ -33,7 +37,7 @@ type ShrinkConfig struct {
 type ShrinkResult struct {
 	Found    bool              // a failing seed was found
 	Seed     uint64            // the failing seed
-	Target   workloads.Verdict // its verdict class, kept by every step
+	Target   workloads.Verdict // its verdict class, kept by every step (with one of ShrinkConfig.Checks, when set)
 	Scenario *workloads.Scenario
 	Outcome  workloads.Outcome // the shrunk scenario's run
 	Runs     int
@@ -98,13 +102,23 @@ func (sh *shrinker) logf(format string, args ...any) {
 func (sh *shrinker) findSeed(s *workloads.Scenario) bool {
 	for k := range uint64(max(sh.cfg.Seeds, 1)) {
 		sh.seed = sh.cfg.Seed + k
-		if o := sh.try(s); o.Verdict != workloads.Pass {
+		if o := sh.try(s); o.Verdict != workloads.Pass && sh.named(o) {
 			sh.target = o.Verdict
 			sh.logf("shrink: %s seed %d fails: %s: %s", s.Name, sh.seed, o.Verdict, FirstLine(o.Violations))
 			return true
 		}
 	}
 	return false
+}
+
+// named reports whether o carries one of the configured checks (always
+// true when none is configured).
+func (sh *shrinker) named(o workloads.Outcome) bool {
+	if len(sh.cfg.Checks) == 0 {
+		return true
+	}
+	_, ok := Found(o, sh.cfg.Checks...)
+	return ok
 }
 
 func (sh *shrinker) try(s *workloads.Scenario) workloads.Outcome {
@@ -125,7 +139,7 @@ func (sh *shrinker) reduce(cur *workloads.Scenario) *workloads.Scenario {
 			if err != nil {
 				continue // a reduction the validator refuses
 			}
-			if o := sh.try(next); o.Verdict == sh.target {
+			if o := sh.try(next); o.Verdict == sh.target && sh.named(o) {
 				sh.logf("shrink: %s: still %s (run %d)", c.what, o.Verdict, sh.runs)
 				cur, improved = next, true
 				break

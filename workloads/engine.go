@@ -117,6 +117,7 @@ type runner struct {
 	in       *injector
 	prog     *oracle.Progress
 	fin      *oracle.Finish
+	lat      *oracle.Latency
 	closedAt time.Duration // when main closed the scheduler (0: it did not)
 	tl       tl            // what the timeline page needs
 }
@@ -240,6 +241,8 @@ func (r *runner) main() {
 	r.prog.Attach(r.c)
 	r.fin = oracle.NewFinish(&r.find, r.w.Elapsed, r.s.Cluster.Tasks)
 	r.fin.Attach(r.c)
+	r.lat = oracle.NewLatency(r.w.Elapsed)
+	r.lat.Attach(r.c)
 	r.h.attachGenerations(r.c, r.gens)
 	r.wm = newWatermarks(r.w, r.s.Cluster.Pipelines)
 	r.wm.attach(r.c)
@@ -367,8 +370,8 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 		r.progress(res)
 	}
 	r.delays = r.c.SchedDelays() // as the lease decorator saw them (due to body start)
-	out.Latency = Latencies{TriggerToComplete: rec.TriggerToComplete, SchedDelay: r.delays,
-		ExpiryToTrigger: rec.ExpiryToTrigger, FailoverToFirst: rec.FailoverToFirst}
+	out.Latency = Latencies{TriggerToComplete: r.lat.TriggerToComplete, SchedDelay: r.delays,
+		ExpiryToTrigger: rec.ExpiryToTrigger, FailoverToFirst: r.lat.FailoverToFirst}
 	if res.Outcome == sim.OutcomeDone && r.s.buggifyConfig(r.opt.Buggify) == nil {
 		// BUGGIFY injects delays the configuration does not describe.
 		r.checkBounds(out.Latency, r.ccfg.Sched.Design, r.c.SchedDues(), r.gens.StepDownWindows())

@@ -95,10 +95,10 @@ type SiteOutcome struct {
 
 // Latencies are virtual-time distributions gathered during the run.
 type Latencies struct {
-	TriggerToComplete []time.Duration
+	TriggerToComplete []time.Duration // first barrier sent to the durable Storage.Store return (oracle.Latency)
 	SchedDelay        []time.Duration
-	ExpiryToTrigger   []time.Duration
-	FailoverToFirst   []time.Duration
+	ExpiryToTrigger   []time.Duration // diagnostics only (coordinator events); no check reads it
+	FailoverToFirst   []time.Duration // restore called to the next durable store (oracle.Latency)
 }
 
 // effectiveVariants merges scenario variants with overrides.

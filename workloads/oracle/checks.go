@@ -220,7 +220,7 @@ var checks = []Check{
 		"every assigned partition commits after faults stop", "stalled watermarks",
 		"mutants `watermark-stall-never-stamped`, `watermark-retire-inverted`"},
 	{LatencyBound, Liveness, Boundary,
-		"due time (schedule + delay) and body start of every lease task (the lease decorator); trigger to complete and restore to first completed per pipeline",
+		"due time (schedule + delay) and body start of every lease task (the lease decorator); per pipeline, a checkpoint's first Transport.TriggerBarrier to its durable Storage.Store return, and each Coordinator.Restore the harness called to the next durable store (oracle.Latency: no coordinator event)",
 		"each p99 within the bound its scenario's configuration implies (REFERENCE.md: 3x the derived latency + 250 ms), and the worst scheduling delay within checks.max_delay when set",
 		"saturation, long lock holds, an order-of-magnitude slowdown anywhere on the checkpoint path",
 		"H5 (`savepoint-wait=under-lock`), H8 (`design=shared`); TestBoundsCatchSlowdown"},

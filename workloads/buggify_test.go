@@ -117,8 +117,8 @@ func TestBuggifyFailureAttribution(t *testing.T) {
 // TestBuggifyKeepsGenerationJustified: with BUGGIFY on, the harness feeds
 // each site firing (and the thread that took it) to the generation checks,
 // so generation-justified still judges every failure. H9 seed 0 with
-// --buggify on is found only by it (seed 4 until session 6's CancelAll
-// change moved the interleavings); before the firings were fed, the check
+// --buggify on is found only by it (seed 4 until the CancelAll change of 8b419c7
+// moved the interleavings); before the firings were fed, the check
 // was silent with the sites on and such a seed passed. The fixed design
 // passes the same seed.
 func TestBuggifyKeepsGenerationJustified(t *testing.T) {

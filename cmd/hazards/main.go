@@ -43,6 +43,10 @@ type hazard struct {
 	Pending string
 	Window  string // the race window that matters, if one is counted
 	Note    string
+	// Amended, when set, is a change made to the committed catalog after
+	// the run its header names (a reproduction moved by a later commit),
+	// printed before the details; drop it when the catalog is run again.
+	Amended string
 }
 
 var catalog = []hazard{
@@ -52,7 +56,11 @@ var catalog = []hazard{
 	{ID: "H2", Title: "cancel after the hand-off runs the body once", Scenario: "h2-cancel-after-handoff",
 		Bug: map[string]string{"watchdog-recheck": "none"}, Checks: []string{oracle.LeaseCancelEffect}, Window: cluster.WindowCancelAfterHandoff,
 		Note: "the variant removes only the watchdog's re-check; the expiry's fence stays, so the generation checks cannot see it " +
-			"and the lease contract check (a body that starts after its cancel won makes no boundary call) does"},
+			"and the lease contract check (a body that starts after its cancel won makes no boundary call) does",
+		Amended: "at 8b419c7 (2026-12-01): the shrunk reproduction `make repro-h2` now replays seed 11 of `results/hazards/h2.yaml`; " +
+			"seed 36 stopped reaching the race when `Lease.CancelAll` lost its final lock round, which moved every interleaving. " +
+			"`go test ./cmd/hazards` checks that it fires `lease-cancel-effect` and that the fixed design passes it. " +
+			"The table and the details below are from the catalog run at the commit in the header"},
 	{ID: "H3", Title: "re-throw kills the dispatch worker", Scenario: "h3-kill-worker",
 		Bug: map[string]string{"task-failure": "kill-worker"}, Checks: []string{oracle.WorkerDied}},
 	{ID: "H4", Title: "periodic trigger silently stops after a throw", Scenario: "h4-trigger-silent",

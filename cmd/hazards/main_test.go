@@ -62,3 +62,33 @@ func TestQuickCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestAmendedNotesInCatalog: a catalog entry's Amended note is rendered
+// under its heading, and the committed results/hazards.md carries each one
+// as rendered (so the note is changed here, at the generator, not in the
+// generated file alone).
+func TestAmendedNotesInCatalog(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "results", "hazards.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, h := range catalog {
+		if h.Amended == "" {
+			continue
+		}
+		n++
+		var sb strings.Builder
+		details(&sb, result{Hazard: hazard{ID: h.ID, Title: h.Title, Note: h.Note, Amended: h.Amended}})
+		want := "### " + h.ID + " — " + h.Title + "\n\n(Amended " + strings.TrimSuffix(h.Amended, ".") + ".)\n\n"
+		if !strings.HasPrefix(sb.String(), want) {
+			t.Errorf("%s: details render\n%q\nwant prefix\n%q", h.ID, sb.String(), want)
+		}
+		if !strings.Contains(string(b), want) {
+			t.Errorf("results/hazards.md lacks %s's amended note as rendered:\n%s", h.ID, want)
+		}
+	}
+	if n == 0 {
+		t.Skip("no amended entries")
+	}
+}

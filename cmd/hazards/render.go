@@ -120,6 +120,9 @@ func render(cfg config, rs []result) string {
 func details(b *strings.Builder, r result) {
 	h := r.Hazard
 	fmt.Fprintf(b, "### %s — %s\n\n", h.ID, h.Title)
+	if h.Amended != "" {
+		fmt.Fprintf(b, "(Amended %s.)\n\n", strings.TrimSuffix(h.Amended, "."))
+	}
 	if h.Note != "" {
 		fmt.Fprintf(b, "%s.\n\n", strings.TrimSuffix(h.Note, "."))
 	}

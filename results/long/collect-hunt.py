@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """collect-hunt.py HUNT_DIR OUT_DIR: copies each finished campaign's summary.txt,
-summary.json and campaign.json from HUNT_DIR (run-hunt*.sh) into OUT_DIR/<campaign>/
+summary.json and campaign.json from HUNT_DIR (hunt.sh -d HUNT_DIR) into OUT_DIR/<campaign>/
 (results.jsonl stays out: large) and prints the markdown table of results/long/README.md."""
 import json, os, shutil, sys
 

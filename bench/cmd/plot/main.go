@@ -1,6 +1,6 @@
 // Command plot reads the committed benchmark results (results/bench/*.txt,
 // Go benchmark format) and writes the SVG plots beside them and the
-// Markdown tables that results/README.md shows.
+// Markdown tables of results/bench/tables.md.
 //
 //	go run ./bench/cmd/plot [-dir results/bench] > results/bench/tables.md
 package main

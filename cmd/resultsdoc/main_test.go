@@ -1,0 +1,175 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const root = "../.."
+
+// TestReadmeFiguresCurrent fails while the committed results/README.md's
+// figures block differs from what go run ./cmd/resultsdoc writes.
+func TestReadmeFiguresCurrent(t *testing.T) {
+	old, err := os.ReadFile(filepath.Join(root, readme))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := figures(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := splice(string(old), block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc != string(old) {
+		t.Errorf("%s's figures block is stale: run go run ./cmd/resultsdoc (make results). It should read:\n%s", readme, block)
+	}
+}
+
+// copyResults copies the data files the figures read into a fresh root.
+func copyResults(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	for _, p := range []string{"bench/sim.txt", "bench/trigger-precise.txt", "bench/trigger-jdk.txt", "mutants.json",
+		"hazards.json", "hazards.md", "coverage/README.md"} {
+		b, err := os.ReadFile(filepath.Join(root, "results", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dst, "results", p)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, _ := filepath.Glob(filepath.Join(root, "results", "findings", "F[0-9]*.md"))
+	if err := os.MkdirAll(filepath.Join(dst, "results", "findings"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range entries {
+		b, _ := os.ReadFile(p)
+		os.WriteFile(filepath.Join(dst, "results", "findings", filepath.Base(p)), b, 0o644)
+	}
+	return dst
+}
+
+// TestFiguresFollowTheData: a change to a data file changes the figure
+// (here one mutant no longer detected, one finding's verdict changed, and
+// the 500-pipeline simulator runs removed).
+func TestFiguresFollowTheData(t *testing.T) {
+	dir := copyResults(t)
+	before, err := figures(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"**0 of 90** planted bugs found by the check they name on a seed the unpatched tree passes", "90 more fired their check in runs made before controls", "PRESENT 17, ABSENT 6", "[`bench/sim.txt`](bench/sim.txt)", "commit `bf1c731`"} {
+		if !strings.Contains(before, want) {
+			t.Fatalf("figures lack %q (the committed data changed? then change this test):\n%s", want, before)
+		}
+	}
+
+	mj := filepath.Join(dir, "results", "mutants.json")
+	var rep map[string]any
+	b, _ := os.ReadFile(mj)
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	rep["results"].([]any)[0].(map[string]any)["detected"] = false
+	b, _ = json.Marshal(rep)
+	os.WriteFile(mj, b, 0o644)
+
+	f := filepath.Join(dir, "results", "findings", "F001-half-done-restore.md")
+	b, _ = os.ReadFile(f)
+	os.WriteFile(f, []byte(strings.Replace(string(b), "\nverdict: PRESENT\n", "\nverdict: ABSENT\n", 1)), 0o644)
+
+	after, err := figures(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"**89 of 90**", "PRESENT 16, ABSENT 7"} {
+		if !strings.Contains(after, want) {
+			t.Errorf("after the change the figures lack %q:\n%s", want, after)
+		}
+	}
+
+	sim := filepath.Join(dir, "results", "bench", "sim.txt")
+	b, _ = os.ReadFile(sim)
+	var keep []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(l, "BenchmarkSim/pipelines=500") {
+			keep = append(keep, l)
+		}
+	}
+	os.WriteFile(sim, []byte(strings.Join(keep, "\n")), 0o644)
+	if _, err := figures(dir); err == nil || !strings.Contains(err.Error(), "Sim/pipelines=500") {
+		t.Errorf("figures without the 500-pipeline runs: err %v, want one naming Sim/pipelines=500", err)
+	}
+}
+
+func TestSpliceNeedsMarkers(t *testing.T) {
+	if _, err := splice("no markers here", "x"); err == nil {
+		t.Error("splice without markers succeeded")
+	}
+	got, err := splice("a\n"+beginMarker+"\nold\n"+endMarker+"\nb\n", beginMarker+"\nnew\n"+endMarker)
+	if err != nil || got != "a\n"+beginMarker+"\nnew\n"+endMarker+"\nb\n" {
+		t.Errorf("splice = %q, %v", got, err)
+	}
+}
+
+// TestHuntList: results/long/hunt.sh -n prints, for every campaign folder
+// committed in results/long/hunt, the command its campaign.json records,
+// and names each campaign once.
+func TestHuntList(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	out, err := exec.Command("bash", filepath.Join(root, "results", "long", "hunt.sh"), "-n").Output()
+	if err != nil {
+		t.Fatalf("hunt.sh -n: %v", err)
+	}
+	byName := map[string][]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 4 || f[0] != "simrun" || f[1] != "run" || f[len(f)-2] != "--out" {
+			t.Fatalf("hunt.sh -n line %q", l)
+		}
+		name := f[len(f)-1]
+		if byName[name] != nil {
+			t.Errorf("campaign %s listed twice", name)
+		}
+		byName[name] = f[2:]
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "results", "long", "hunt", "*", "campaign.json"))
+	if len(dirs) == 0 {
+		t.Fatal("no results/long/hunt/*/campaign.json")
+	}
+	for _, p := range dirs {
+		var c struct {
+			Args []string `json:"args"`
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(filepath.Dir(p))
+		got, ok := byName[name]
+		if !ok {
+			t.Errorf("%s: no line in results/long/hunts.txt", name)
+			continue
+		}
+		if !slices.Equal(got, c.Args) {
+			t.Errorf("%s: hunt.sh runs %q, the campaign ran %q", name, got, c.Args)
+		}
+	}
+}

@@ -72,8 +72,10 @@ func Lookup(ref string) (*Scenario, error) {
 // the scenario's own). smoke and failovers also run under every other
 // scheduler design (design=...), and swarm draws a design per seed
 // (SwarmConfig), so that every design the scheduler ships is explored by
-// default. failovers skips shared-inline: see workloads/REFERENCE.md,
-// "The default campaign".
+// default. failovers does not run shared-inline: its two timer threads
+// run the bodies, which sit out the status writes of a step-down, and
+// its scheduling delay fails the latency bound by design (workloads/
+// REFERENCE.md, "The default campaign").
 var DefaultCampaign = []CampaignEntry{
 	{Name: "smoke", Seeds: 200}, {Name: "failovers", Seeds: 30}, {Name: "expiries", Seeds: 20},
 	{Name: "savepoint-storm", Seeds: 6}, {Name: "saturation", Seeds: 6}, {Name: "swarm", Seeds: 150},
@@ -83,7 +85,6 @@ var DefaultCampaign = []CampaignEntry{
 	{Name: "smoke", Seeds: 30, Variants: map[string]string{"design": "shared-inline"}},
 	{Name: "smoke", Seeds: 30, Variants: map[string]string{"design": "leader-follower"}},
 	{Name: "failovers", Seeds: 10, Variants: map[string]string{"design": "per-pipeline"}},
-	{Name: "failovers", Seeds: 10, Variants: map[string]string{"design": "shared-inline"}},
 	{Name: "failovers", Seeds: 10, Variants: map[string]string{"design": "leader-follower"}},
 }
 

@@ -54,13 +54,18 @@ const (
 	// StreamIdle draws when idle tasks ask to close and when bounded
 	// sources finish (sim/cluster).
 	StreamIdle
+	// StreamSwarmConfig draws a swarm seed's scheduler design, timer lead,
+	// pool and executor sizes and keep-alives and latency shapes, before
+	// the World exists (workloads.SwarmConfig).
+	StreamSwarmConfig
 
 	streamEnd // one past the last stream
 )
 
 var streamNames = [streamEnd]string{StreamSched: "sched", StreamFaults: "faults", StreamWorkload: "workload",
 	StreamStrategy: "strategy", StreamBuggify: "buggify", StreamInjector: "injector", StreamSwarm: "swarm",
-	StreamCrashFS: "crash-fs", StreamPipelines: "pipelines", StreamSinkFaults: "sink-faults", StreamIdle: "idle"}
+	StreamCrashFS: "crash-fs", StreamPipelines: "pipelines", StreamSinkFaults: "sink-faults", StreamIdle: "idle",
+	StreamSwarmConfig: "swarm-config"}
 
 // String is the stream's name in the registry.
 func (s Stream) String() string {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ckptsim/ckptsim/core/sched"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/cluster"
 	"github.com/ckptsim/ckptsim/workloads/oracle"
@@ -41,6 +42,48 @@ func TestBoundsCatchSlowdown(t *testing.T) {
 		t.Fatalf("degraded scheduler: %s %v %v", out.Verdict, out.Checks, out.Violations)
 	}
 	t.Logf("p99 scheduling delay %v: %v", p99(out.Latency.SchedDelay), out.Violations)
+}
+
+// TestBoundsStallWhenBodiesQueue: the scheduling bound adds one FAILED
+// status write when bodies queue for the pool and a trigger can fail on
+// its thread, and only then.
+func TestBoundsStallWhenBodiesQueue(t *testing.T) {
+	s, err := Lookup("swarm") // 2 x 10 leases, status_latency max 5ms
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := Faults{TriggerThrow: 0.01, StatusSlow: Dist{Kind: "exp", Mean: Dur(200 * time.Millisecond), Max: Dur(3 * time.Second)}}
+	write := 5*time.Millisecond + 3*time.Second
+	one := *s
+	one.Scheduler.DispatchThreads = 1
+	wide := *s
+	wide.Scheduler.DispatchThreads = 20
+	retry := f
+	retry.StatusRetryable = 0.05
+	ids := f
+	ids.TriggerThrow, ids.IDFailure = 0, 0.01
+	none := f
+	none.TriggerThrow = 0
+	for _, c := range []struct {
+		name   string
+		s      *Scenario
+		design sched.Design
+		f      Faults
+		want   time.Duration
+	}{
+		{"one thread, throwing triggers", &one, sched.Shared, f, write},
+		{"with retryable status errors, one backoff more", &one, sched.Shared, retry, write + statusBackoff},
+		{"failing ids", &one, sched.LeaderFollower, ids, write},
+		{"shared-inline's two timer threads", s, sched.SharedInline, f, write},
+		{"no fault fails a trigger on its thread", &one, sched.Shared, none, 0},
+		{"a thread per lease", &wide, sched.Shared, f, 0},
+		{"per-pipeline", &one, sched.PerPipeline, f, 0},
+	} {
+		b := c.s.bounds(c.design, c.f)
+		if b.SchedStall != c.want || b.SchedDelay != BoundFloor+c.want {
+			t.Errorf("%s: stall %v, scheduling bound %v; want %v, %v", c.name, b.SchedStall, b.SchedDelay, c.want, BoundFloor+c.want)
+		}
+	}
 }
 
 func TestBoundsRule(t *testing.T) {

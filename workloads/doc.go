@@ -36,7 +36,8 @@
 // trace hash and verdict on every machine and at any GOMAXPROCS: every
 // draw comes from a named stream of sim's registry, derived from the seed
 // (sim.StreamInjector for the scheduled faults, sim.StreamSwarm for a
-// swarm seed's fault kinds and magnitudes, sim.StreamCrashFS for the
+// swarm seed's fault kinds and magnitudes, sim.StreamSwarmConfig for its
+// scheduler design and options, sim.StreamCrashFS for the
 // savepoint file system's crashes; the cluster's own in sim/cluster), and
 // map order never shows.
 // TestPinnedTraceHashes pins (scenario, seed, variants) to trace hash for

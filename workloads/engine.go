@@ -87,6 +87,7 @@ func Run(s *Scenario, opt Options) (out Outcome) {
 	faults := s.Faults
 	if s.Swarm {
 		faults, out.Swarm = SwarmFaults(faults, opt.Seed)
+		s, out.Options = SwarmConfig(s, opt.Seed)
 	}
 	ccfg, err := s.clusterConfig(v, faults)
 	if err != nil {
@@ -94,7 +95,10 @@ func Run(s *Scenario, opt Options) (out Outcome) {
 		out.Violations = []string{err.Error()}
 		return out
 	}
-	r := &runner{s: s, opt: opt, ccfg: ccfg, faults: faults, swarm: out.Swarm}
+	if out.Options != nil {
+		out.Options["design"] = designOf(ccfg.Sched.Design) // the variants' design wins over the draw
+	}
+	r := &runner{s: s, opt: opt, ccfg: ccfg, faults: faults, swarm: out.Swarm, options: out.Options}
 	return r.run(out)
 }
 
@@ -104,6 +108,7 @@ type runner struct {
 	ccfg     cluster.Config
 	faults   Faults
 	swarm    map[string]string // the swarm's choice (nil: no swarm)
+	options  map[string]string // the swarm's options (SwarmConfig; nil: no swarm)
 	w        *sim.World
 	c        *cluster.Cluster
 	sp       *savepoints
@@ -224,6 +229,7 @@ func (r *runner) main() {
 	r.c.OnTask = func(te cluster.TaskEvent) { r.tl.tasks = append(r.tl.tasks, te) }
 	if r.swarm != nil {
 		r.w.Note("swarm: %s", SwarmString(r.swarm))
+		r.w.Note("swarm options: %s", OptionsString(r.options))
 	}
 	r.h = newHistories(r.w, r.s.Cluster.Jobs, r.s.Cluster.Pipelines)
 	r.h.attach(r.c)

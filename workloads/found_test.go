@@ -65,6 +65,21 @@ func TestFoundSeeds(t *testing.T) {
 		{"swarm", 509694, "", "step-down with status_slow: the bound's window allowance", ""},
 		{"swarm", 515328, "", "the same", ""},
 		{"swarm", 517186, "", "the same", ""},
+		// Not core bugs either, found once swarm drew the scheduler's
+		// options (SwarmConfig): with one dispatch thread for 20 leases a
+		// trigger that throws (trigger_throw) or whose id fails
+		// (id_failure) writes FAILED on that thread through the slowed
+		// status store, and every body queued behind it waits (p99
+		// scheduling delay 0.91 s and 1.10 s against 250 ms; the bound
+		// adds one such write when bodies queue, workloads/bounds.go).
+		{"swarm", 172, "", "one dispatch thread held by a FAILED write: the bound's stall", ""},
+		{"swarm", 262, "", "the same, leader-follower", ""},
+		// Per-pipeline, acks rounded down to 100 ms: the last ack of a
+		// checkpoint came at the very instant its watchdog was due, the
+		// watchdog ran first and failed the generation, and the store went
+		// on after; generation-justified wanted the store after the
+		// deadline (workloads/oracle: a store at the deadline counts).
+		{"swarm", 360, "", "a watchdog and the last ack at the same instant", ""},
 		// The last source's readyToClose ran its COMPLETED_POINT trigger
 		// inline and the coordinator executor rejected the creation (BUGGIFY
 		// site executor-rejects; in production a master step-down's

@@ -83,6 +83,12 @@ type Outcome struct {
 	// fault kind the scenario lists -> its drawn value as the scenario's
 	// YAML would write it, or "off".
 	Swarm map[string]string `json:"swarm,omitempty"`
+	// Options is the configuration a swarm scenario's seed ran with
+	// (SwarmConfig): the scheduler design in effect (a design named by
+	// the variants wins over the draw), the timer lead, pool and executor
+	// sizes and keep-alives, and each latency's shape, as the scenario's
+	// YAML would write them.
+	Options map[string]string `json:"options,omitempty"`
 }
 
 // SiteOutcome is what one BUGGIFY site did in a seed.
@@ -155,12 +161,13 @@ func (s *Scenario) clusterConfig(v map[string]string, f Faults) (cluster.Config,
 	w := s.Workload
 	cfg := cluster.Config{
 		Jobs: s.Cluster.Jobs, Pipelines: s.Cluster.Pipelines, Tasks: s.Cluster.Tasks, ExecutorCore: s.Cluster.ExecutorCore,
-		StartingTasks: s.Cluster.StartingTasks,
+		ExecutorKeepAlive: s.Cluster.ExecutorKeepAlive.D,
+		StartingTasks:     s.Cluster.StartingTasks,
 		Coord: coord.Config{Interval: s.Checkpoint.Interval.D, Timeout: s.Checkpoint.Timeout.D,
 			SchemaTimeout: s.Checkpoint.SchemaTimeout.D, MinPause: s.Checkpoint.MinPause.D,
 			MaxRetained: s.Checkpoint.MaxRetained, Variants: set},
 		Sched: sched.Config{Design: design, Cores: cores, DispatchThreads: s.Scheduler.DispatchThreads, TaskFailure: set.TaskFailure,
-			TimerLead: s.Scheduler.TimerLead.D},
+			TimerLead: s.Scheduler.TimerLead.D, KeepAlive: s.Scheduler.KeepAlive.D},
 		Workload: cluster.Workload{AckLatency: dist(w.AckLatency), DispatchLatency: dist(w.DispatchLatency),
 			NotifyLatency: dist(w.NotifyLatency), StatusLatency: dist(w.StatusLatency), StorageLatency: dist(w.StorageLatency),
 			RestartDelay: dist(w.RestartDelay), BodySlowness: dist(w.BodySlowness),
@@ -172,7 +179,7 @@ func (s *Scenario) clusterConfig(v map[string]string, f Faults) (cluster.Config,
 }
 
 func dist(d Dist) cluster.Dist {
-	return cluster.Dist{Kind: d.Kind, Min: d.Min.D, Max: d.Max.D, Mean: d.Mean.D}
+	return cluster.Dist{Kind: d.Kind, Min: d.Min.D, Max: d.Max.D, Mean: d.Mean.D, Step: d.Step.D}
 }
 
 // heal returns the liveness phase length.

@@ -49,6 +49,9 @@ type Dist struct {
 	Min  Duration `yaml:"min,omitempty"`
 	Max  Duration `yaml:"max,omitempty"`
 	Mean Duration `yaml:"mean,omitempty"`
+	// Step rounds every draw down to a whole multiple of it (0: off), so
+	// that draws coincide and threads wake at the same virtual instant.
+	Step Duration `yaml:"step,omitempty"`
 }
 
 // Schedule says when a fault happens: at fixed times, every period, or at
@@ -92,6 +95,9 @@ type Cluster struct {
 	StartingTasks int `yaml:"starting_tasks,omitempty"`
 	Cores         int `yaml:"cores,omitempty"`
 	ExecutorCore  int `yaml:"executor_core,omitempty"`
+	// ExecutorKeepAlive is how long an idle coordinator-executor thread
+	// above its core threads lives (0: 60 s).
+	ExecutorKeepAlive Duration `yaml:"executor_keep_alive,omitempty"`
 }
 
 // Checkpoint is the coordinators' configuration.
@@ -110,6 +116,9 @@ type Scheduler struct {
 	// TimerLead runs the scheduler's timers with a lead (sched.Config.
 	// TimerLead), the path production takes on env.PreciseWall.
 	TimerLead Duration `yaml:"timer_lead,omitempty"`
+	// KeepAlive is how long an idle dispatch thread lives before it is
+	// reaped (sched.Config.KeepAlive; 0: 60 s).
+	KeepAlive Duration `yaml:"keep_alive,omitempty"`
 }
 
 // Workload shapes tasks, stores and sources.

@@ -64,6 +64,9 @@ func (s *Scenario) validateCluster() error {
 	if err := s.intRange("$.cluster.cores", c.Cores, 0, 1024); err != nil {
 		return err
 	}
+	if err := s.duration("$.cluster.executor_keep_alive", c.ExecutorKeepAlive, false, Dur(1_000_000)); err != nil {
+		return err
+	}
 	return s.intRange("$.cluster.executor_core", c.ExecutorCore, 0, 10000)
 }
 
@@ -112,6 +115,9 @@ func (s *Scenario) validateScheduler() error {
 	if err := s.duration("$.scheduler.timer_lead", s.Scheduler.TimerLead, false, Dur(0)); err != nil {
 		return err
 	}
+	if err := s.duration("$.scheduler.keep_alive", s.Scheduler.KeepAlive, false, Dur(1_000_000)); err != nil {
+		return err
+	}
 	if s.Scheduler.TimerLead.D > 1e9 {
 		return s.errorf("$.scheduler.timer_lead", "%v is above the maximum 1s", s.Scheduler.TimerLead.D)
 	}
@@ -146,7 +152,7 @@ func (s *Scenario) dist(path string, d Dist) error {
 	for _, f := range []struct {
 		name string
 		d    Duration
-	}{{"min", d.Min}, {"max", d.Max}, {"mean", d.Mean}} {
+	}{{"min", d.Min}, {"max", d.Max}, {"mean", d.Mean}, {"step", d.Step}} {
 		if err := s.duration(path+"."+f.name, f.d, false, Dur(0)); err != nil {
 			return err
 		}

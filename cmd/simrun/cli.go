@@ -282,10 +282,10 @@ func usagef(stderr io.Writer, cmd, format string, args ...any) int {
 }
 
 // seedsFor is how many seeds a scenario gets without --seeds: its share
-// of the default campaign, or 10.
+// of the default campaign (its entry without variants), or 10.
 func seedsFor(name string) int {
 	for _, c := range workloads.DefaultCampaign {
-		if c.Name == name {
+		if c.Name == name && len(c.Variants) == 0 {
 			return c.Seeds
 		}
 	}

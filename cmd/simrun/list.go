@@ -36,7 +36,11 @@ func listCmd(args []string, stdout, stderr io.Writer) int {
 		if _, err := workloads.Lookup(c.Name); err != nil {
 			note = "  (missing: " + describe(err).Error() + ")"
 		}
-		fmt.Fprintf(stdout, "  %-20s %3d seeds%s\n", c.Name, c.Seeds, note)
+		name := c.Name
+		if len(c.Variants) > 0 {
+			name += " " + workloads.VariantString(c.Variants)
+		}
+		fmt.Fprintf(stdout, "  %-36s %3d seeds%s\n", name, c.Seeds, note)
 	}
 	fmt.Fprintln(stdout, "\nvariants (--variant key=value; the first value is the default):")
 	for _, v := range workloads.VariantKeys() {

@@ -25,12 +25,14 @@ type manifest struct {
 	Planned int      `json:"planned_seeds"`
 }
 
-// spanInfo is one scenario's seed range.
+// spanInfo is one scenario's seed range, with the span's own variants (a
+// default-campaign entry's).
 type spanInfo struct {
 	Scenario string `json:"scenario"`
 	Ref      string `json:"ref"`
 	First    uint64 `json:"first_seed"`
 	Seeds    int    `json:"seeds"`
+	Variants string `json:"variants,omitempty"`
 }
 
 func (c *runCampaign) manifest(planned int) manifest {
@@ -40,7 +42,11 @@ func (c *runCampaign) manifest(planned int) manifest {
 		m.Args = []string{}
 	}
 	for _, s := range c.spans {
-		m.Spans = append(m.Spans, spanInfo{Scenario: s.sc.Name, Ref: s.sc.Ref(), First: s.first, Seeds: s.n})
+		info := spanInfo{Scenario: s.sc.Name, Ref: s.sc.Ref(), First: s.first, Seeds: s.n}
+		if len(s.variants) > 0 {
+			info.Variants = workloads.VariantString(s.variants)
+		}
+		m.Spans = append(m.Spans, info)
 	}
 	return m
 }
@@ -75,7 +81,11 @@ func sameCampaign(a, b manifest) string {
 	names := func(m manifest) string {
 		var s []string
 		for _, sp := range m.Spans {
-			s = append(s, fmt.Sprintf("%s (seeds %d..%d)", sp.Scenario, sp.First, sp.First+uint64(sp.Seeds)-1))
+			v := ""
+			if sp.Variants != "" {
+				v = " " + sp.Variants
+			}
+			s = append(s, fmt.Sprintf("%s%s (seeds %d..%d)", sp.Scenario, v, sp.First, sp.First+uint64(sp.Seeds)-1))
 		}
 		return strings.Join(s, ", ")
 	}

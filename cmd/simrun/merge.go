@@ -135,7 +135,7 @@ func mergeDirs(dirs []string) (merged, []mergedLine, *report, error) {
 				return fmt.Errorf("seed %d of %s (%s) is in %s too: the folders overlap", rec.Seed, rec.Scenario, rec.Variants, other)
 			}
 			from[rec.key()] = dir
-			g := spanIndex(m.manifest, rec.Scenario)
+			g := spanIndex(m.manifest, rec.Scenario, rec.Variants)
 			if g < 0 {
 				return fmt.Errorf("scenario %s is not one of the campaign's", rec.Scenario)
 			}
@@ -158,13 +158,15 @@ func mergeDirs(dirs []string) (merged, []mergedLine, *report, error) {
 	return m, lines, rep, nil
 }
 
-func spanIndex(m manifest, scenario string) int {
-	for i, s := range m.Spans {
-		if s.Scenario == scenario {
-			return i
+// spanIndex is the place of a record's span in the manifest (-1: none).
+func spanIndex(m manifest, scenario, variants string) int {
+	return spanOf(len(m.Spans), func(i int) (string, map[string]string) {
+		sp := m.Spans[i]
+		if sp.Variants == "" {
+			return sp.Scenario, nil
 		}
-	}
-	return -1
+		return sp.Scenario, pairs(sp.Variants)
+	}, scenario, variants)
 }
 
 // wholeArgs drops --shard and --out from a shard's arguments: the merged

@@ -127,12 +127,13 @@ type seedLine struct {
 	Violations []string          `json:"violations"`
 	Checks     []string          `json:"checks,omitempty"` // ids of the checks that fired
 	Replay     string            `json:"replay"`
-	Swarm      map[string]string `json:"swarm,omitempty"` // what a swarm seed ran with
+	Swarm      map[string]string `json:"swarm,omitempty"`   // what a swarm seed ran with
+	Options    map[string]string `json:"options,omitempty"` // the design and options a swarm seed drew
 }
 
 func jsonLine(o workloads.Outcome) []byte {
 	l := seedLine{Scenario: o.Scenario, Seed: o.Seed, Verdict: o.Verdict, TraceHash: o.TraceHash, SimNs: o.SimNs,
-		Steps: o.Steps, Violations: o.Violations, Checks: o.Checks, Replay: o.Replay, Swarm: o.Swarm}
+		Steps: o.Steps, Violations: o.Violations, Checks: o.Checks, Replay: o.Replay, Swarm: o.Swarm, Options: o.Options}
 	if l.Violations == nil {
 		l.Violations = []string{}
 	}

@@ -81,6 +81,9 @@ func printOutcome(w io.Writer, o workloads.Outcome) {
 	if o.Swarm != nil {
 		fmt.Fprintf(w, "swarm: %s\n", workloads.SwarmString(o.Swarm))
 	}
+	if o.Options != nil {
+		fmt.Fprintf(w, "options: %s\n", workloads.OptionsString(o.Options))
+	}
 	if len(o.Checks) > 0 {
 		fmt.Fprintf(w, "checks: %s\n", strings.Join(o.Checks, ", "))
 	}

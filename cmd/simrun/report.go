@@ -26,7 +26,8 @@ type seedRef struct {
 	Violation string            `json:"violation,omitempty"`
 	Checks    []string          `json:"checks,omitempty"` // ids of the checks that fired
 	Replay    string            `json:"replay"`
-	Swarm     map[string]string `json:"swarm,omitempty"` // what a swarm seed ran with (workloads.SwarmFaults)
+	Swarm     map[string]string `json:"swarm,omitempty"`   // what a swarm seed ran with (workloads.SwarmFaults)
+	Options   map[string]string `json:"options,omitempty"` // the design and options it drew (workloads.SwarmConfig)
 	group     int
 	variants  string
 	Timeline  string `json:"-"` // the failing seed's timeline page, when written
@@ -101,7 +102,7 @@ func (r *report) group(i int, scenario, variants string) *group {
 func (r *report) add(g *group, rec record) {
 	o := rec.Outcome
 	ref := seedRef{Scenario: o.Scenario, Seed: o.Seed, Verdict: o.Verdict, WallNs: o.WallNs, Checks: o.Checks, Replay: o.Replay, group: g.index,
-		variants: o.Variants, Swarm: o.Swarm}
+		variants: o.Variants, Swarm: o.Swarm, Options: o.Options}
 	if len(o.Violations) > 0 {
 		ref.Violation, _, _ = strings.Cut(o.Violations[0], "\n")
 	}
@@ -177,12 +178,12 @@ func (r *report) writeText(w io.Writer) {
 		time.Duration(r.SimNs).Round(time.Second), r.SimPerWall, r.ExitCode)
 	width := len("scenario")
 	for _, g := range r.Groups {
-		width = max(width, len(g.Scenario))
+		width = max(width, len(r.label(g)))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-*s\tseeds\tpass\tsafety\tliveness\tcrash\tbudget\tsim time\tsim-s/s per worker\t\n", width, "scenario")
 	for _, g := range r.Groups {
-		fmt.Fprintf(tw, "%-*s\t%d\t%s\t%v\t%.0f\t\n", width, g.Scenario, g.Seeds, verdictCells(g.Verdicts),
+		fmt.Fprintf(tw, "%-*s\t%d\t%s\t%v\t%.0f\t\n", width, r.label(g), g.Seeds, verdictCells(g.Verdicts),
 			time.Duration(g.SimNs).Round(time.Second), g.SimPerWall)
 	}
 	tw.Flush()
@@ -190,6 +191,18 @@ func (r *report) writeText(w io.Writer) {
 	r.writeSlowest(w)
 	r.Buggify.writeText(w)
 	r.writeFailures(w)
+}
+
+// label names a group in the text summary: its scenario, with its
+// variants when another group runs the same scenario (the default
+// campaign's design entries).
+func (r *report) label(g *group) string {
+	for _, o := range r.Groups {
+		if o != g && o.Scenario == g.Scenario && g.Variants != "" && g.Variants != "fixed" {
+			return g.Scenario + " " + g.Variants
+		}
+	}
+	return g.Scenario
 }
 
 func verdictCells(m map[string]int) string {
@@ -208,7 +221,7 @@ func (r *report) writeLatency(w io.Writer) {
 		latencyRow(tw, n.label, "all", r.Latency[n.key])
 		for _, g := range r.Groups {
 			if len(r.Groups) > 1 {
-				latencyRow(tw, "", g.Scenario, g.Latency[n.key])
+				latencyRow(tw, "", r.label(g), g.Latency[n.key])
 			}
 		}
 	}
@@ -224,7 +237,7 @@ func (r *report) writeSlowest(w io.Writer) {
 	fmt.Fprintln(w, "\nslowest seeds (wall)")
 	for _, g := range r.Groups {
 		for _, s := range g.Slowest {
-			fmt.Fprintf(w, "  %-20s seed %-6d %9v  %s\n", g.Scenario, s.Seed, time.Duration(s.WallNs).Round(time.Millisecond), s.Replay)
+			fmt.Fprintf(w, "  %-20s seed %-6d %9v  %s\n", r.label(g), s.Seed, time.Duration(s.WallNs).Round(time.Millisecond), s.Replay)
 		}
 	}
 }
@@ -239,6 +252,9 @@ func (r *report) writeFailures(w io.Writer) {
 		fmt.Fprintf(w, "  %s seed %d: %s%s: %s\n    replay: %s\n", f.Scenario, f.Seed, f.Verdict, checkList(f.Checks), f.Violation, f.Replay)
 		if f.Swarm != nil {
 			fmt.Fprintf(w, "    swarm: %s\n", workloads.SwarmString(f.Swarm))
+		}
+		if f.Options != nil {
+			fmt.Fprintf(w, "    options: %s\n", workloads.OptionsString(f.Options))
 		}
 		if f.Timeline != "" {
 			fmt.Fprintf(w, "    timeline: %s\n", f.Timeline)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,11 +37,24 @@ that order of precedence), 64 usage or scenario error, 130 interrupted.`
 
 const binary = "go run ./cmd/simrun"
 
-// span is one scenario's seed range in a campaign.
+// span is one scenario's seed range in a campaign, with the variants of
+// its own (a default-campaign entry's; --variant overrides them).
 type span struct {
-	sc    *workloads.Scenario
-	first uint64
-	n     int
+	sc       *workloads.Scenario
+	first    uint64
+	n        int
+	variants map[string]string
+}
+
+// options are the variants a span's seeds run with: its own, overridden
+// by --variant.
+func (s span) options(f *runFlags) map[string]string {
+	v := maps.Clone(s.variants)
+	if v == nil {
+		v = map[string]string{}
+	}
+	maps.Copy(v, f.variants)
+	return v
 }
 
 // runFlagSet declares run's flags.
@@ -87,13 +101,22 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if f.parallel < 1 || f.seeds < 0 {
 		return usagef(stderr, "run", "--parallel must be at least 1 and --seeds not negative")
 	}
-	scs, err := lookupAll(f.scenarios)
+	all, err := lookupAll(f.scenarios)
 	if err != nil {
 		return usagef(stderr, "run", "%v", err)
 	}
-	spans := make([]span, len(scs))
-	for i, sc := range scs {
-		spans[i] = span{sc: sc, first: f.seed, n: cmpOr(f.seeds, seedsFor(sc.Name))}
+	var spans []span
+	seen := map[string]bool{}
+	for _, s := range all {
+		// a --variant that overrides an entry's own variants makes it the
+		// same seeds as another entry's: each runs once
+		key := s.sc.Name + " " + workloads.VariantString(s.options(&f))
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		s.first, s.n = f.seed, cmpOr(f.seeds, s.n)
+		spans = append(spans, s)
 	}
 	c := &runCampaign{f: &f, sh: sh, spans: spans, args: args, prior: prior, resumed: resumeDir != ""}
 	return c.run(stdout, stderr)
@@ -141,7 +164,9 @@ func plan(f *runFlags, sh shard, spans []span) []job {
 		for k := range uint64(s.n) {
 			seed := s.first + k
 			if sh.has(seed, s.first) {
-				jobs = append(jobs, job{sc: s.sc, opt: f.options(seed), group: g, replay: f.replayFlags()})
+				opt := f.options(seed)
+				opt.Variants = s.options(f)
+				jobs = append(jobs, job{sc: s.sc, opt: opt, group: g, replay: f.replayFlags()})
 			}
 		}
 	}
@@ -235,14 +260,10 @@ func closeOut(dir string, journal *campaign.Journal, rep *report, group func(rec
 	return rep.ExitCode
 }
 
-// groupOf is the place of a record's scenario in the campaign (-1: none).
+// groupOf is the place of a record's span in the campaign (-1: none).
 func (c *runCampaign) groupOf(rec record) int {
-	for i, s := range c.spans {
-		if s.sc.Name == rec.Scenario {
-			return i
-		}
-	}
-	return -1
+	return spanOf(len(c.spans), func(i int) (string, map[string]string) { return c.spans[i].sc.Name, c.spans[i].variants },
+		rec.Scenario, rec.Variants)
 }
 
 // openOut prepares the results folder: a fresh campaign writes its
@@ -332,7 +353,8 @@ func (c *runCampaign) resumeCommands(rest []job) []string {
 }
 
 // resume returns the commands that run the jobs that did not start: one
-// for the scenario cut short, one for the scenarios not begun.
+// for the span cut short, one for the spans not begun, and one more for
+// each span not begun with variants of its own.
 func resume(f *runFlags, sh shard, spans []span, rest []job) []string {
 	if len(rest) == 0 {
 		return nil
@@ -346,12 +368,25 @@ func resume(f *runFlags, sh shard, spans []span, rest []job) []string {
 		if sh.n > 0 {
 			args = append(args, "--shard", fmt.Sprintf("0/%d", sh.n))
 		}
-		cmds = append(cmds, args)
+		cmds = append(cmds, append(args, ownVariants(s)...))
 		g++
 	}
-	if g < len(spans) {
+	var plain []span
+	var own [][]string
+	for _, s := range spans[min(g, len(spans)):] {
+		if len(s.variants) == 0 {
+			plain = append(plain, s)
+			continue
+		}
+		args := []string{binary, "run", "--scenario", s.sc.Ref(), "--seed", strconv.FormatUint(f.seed, 10), "--seeds", strconv.Itoa(s.n)}
+		if sh.n > 0 {
+			args = append(args, "--shard", sh.String())
+		}
+		own = append(own, append(args, ownVariants(s)...))
+	}
+	if len(plain) > 0 {
 		args := []string{binary, "run"}
-		for _, s := range spans[g:] {
+		for _, s := range plain {
 			args = append(args, "--scenario", s.sc.Ref())
 		}
 		args = append(args, "--seed", strconv.FormatUint(f.seed, 10))
@@ -363,11 +398,22 @@ func resume(f *runFlags, sh shard, spans []span, rest []job) []string {
 		}
 		cmds = append(cmds, args)
 	}
+	cmds = append(cmds, own...)
 	var out []string
 	for i, c := range cmds {
 		out = append(out, strings.Join(append(c, f.commonArgs(i)...), " "))
 	}
 	return out
+}
+
+// ownVariants are the --variant flags of a span's own variants (the
+// campaign's --variant flags follow them and win).
+func ownVariants(s span) []string {
+	var a []string
+	for _, k := range sortedKeys(s.variants) {
+		a = append(a, "--variant", k+"="+s.variants[k])
+	}
+	return a
 }
 
 // commonArgs repeats the options of a campaign for a resume command.

@@ -20,19 +20,23 @@ func lookup(ref string) (*workloads.Scenario, error) {
 	return s, nil
 }
 
-// lookupAll resolves --scenario values, or the default campaign when none
-// is given; it returns every error, not only the first.
-func lookupAll(refs []string) ([]*workloads.Scenario, error) {
+// lookupAll resolves --scenario values into spans (each with its share
+// of seeds, seedsFor), or the default campaign's entries when none is
+// given (each with its seeds and variants); it returns every error, not
+// only the first. The spans' first seed is left to the caller.
+func lookupAll(refs []string) ([]span, error) {
+	var entries []workloads.CampaignEntry
 	campaign := len(refs) == 0
 	if campaign {
-		for _, c := range workloads.DefaultCampaign {
-			refs = append(refs, c.Name)
-		}
+		entries = workloads.DefaultCampaign
 	}
-	var out []*workloads.Scenario
-	var errs []error
 	for _, r := range refs {
-		s, err := lookup(r)
+		entries = append(entries, workloads.CampaignEntry{Name: r})
+	}
+	var out []span
+	var errs []error
+	for _, e := range entries {
+		s, err := lookup(e.Name)
 		if err != nil {
 			if campaign {
 				err = fmt.Errorf("default campaign (workloads.DefaultCampaign): %w", err)
@@ -40,9 +44,45 @@ func lookupAll(refs []string) ([]*workloads.Scenario, error) {
 			errs = append(errs, err)
 			continue
 		}
-		out = append(out, s)
+		out = append(out, span{sc: s, n: cmpOr(e.Seeds, seedsFor(s.Name)), variants: e.Variants})
 	}
 	return out, errors.Join(errs...)
+}
+
+// pairs reads a variant string ("k=v,k=v", "fixed") back into its map.
+func pairs(s string) map[string]string {
+	m := map[string]string{}
+	for _, p := range strings.Split(s, ",") {
+		if k, v, ok := strings.Cut(p, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// spanOf returns the place of a seed's record in a campaign of n spans
+// (-1: none): among the spans of its scenario, the one with the most
+// variants of its own that the seed ran with (a default-campaign entry
+// with design=per-pipeline holds the seeds that ran per-pipeline, the
+// entry without variants the others). at returns a span's scenario and
+// own variants.
+func spanOf(n int, at func(i int) (string, map[string]string), scenario, ran string) int {
+	got := pairs(ran)
+	best, most := -1, -1
+	for i := range n {
+		name, own := at(i)
+		if name != scenario || len(own) <= most {
+			continue
+		}
+		all := true
+		for k, v := range own {
+			all = all && got[k] == v
+		}
+		if all {
+			best, most = i, len(own)
+		}
+	}
+	return best
 }
 
 var wrongType = regexp.MustCompile(`^cannot unmarshal (\S+) into Go (?:struct field|value) \S* ?of type (\S+)`)

@@ -68,6 +68,9 @@ type Config struct {
 	Workload               Workload
 	Faults                 FaultRates
 	ExecutorCore           int // coordinator executor core threads (10)
+	// ExecutorKeepAlive is how long an idle thread above the executor's
+	// core threads lives (60 s).
+	ExecutorKeepAlive time.Duration
 	// RewriteEvent, when set (tests only), rewrites every coordinator
 	// event before anything in the harness sees it: a decorator that
 	// proves no verdict depends on the coordinator's labels.
@@ -159,8 +162,12 @@ func (c *Cluster) newExecutor() *exec.Pool {
 	if core <= 0 {
 		core = 10
 	}
+	keep := c.cfg.ExecutorKeepAlive
+	if keep <= 0 {
+		keep = 60 * time.Second
+	}
 	return exec.NewPool(c.W, exec.PoolConfig{Name: "coordinator-executor", Core: core, Max: 1 << 30,
-		KeepAlive: 60 * time.Second, Queue: exec.Direct})
+		KeepAlive: keep, Queue: exec.Direct})
 }
 
 func (c *Cluster) executor() coord.Executor { return effectExec{c} }

@@ -12,10 +12,22 @@ type Dist struct {
 	Min  time.Duration `yaml:"min"`
 	Max  time.Duration `yaml:"max"`
 	Mean time.Duration `yaml:"mean"` // exp: mean above Min, capped at Max
+	// Step, when positive, rounds every draw down to a whole multiple of
+	// it, so that latencies drawn apart coincide: threads wake at the
+	// same virtual instant. It draws the same numbers as without it.
+	Step time.Duration `yaml:"step"`
 }
 
 // Draw returns one latency.
 func (d Dist) Draw(r *rand.Rand) time.Duration {
+	v := d.draw(r)
+	if d.Step > 0 {
+		v -= v % d.Step
+	}
+	return v
+}
+
+func (d Dist) draw(r *rand.Rand) time.Duration {
 	switch d.Kind {
 	case "uniform":
 		if d.Max <= d.Min {

@@ -52,11 +52,18 @@ func candidates(s *workloads.Scenario, seed uint64) []candidate {
 		}
 	}
 	if s.Swarm {
+		// both keep the options the seed drew (design, pools, latencies:
+		// workloads.SwarmConfig), written into the reduced file
+		drawn, _ := workloads.SwarmConfig(s, seed)
 		add("swarm off (the faults this seed drew)", func(c *workloads.Scenario) {
+			c.Scheduler, c.Cluster, c.Workload = drawn.Scheduler, drawn.Cluster, drawn.Workload
 			c.Swarm = false
 			c.Faults, _ = workloads.SwarmFaults(c.Faults, seed)
 		})
-		add("swarm off (every listed fault kind on)", func(c *workloads.Scenario) { c.Swarm = false })
+		add("swarm off (every listed fault kind on)", func(c *workloads.Scenario) {
+			c.Scheduler, c.Cluster, c.Workload = drawn.Scheduler, drawn.Cluster, drawn.Workload
+			c.Swarm = false
+		})
 	}
 	out = append(out, kindCandidates(s)...)
 	for _, d := range shorter(s.Run.Duration.D) {

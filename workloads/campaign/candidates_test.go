@@ -54,17 +54,32 @@ func TestShrinkCanDropEveryFaultKind(t *testing.T) {
 }
 
 // TestShrinkBakesTheSwarmSeed: the first swarm step replaces the swarm by
-// the faults the failing seed drew.
+// the faults the failing seed drew, and both swarm steps keep the options
+// it drew (workloads.SwarmConfig).
 func TestShrinkBakesTheSwarmSeed(t *testing.T) {
 	s := parseEvery(t)
 	want, _ := workloads.SwarmFaults(s.Faults, 9)
+	drawn, options := workloads.SwarmConfig(s, 9)
+	n := 0
 	for _, c := range candidates(s, 9) {
+		if !strings.HasPrefix(c.what, "swarm off") {
+			continue
+		}
+		n++
+		if c.s.Scheduler.Design != options["design"] || c.s.Scheduler != drawn.Scheduler || c.s.Workload != drawn.Workload ||
+			c.s.Cluster != drawn.Cluster {
+			t.Errorf("%s: scheduler %+v, want the drawn %+v (%v)", c.what, c.s.Scheduler, drawn.Scheduler, options)
+		}
 		if strings.HasPrefix(c.what, "swarm off (the faults this seed drew)") {
 			if c.s.Swarm || string((&workloads.Scenario{Faults: c.s.Faults}).YAML()) != string((&workloads.Scenario{Faults: want}).YAML()) {
 				t.Errorf("baked faults %+v, want %+v", c.s.Faults, want)
 			}
-			return
 		}
 	}
-	t.Error("no candidate bakes the seed's swarm")
+	if n != 2 {
+		t.Errorf("%d swarm candidates, want 2", n)
+	}
+	if s.Scheduler.Design != "" {
+		t.Error("a candidate changed the scenario it was made from")
+	}
 }

@@ -74,7 +74,7 @@ const (
 var checks = []Check{
 	{GenerationJustified, Safety, Boundary,
 		"JobMaster.HandleCheckpointError calls; restores the harness drove, split at the restore's first status write; IDCounter.Next and Transport.TriggerBarrier (trigger time), Storage.Store returns, every fault the cluster injected and into which pipeline and checkpoint, with BUGGIFY on every site firing, the thread that took it and the threads that thread started (the simulator's thread table), virtual time",
-		"every failure notification has a cause inside the generation it fails: a checkpoint triggered in that generation and not stored within the timeout, whose timeout had elapsed; or a fault injected into that generation (its checkpoint's, or its restore's)",
+		"every failure notification has a cause inside the generation it fails: a checkpoint triggered in that generation and not stored before its deadline (one stored at the very instant its watchdog is due may lose that tie to it: swarm seed 360), whose timeout had elapsed; or a fault injected into that generation (its checkpoint's, or its restore's)",
 		"stale deferred work failing a newer generation; callers that carry no generation; relabelled generations",
 		"H1 (`expiry-fence=none`), H9 (`deferred-fence=none`); mutants `expiry-relabel` (the relabelling change), `task-error-relabel`, `expiry-fence-dropped`, `fence-compare-inverted`"},
 	{OneFailurePerGeneration, Safety, Boundary,

@@ -481,11 +481,21 @@ func (g *Generations) justified(p *genPipe, x int, now time.Duration) bool {
 		}
 	}
 	for _, c := range p.cps {
-		if c.g.has(x) && now >= c.at+g.timeout && (c.stored < 0 || c.stored > c.at+g.timeout) {
+		if c.g.has(x) && c.overdue(now, g.timeout) {
 			return true
 		}
 	}
 	return false
+}
+
+// overdue reports whether the checkpoint's timeout had elapsed by now
+// with the checkpoint not stored before its deadline. One stored at the
+// very instant of its deadline counts: its watchdog, due then too, may
+// run first and expire it (a tie of virtual time, which whole-multiple
+// latencies make common: swarm seed 360).
+func (c *ckpt) overdue(now, timeout time.Duration) bool {
+	deadline := c.at + timeout
+	return now >= deadline && (c.stored < 0 || c.stored >= deadline)
 }
 
 // elsewhere names the overdue checkpoints and faults of other generations,
@@ -494,7 +504,7 @@ func (p *genPipe) elsewhere(gen int, now, timeout time.Duration) string {
 	var parts []string
 	for _, id := range p.order {
 		c := p.cps[id]
-		if !c.g.has(gen) && now >= c.at+timeout && (c.stored < 0 || c.stored > c.at+timeout) && now-c.at < 10*timeout {
+		if !c.g.has(gen) && c.overdue(now, timeout) && now-c.at < 10*timeout {
 			parts = append(parts, fmt.Sprintf("#%d of generation %s, triggered at %v", c.id, c.g, c.at))
 		}
 	}

@@ -113,6 +113,13 @@ func TestGenerationChecks(t *testing.T) {
 			at(400*ms, barrier(cpID, 1)), at(1100*ms, failedWrite(9), notify(9))), []string{GenerationJustified}},
 		{"a checkpoint stored within the timeout justifies nothing", slices.Concat(
 			at(0, alloc(1)), at(100*ms, stored(1)), at(1100*ms, failedWrite(9), notify(9))), []string{GenerationJustified}},
+		{"one stored just before its deadline justifies nothing", slices.Concat(
+			at(0, alloc(1)), at(999*ms, stored(1)), at(1000*ms, failedWrite(9), notify(9))), []string{GenerationJustified}},
+		// swarm seed 360 (per-pipeline, acks rounded to 100 ms): the last
+		// ack of #6 came at the very instant its watchdog was due, the
+		// watchdog ran first and expired it, and the store went on after
+		{"one stored at the instant of its deadline may lose the tie to the watchdog", slices.Concat(
+			at(0, alloc(1)), at(1000*ms, stored(1), failedWrite(9), notify(9))), nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -184,8 +184,8 @@ func (t *rigTransport) NotifyComplete(_ int64, _ int, _ TaskID, c *Completed) er
 	}
 	return nil
 }
-func (t *rigTransport) NotifyStart(int64, int, TaskID) error                { return nil }
-func (t *rigTransport) RestoreState(int64, int, TaskID, *Completed) error   { return nil }
+func (t *rigTransport) NotifyStart(int64, int, TaskID) error              { return nil }
+func (t *rigTransport) RestoreState(int64, int, TaskID, *Completed) error { return nil }
 
 type rigStorage rig
 

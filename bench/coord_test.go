@@ -159,7 +159,8 @@ func (s *memStorage) Latest(_ int64, p int) (*coord.Completed, error) {
 	defer s.mu.Unlock()
 	return s.latest[p], nil
 }
-func (s *memStorage) IDs(int64, int) ([]int64, error) { return nil, nil }
+func (s *memStorage) IDs(int64, int) ([]int64, error)                  { return nil, nil }
+func (s *memStorage) Load(int64, int, int64) (*coord.Completed, error) { return nil, nil }
 
 type memStatus struct {
 	mu sync.Mutex

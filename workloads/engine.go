@@ -117,6 +117,7 @@ type runner struct {
 	delays   []time.Duration
 	find     oracle.Findings // every check reports here (workloads/oracle)
 	cps      *oracle.Checkpoints
+	store    *oracle.Storage
 	gens     *oracle.Generations
 	healAt   time.Duration
 	in       *injector
@@ -235,6 +236,8 @@ func (r *runner) main() {
 	r.h.attach(r.c)
 	r.cps = oracle.NewCheckpoints(&r.find, r.w.Elapsed)
 	r.cps.Attach(r.c)
+	r.store = oracle.NewStorage(&r.find, r.w.Elapsed, r.maxRetained())
+	r.store.Attach(r.c)
 	r.gens = oracle.NewGenerations(&r.find, r.w.Elapsed, r.minTimeout())
 	r.gens.Buggify = r.s.buggifyConfig(r.opt.Buggify) != nil
 	if r.gens.Buggify {
@@ -277,13 +280,12 @@ func (r *runner) main() {
 	r.c.Quiesce() // close the scheduler: every lease task must settle (lease checks)
 }
 
-// monitor samples the stores once a virtual second (retention). The
-// scheduler's threads are judged after the run from the world's thread
-// table (threads).
+// monitor samples the stores once a virtual second (retention,
+// storage-retention). The scheduler's threads are judged after the run
+// from the world's thread table (threads).
 func (r *runner) monitor() {
-	over := map[cluster.PipelineID]bool{}
 	for {
-		r.retention(over)
+		r.retention(0)
 		r.w.Sleep(time.Second)
 	}
 }
@@ -317,20 +319,24 @@ func (r *runner) threads() {
 
 func (r *runner) now() time.Duration { return r.w.Elapsed() }
 
-// retention checks that no pipeline keeps more checkpoints than the
-// batch-deletion scheme allows (max-retained N keeps N..2N-1; H10).
-func (r *runner) retention(over map[cluster.PipelineID]bool) {
-	n := r.ccfg.Coord.MaxRetained
-	if n <= 0 {
-		n = 20
+func (r *runner) maxRetained() int {
+	if n := r.ccfg.Coord.MaxRetained; n > 0 {
+		return n
 	}
+	return 20
+}
+
+// retention samples what storage holds per pipeline for the storage
+// checks (oracle.Storage): the count through Storage.Count (a scheduling
+// point, as the monitor always sampled it), the ids without one. settle >
+// 0 at the end of the run.
+func (r *runner) retention(settle time.Duration) {
 	for _, co := range r.c.Coordinators() {
-		k := cluster.PipelineID{Job: co.Job(), Pipeline: co.Pipeline()}
-		if got := r.c.Storage.Count(co.Job(), co.Pipeline()); got > 2*n && !over[k] {
-			over[k] = true
-			r.find.Add(oracle.Retention, r.now(), oracle.Subject(co.Job(), co.Pipeline()),
-				"holds %d checkpoints, max-retained %d allows at most %d", got, n, 2*n-1)
+		job, p := co.Job(), co.Pipeline()
+		if settle == 0 {
+			r.store.Retention(job, p, r.c.Storage.Count(job, p))
 		}
+		r.store.Judge(job, p, r.c.Storage.Peek(job, p), settle)
 	}
 }
 
@@ -363,6 +369,7 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	for _, v := range r.sp.findings {
 		r.find.Add(oracle.SavepointCrash, r.now(), "savepoint store", "%s", v)
 	}
+	r.retention(time.Second) // storage-retention at the end of the run
 	for _, v := range r.sp.check() {
 		r.find.Add(oracle.SavepointRetention, r.now(), "savepoint store", "%s", v)
 	}

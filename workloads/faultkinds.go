@@ -105,6 +105,8 @@ var faultKinds = []FaultKind{
 	rateKind("notify_failure", func(f *Faults) *float64 { return &f.NotifyFailure }, func(c *cluster.FaultRates) *float64 { return &c.NotifyFail }),
 	rateKind("trigger_throw", func(f *Faults) *float64 { return &f.TriggerThrow }, func(c *cluster.FaultRates) *float64 { return &c.TriggerThrow }),
 	rateKind("task_error", func(f *Faults) *float64 { return &f.TaskError }, func(c *cluster.FaultRates) *float64 { return &c.TaskError }),
+	rateKind("storage_reply_lost", func(f *Faults) *float64 { return &f.StorageReplyLost }, func(c *cluster.FaultRates) *float64 { return &c.StoreReplyLost }),
+	rateKind("bit_rot", func(f *Faults) *float64 { return &f.BitRot }, func(c *cluster.FaultRates) *float64 { return &c.BitRot }),
 }
 
 // FaultKinds returns the table of fault kinds, in schema order.

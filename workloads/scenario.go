@@ -154,6 +154,10 @@ type Faults struct {
 	NotifyFailure   float64  `yaml:"notify_failure,omitempty"`
 	TriggerThrow    float64  `yaml:"trigger_throw,omitempty"`
 	TaskError       float64  `yaml:"task_error,omitempty"` // a task reports a checkpoint error
+	// StorageReplyLost: a checkpoint store's write lands, its reply is lost.
+	StorageReplyLost float64 `yaml:"storage_reply_lost,omitempty"`
+	// BitRot: a committed checkpoint's stored bytes rot (one byte flips).
+	BitRot float64 `yaml:"bit_rot,omitempty"`
 }
 
 // Buggify switches core's rare paths (env.Site, FoundationDB's BUGGIFY) on

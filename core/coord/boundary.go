@@ -25,6 +25,9 @@ type Storage interface {
 	// IDs lists stored checkpoint ids oldest first (rebuilds retention
 	// after a coordinator is recreated).
 	IDs(job int64, pipeline int) ([]int64, error)
+	// Load reads one stored checkpoint (nil: not stored); a restore falls
+	// back to an older one through it when the latest fails its checksum.
+	Load(job int64, pipeline int, id int64) (*Completed, error)
 }
 
 // SavepointWriter receives one pipeline's savepoint; the manager commits

@@ -2,6 +2,7 @@ package coord
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -421,6 +422,49 @@ func TestRejectedContinuationUnderLockDoesNotSelfDeadlock(t *testing.T) {
 		}
 		if !r.waitFor(10*time.Second, free) {
 			t.Fatalf("coord.lock held for good after the failure (the trigger thread waits for itself)")
+		}
+	})
+}
+
+// TestRestoreSkipsCorruptCheckpoint rots the latest stored checkpoint (one
+// byte of one task's state flips, its checksum as stored) and restores: the
+// restore must hand the tasks the newest intact checkpoint, never the
+// rotted bytes. Before restores verified Completed.Sum, the rotted latest
+// was re-committed to every task as it was read.
+func TestRestoreSkipsCorruptCheckpoint(t *testing.T) {
+	inSim(t, 1000, func(t testing.TB, e env.Env) {
+		r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: time.Second})
+		defer r.close()
+		r.keep = true
+		r.c.Start()
+		if !r.waitFor(30*time.Second, func() bool { return r.completed() >= 3 }) {
+			t.Fatalf("only %d checkpoints completed", r.completed())
+		}
+		r.gate.block() // no completion moves storage meanwhile
+		r.mu.Lock()
+		n := len(r.stored)
+		latest, prev := r.kept[r.stored[n-1]], r.stored[n-2]
+		rot := *latest
+		rot.States = map[TaskID][]byte{}
+		for task, b := range latest.States {
+			rot.States[task] = slices.Clone(b)
+		}
+		rot.States[0][0] ^= 0x10
+		r.kept[rot.ID] = &rot
+		r.notified = nil
+		r.mu.Unlock()
+		if err := r.c.Restore(true); err != nil {
+			t.Fatal(err)
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if len(r.notified) == 0 {
+			t.Fatal("the restore re-committed no checkpoint")
+		}
+		got := r.notified[0]
+		if !got.Intact() || got.ID != prev {
+			t.Fatalf("the restore re-committed checkpoint %d (intact %v, state %q); want the intact %d before the rotted %d",
+				got.ID, got.Intact(), got.States[0], prev, latest.ID)
 		}
 	})
 }

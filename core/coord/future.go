@@ -196,8 +196,10 @@ func (p *Pending) completed(now time.Time) *Completed {
 	// neither reads nor writes states (every later ack is a duplicate), so
 	// the map is handed over, not copied.
 	states := p.states
-	return &Completed{Job: p.job, Pipeline: p.pipeline, ID: p.ID, Type: p.Type, TriggeredAt: p.TriggeredAt,
+	c := &Completed{Job: p.job, Pipeline: p.pipeline, ID: p.ID, Type: p.Type, TriggeredAt: p.TriggeredAt,
 		CompletedAt: now, States: states, Generation: p.Gen, Closed: slices.Clone(p.prepareClose)}
+	c.Sum = Checksum(c)
+	return c
 }
 
 // Future is the pending checkpoint's completion.

@@ -3,6 +3,7 @@ package coord
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,12 @@ type rig struct {
 	setFails    int
 	setFailsKey string
 	barriers    []sentBarrier // every barrier dispatched
+	// keep (set before Start) makes storage keep whole checkpoints (Latest
+	// and Load return them, IDs lists them) and the transport record every
+	// checkpoint it notifies.
+	keep     bool
+	kept     map[int64]*Completed
+	notified []*Completed
 }
 
 // sentBarrier is one barrier the rig's transport dispatched, at virtual time at.
@@ -168,9 +175,17 @@ func (t *rigTransport) TriggerBarrier(job int64, pipeline int, task TaskID, b Ba
 	})
 	return nil
 }
-func (t *rigTransport) NotifyComplete(int64, int, TaskID, *Completed) error { return nil }
-func (t *rigTransport) NotifyStart(int64, int, TaskID) error                { return nil }
-func (t *rigTransport) RestoreState(int64, int, TaskID, *Completed) error   { return nil }
+func (t *rigTransport) NotifyComplete(_ int64, _ int, _ TaskID, c *Completed) error {
+	r := (*rig)(t)
+	if r.keep {
+		r.mu.Lock()
+		r.notified = append(r.notified, c)
+		r.mu.Unlock()
+	}
+	return nil
+}
+func (t *rigTransport) NotifyStart(int64, int, TaskID) error              { return nil }
+func (t *rigTransport) RestoreState(int64, int, TaskID, *Completed) error { return nil }
 
 type rigStorage rig
 
@@ -181,6 +196,12 @@ func (s *rigStorage) Store(c *Completed) error {
 	}
 	r.mu.Lock()
 	r.stored = append(r.stored, c.ID)
+	if r.keep {
+		if r.kept == nil {
+			r.kept = map[int64]*Completed{}
+		}
+		r.kept[c.ID] = c
+	}
 	r.mu.Unlock()
 	return nil
 }
@@ -192,9 +213,26 @@ func (s *rigStorage) Latest(int64, int) (*Completed, error) {
 	if len(r.stored) == 0 {
 		return nil, nil
 	}
+	if r.keep {
+		return r.kept[r.stored[len(r.stored)-1]], nil
+	}
 	return &Completed{Job: 1, ID: r.stored[len(r.stored)-1], Type: Checkpoint}, nil
 }
-func (s *rigStorage) IDs(int64, int) ([]int64, error) { return nil, nil }
+func (s *rigStorage) IDs(int64, int) ([]int64, error) {
+	r := (*rig)(s)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.keep {
+		return nil, nil
+	}
+	return slices.Clone(r.stored), nil
+}
+func (s *rigStorage) Load(_ int64, _ int, id int64) (*Completed, error) {
+	r := (*rig)(s)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.kept[id], nil
+}
 
 type rigStatus rig
 

@@ -232,6 +232,11 @@ func (c *Coordinator) reloadLatest() error {
 	if err != nil {
 		return fmt.Errorf("read latest checkpoint: %w", err)
 	}
+	if l != nil && !l.Intact() {
+		if l, err = c.latestIntact(l.ID); err != nil {
+			return err
+		}
+	}
 	if l != nil {
 		r := *l
 		r.Restored = true
@@ -259,6 +264,35 @@ func (c *Coordinator) reloadLatest() error {
 	drop := c.trimLocked() // a lost store reply can leave 2N stored
 	c.mapMu.Unlock()
 	return c.deleteRetained(drop)
+}
+
+// latestIntact is the restore's fall-back when the latest stored
+// checkpoint (corrupt) fails its checksum: the newest older one that
+// passes, or nil when none does (the restore then starts as from empty
+// storage). A corrupt checkpoint is skipped, never loaded: its states
+// would be handed to the tasks as they are (bit rot in committed bytes;
+// restore-integrity). Corrupt ones stay stored, and retention deletes them
+// in turn.
+func (c *Coordinator) latestIntact(corrupt int64) (*Completed, error) {
+	ids, err := c.d.Storage.IDs(c.job, c.pipeline)
+	if err != nil {
+		return nil, fmt.Errorf("list checkpoints: %w", err)
+	}
+	c.log().Warn("latest checkpoint fails its checksum; restoring an older one", "id", corrupt)
+	for i := len(ids) - 1; i >= 0; i-- {
+		if ids[i] >= corrupt {
+			continue
+		}
+		l, err := c.d.Storage.Load(c.job, c.pipeline, ids[i])
+		if err != nil {
+			return nil, fmt.Errorf("read checkpoint %d: %w", ids[i], err)
+		}
+		if l != nil && l.Intact() {
+			return l, nil
+		}
+		c.log().Warn("stored checkpoint fails its checksum; skipped", "id", ids[i])
+	}
+	return nil, nil
 }
 
 func (c *Coordinator) loadReadyToClose() ([]TaskID, error) {

@@ -357,6 +357,12 @@ func (x *scriptStorage) Latest(int64, int) (*Completed, error) {
 	return c, nil
 }
 
+// Load is never called: the script's checkpoints carry no checksum, so a
+// restore never falls back past the latest.
+func (x *scriptStorage) Load(_ int64, _ int, id int64) (*Completed, error) {
+	return nil, fmt.Errorf("scriptStorage.Load(%d): unexpected", id)
+}
+
 func (x *scriptStorage) IDs(int64, int) ([]int64, error) {
 	s := (*script)(x)
 	s.mu.Lock()

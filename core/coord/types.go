@@ -1,9 +1,13 @@
 package coord
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/savepoint"
@@ -69,6 +73,40 @@ type Completed struct {
 	// those that acknowledged it while its barrier named them in
 	// PrepareClose. A task closes when notified of a completion naming it.
 	Closed []TaskID
+	// Sum is the SHA-256 of the checkpoint's id, type and states (Checksum),
+	// set when it completes and stored with it: a restore loads a stored
+	// checkpoint only if its states still match it. The zero Sum is a
+	// checkpoint stored without one (storage that keeps ids only, as the
+	// package's test fakes do): it is loaded unverified.
+	Sum [sha256.Size]byte
+}
+
+// Checksum is the SHA-256 of a checkpoint's id, type and task states, in
+// task order.
+func Checksum(c *Completed) [sha256.Size]byte {
+	h := sha256.New()
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(c.ID))
+	h.Write(b[:])
+	binary.BigEndian.PutUint64(b[:], uint64(c.Type))
+	h.Write(b[:])
+	tasks := slices.Sorted(maps.Keys(c.States))
+	for _, t := range tasks {
+		binary.BigEndian.PutUint64(b[:], uint64(t))
+		h.Write(b[:])
+		binary.BigEndian.PutUint64(b[:], uint64(len(c.States[t])))
+		h.Write(b[:])
+		h.Write(c.States[t])
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// Intact reports whether a stored checkpoint's states match its Sum (true
+// for one stored without a Sum).
+func (c *Completed) Intact() bool {
+	return c.Sum == [sha256.Size]byte{} || Checksum(c) == c.Sum
 }
 
 // GenStatus is the status of one coordinator generation: RUNNING, then

@@ -28,21 +28,28 @@ const (
 	ObsNotified                       // Transport.NotifyComplete of ID returned nil: task Task was told (Stamp, Final, Closes)
 	ObsSourcesFinished                // the harness finished the pipeline's sources (bounded workload): it may now finish
 	ObsTaskClosed                     // a simulated task closed on a completion notice (ID the checkpoint that closed it)
+	ObsStoreBegin                     // Storage.Store entered for ID (Sum: the states it carries)
+	ObsStoreFailed                    // Storage.Store of ID returned an error (Value "landed": the write took effect, the reply was lost)
+	ObsListed                         // Storage.IDs returned the pipeline's stored ids
+	ObsDeleted                        // Storage.Delete returned (IDs: the ids it was asked to delete)
+	ObsRestoreState                   // Transport.RestoreState entered for checkpoint ID (0: none), task Task, carrying states Sum
 )
 
 // Fault names carried by ObsFault.
 const (
-	FaultStorage    = "storage"         // Storage.Store fails (ID)
-	FaultBarrier    = "barrier"         // Transport.TriggerBarrier fails (ID)
-	FaultTaskError  = "task-error"      // a task will report an error for ID instead of acknowledging
-	FaultAckDrop    = "ack-drop"        // a task will never acknowledge ID
-	FaultNotify     = "notify"          // Transport.NotifyComplete fails (ID)
-	FaultID         = "id"              // IDCounter.Next fails
-	FaultTrigger    = "trigger"         // the trigger path throws (H4 hook)
-	FaultStatus     = "status"          // a status-store call fails with a retryable error
-	FaultSavepoint  = "savepoint-write" // the savepoint store refused a pipeline's write (ID; reported by the harness's SavepointWriter)
-	FaultStepDown   = "step-down"       // the coordinator executor shuts down (Pipeline -1: every pipeline)
-	FaultReactivate = "reactivated"     // a fresh executor replaces it (the end of a step-down window)
+	FaultStorage    = "storage"          // Storage.Store fails (ID)
+	FaultReplyLost  = "store-reply-lost" // Storage.Store's write of ID took effect, its reply is lost (the caller sees an error)
+	FaultBitRot     = "bit-rot"          // the stored bytes of ID rotted after the store committed
+	FaultBarrier    = "barrier"          // Transport.TriggerBarrier fails (ID)
+	FaultTaskError  = "task-error"       // a task will report an error for ID instead of acknowledging
+	FaultAckDrop    = "ack-drop"         // a task will never acknowledge ID
+	FaultNotify     = "notify"           // Transport.NotifyComplete fails (ID)
+	FaultID         = "id"               // IDCounter.Next fails
+	FaultTrigger    = "trigger"          // the trigger path throws (H4 hook)
+	FaultStatus     = "status"           // a status-store call fails with a retryable error
+	FaultSavepoint  = "savepoint-write"  // the savepoint store refused a pipeline's write (ID; reported by the harness's SavepointWriter)
+	FaultStepDown   = "step-down"        // the coordinator executor shuts down (Pipeline -1: every pipeline)
+	FaultReactivate = "reactivated"      // a fresh executor replaces it (the end of a step-down window)
 )
 
 // Obs is one boundary observation.
@@ -65,6 +72,11 @@ type Obs struct {
 	// receives it). Closes: ObsNotified whose completion names the task
 	// among those it closes (Completed.Closed, as the task receives it).
 	Final, Closes bool
+	// Sum: ObsStoreBegin's, ObsNotify's and ObsRestoreState's digest of
+	// the checkpoint's task states as the call carried them (StateSum).
+	Sum uint64
+	// IDs: ObsListed's reply, ObsDeleted's argument.
+	IDs []int64
 	// InLeaseBody: the calling thread was running a lease task body (a
 	// trigger or watchdog on the scheduler's dispatch threads) when it
 	// made the call, as the lease decorator saw it.
@@ -73,7 +85,8 @@ type Obs struct {
 
 func (o Obs) String() string {
 	names := [...]string{"restore-begin", "restore-end", "status-set", "allocate", "barrier", "stored", "failure", "fault", "notify", "cancel-all",
-		"ack", "notified", "sources-finished", "task-closed"}
+		"ack", "notified", "sources-finished", "task-closed",
+		"store-begin", "store-failed", "listed", "deleted", "restore-state"}
 	return fmt.Sprintf("%s job %d pipeline %d id %d call %d %s%s", names[o.Kind], o.Job, o.Pipeline, o.ID, o.Call, o.Fault, o.Value)
 }
 

@@ -51,6 +51,8 @@ type Workload struct {
 type FaultRates struct {
 	StatusRetryable float64 // status Set/Get fails with a retryable error
 	StorageFail     float64 // checkpoint store fails
+	StoreReplyLost  float64 // a checkpoint store's write lands but its reply is lost (the call returns an error)
+	BitRot          float64 // a stored checkpoint's bytes rot once committed (one state byte flips)
 	IDFail          float64 // id allocation fails
 	AckDrop         float64 // a task never acknowledges a barrier (expiry)
 	BarrierFail     float64 // barrier dispatch fails

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/ckptsim/ckptsim/core/coord"
@@ -26,11 +27,15 @@ func newStorage(c *Cluster) *Storage {
 }
 
 // Store writes a checkpoint, after a latency, unless a fault fails it.
+// Under StoreReplyLost the write takes effect and the call still returns
+// an error (the reply was lost); under BitRot the committed copy's bytes
+// rot once the store returned (Load and Latest return the rotted copy).
 func (s *Storage) Store(cp *coord.Completed) error {
 	s.c.leases.effect("Storage.Store")
 	if s.OnStore != nil {
 		s.OnStore(cp, nil, true)
 	}
+	s.c.observe(Obs{Kind: ObsStoreBegin, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID, Sum: StateSum(cp)})
 	s.c.sleep(s.c.cfg.Workload.StorageLatency)
 	if s.c.injected(s.c.cfg.Faults.StorageFail, FaultStorage, cp.Job, cp.Pipeline, cp.ID) {
 		s.c.W.Note("fault: storage write fails job %d pipeline %d id %d", cp.Job, cp.Pipeline, cp.ID)
@@ -38,6 +43,7 @@ func (s *Storage) Store(cp *coord.Completed) error {
 		if s.OnStore != nil {
 			s.OnStore(cp, err, false)
 		}
+		s.c.observe(Obs{Kind: ObsStoreFailed, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID})
 		return err
 	}
 	s.mu.Lock()
@@ -45,8 +51,42 @@ func (s *Storage) Store(cp *coord.Completed) error {
 	k := PipelineID{cp.Job, cp.Pipeline}
 	s.m[k] = append(s.m[k], cp)
 	slices.SortFunc(s.m[k], func(a, b *coord.Completed) int { return int(a.ID - b.ID) })
+	if s.c.injected(s.c.cfg.Faults.StoreReplyLost, FaultReplyLost, cp.Job, cp.Pipeline, cp.ID) {
+		s.c.W.Note("fault: storage reply lost job %d pipeline %d id %d (the write landed)", cp.Job, cp.Pipeline, cp.ID)
+		err := fmt.Errorf("simulated storage failure: reply lost")
+		if s.OnStore != nil {
+			s.OnStore(cp, err, false)
+		}
+		s.c.observe(Obs{Kind: ObsStoreFailed, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID, Value: "landed"})
+		s.rot(k, cp)
+		return err
+	}
 	s.c.observe(Obs{Kind: ObsStored, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID})
+	s.rot(k, cp)
 	return nil
+}
+
+// rot draws the BitRot fault for a checkpoint just committed: the stored
+// copy (a copy, so the caller's states stay intact) gets one byte of one
+// task's state flipped, the checksum it carries left as written.
+func (s *Storage) rot(k PipelineID, cp *coord.Completed) {
+	if len(cp.States) == 0 || !s.c.injected(s.c.cfg.Faults.BitRot, FaultBitRot, cp.Job, cp.Pipeline, cp.ID) {
+		return
+	}
+	tasks := slices.Sorted(maps.Keys(cp.States))
+	tasks = slices.DeleteFunc(tasks, func(t coord.TaskID) bool { return len(cp.States[t]) == 0 })
+	if len(tasks) == 0 {
+		return
+	}
+	r := *cp
+	r.States = maps.Clone(cp.States)
+	t := tasks[s.c.faults.IntN(len(tasks))]
+	b := slices.Clone(r.States[t])
+	b[s.c.faults.IntN(len(b))] ^= 1 << s.c.faults.IntN(8)
+	r.States[t] = b
+	s.c.W.Note("fault: bit rot job %d pipeline %d id %d task %d", cp.Job, cp.Pipeline, cp.ID, t)
+	l := s.m[k]
+	l[slices.Index(l, cp)] = &r
 }
 
 // Delete removes checkpoints by id.
@@ -57,7 +97,31 @@ func (s *Storage) Delete(job int64, pipeline int, ids []int64) error {
 	k := PipelineID{job, pipeline}
 	s.m[k] = slices.DeleteFunc(s.m[k], func(c *coord.Completed) bool { return slices.Contains(ids, c.ID) })
 	s.Deleted += len(ids)
+	s.c.observe(Obs{Kind: ObsDeleted, Job: job, Pipeline: pipeline, IDs: slices.Clone(ids)})
 	return nil
+}
+
+// Load returns a stored checkpoint by id, or nil when it is not stored.
+func (s *Storage) Load(job int64, pipeline int, id int64) (*coord.Completed, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.m[PipelineID{job, pipeline}] {
+		if c.ID == id {
+			return c, nil
+		}
+	}
+	return nil, nil
+}
+
+// Peek lists a pipeline's stored ids, oldest first, as the harness reads
+// them: no lock (the simulator runs one thread at a time), so the run is
+// unchanged.
+func (s *Storage) Peek(job int64, pipeline int) []int64 {
+	var ids []int64
+	for _, c := range s.m[PipelineID{job, pipeline}] {
+		ids = append(ids, c.ID)
+	}
+	return ids
 }
 
 // Latest returns the newest checkpoint, or nil.
@@ -87,7 +151,26 @@ func (s *Storage) IDs(job int64, pipeline int) ([]int64, error) {
 	for _, c := range s.m[PipelineID{job, pipeline}] {
 		ids = append(ids, c.ID)
 	}
+	s.c.observe(Obs{Kind: ObsListed, Job: job, Pipeline: pipeline, IDs: slices.Clone(ids)})
 	return ids, nil
+}
+
+// StateSum digests a checkpoint's task states (FNV-1a of each task's id
+// and bytes, summed, so map order does not matter); 0 for nil.
+func StateSum(cp *coord.Completed) uint64 {
+	if cp == nil {
+		return 0
+	}
+	var sum uint64
+	for t, b := range cp.States {
+		h := uint64(14695981039346656037) ^ uint64(t)
+		h *= 1099511628211
+		for _, c := range b {
+			h = (h ^ uint64(c)) * 1099511628211
+		}
+		sum += h
+	}
+	return sum
 }
 
 // Has reports whether a pipeline's checkpoint id is stored.

@@ -110,7 +110,7 @@ func (t *Transport) NotifyComplete(job int64, pipeline int, task coord.TaskID, c
 	c := t.c
 	c.leases.effect("Transport.NotifyComplete")
 	final := cp.Type == coord.CompletedPoint
-	c.observe(Obs{Kind: ObsNotify, Job: job, Pipeline: pipeline, ID: cp.ID, Task: int(task), Stamp: cp.TriggeredAt.UnixNano(), Final: final})
+	c.observe(Obs{Kind: ObsNotify, Job: job, Pipeline: pipeline, ID: cp.ID, Task: int(task), Stamp: cp.TriggeredAt.UnixNano(), Final: final, Sum: StateSum(cp)})
 	c.sleep(c.cfg.Workload.NotifyLatency)
 	if c.injected(c.cfg.Faults.NotifyFail, FaultNotify, job, pipeline, cp.ID) {
 		c.W.Note("fault: notify-complete fails job %d pipeline %d", job, pipeline)
@@ -131,9 +131,15 @@ func (t *Transport) NotifyStart(int64, int, coord.TaskID) error {
 	return nil
 }
 
-// RestoreState does nothing.
-func (t *Transport) RestoreState(int64, int, coord.TaskID, *coord.Completed) error {
+// RestoreState hands a task the checkpoint it restores from (nil: none);
+// the simulated task keeps nothing of it.
+func (t *Transport) RestoreState(job int64, pipeline int, task coord.TaskID, cp *coord.Completed) error {
 	t.c.leases.effect("Transport.RestoreState")
+	o := Obs{Kind: ObsRestoreState, Job: job, Pipeline: pipeline, Task: int(task)}
+	if cp != nil {
+		o.ID, o.Sum = cp.ID, StateSum(cp)
+	}
+	t.c.observe(o)
 	return nil
 }
 

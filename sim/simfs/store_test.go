@@ -353,3 +353,31 @@ func checkSavepoints(t *testing.T, round int, s *savepoint.Store, cps *savepoint
 		}
 	}
 }
+
+// TestRottedSavepointIsRefused flips one bit of a committed bundle's
+// payload on the medium (bit rot after the commit): reading it back must
+// fail its SHA-256 check, and the listing (what a restore picks the newest
+// savepoint from) must skip it, so a restore falls back to the older intact
+// bundle and never loads the rotted bytes.
+func TestRottedSavepointIsRefused(t *testing.T) {
+	f := simfs.New(nil)
+	s := savepoint.NewStore(f, ns, &clock{ms: 1}, savepoint.Options{})
+	for _, id := range []int64{1, 2} {
+		if err := save(s, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := listed(t, s); !slices.Equal(got, []int64{1, 2}) {
+		t.Fatalf("listed %v before the rot, want [1 2]", got)
+	}
+	payload := fmt.Sprintf("%s/%s/%d/%d/%s", ns, savepoint.SavepointDir, job, 2, savepoint.PayloadFile(1, 21))
+	if err := f.Flip(payload, 5, 0x04); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Read(job, 2); !errors.Is(err, savepoint.ErrChecksum) {
+		t.Fatalf("reading the rotted bundle: %v, want ErrChecksum", err)
+	}
+	if got := listed(t, s); !slices.Equal(got, []int64{1}) {
+		t.Fatalf("listed %v after the rot, want [1] (the rotted bundle skipped)", got)
+	}
+}

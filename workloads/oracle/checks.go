@@ -28,6 +28,8 @@ const (
 
 	// Stores.
 	Retention          = "retention"
+	StorageRetention   = "storage-retention"
+	RestoreIntegrity   = "restore-integrity"
 	SavepointRetention = "savepoint-retention"
 	SavepointCrash     = "savepoint-crash"
 
@@ -134,8 +136,19 @@ var checks = []Check{
 		"double trigger chains after a reset or restore",
 		"found the double chain after a schema change (TestOnePeriodicChainAfterSchemaChange); mutants `arm-keeps-live-chain`, `schema-end-arms-directly` (swarm); found a late re-arm across a restore (BUGGIFY rearm-races-cancel, savepoint-storm seed 5600063), mutant `rearm-ignores-generation`"},
 	{Retention, Safety, Boundary,
-		"Storage: checkpoints held per pipeline, each virtual second", "at most 2N-1 with max-retained N",
-		"retention desync", "H10 (`retention=memory`)"},
+		"Storage: checkpoints held per pipeline, each virtual second; Storage.Store, Storage.IDs and Storage.Delete calls (storage.go: the retention step that follows a landed write)",
+		"at most 2N-1 with max-retained N; 2N only while a retention step is open (a store's write landed, the storing thread has made no boundary call since but Storage.IDs)",
+		"retention desync", "H10 (`retention=memory`); mutant `lost-reply-never-reconciled` (storage holds 2N at rest, which the earlier bound of 2N let pass)"},
+	{StorageRetention, Safety, Boundary,
+		"per pipeline: Storage.Store calls and outcomes (a write that landed, its reply returned or lost; a write that failed), Storage.IDs replies, Storage.Delete calls, the restores the harness drove; what the simulated storage holds (read without a scheduling point) each virtual second and at the end of the run",
+		"at every quiescent point (no store in flight, no restore in flight, no retention step open) and at the end, storage holds exactly what the retention rule keeps of the writes that landed (in landing order, reordered by id at each listing; all but the newest N deleted once 2N or more): no orphan, no premature delete",
+		"retention that forgets a lost reply's write (orphans), deletes too early or too much, or never deletes",
+		"mutants `retention-deletes-early` (a premature delete the count bound cannot see), `lost-reply-never-reconciled` (orphans of lost replies, storage_reply_lost)"},
+	{RestoreIntegrity, Safety, Boundary,
+		"the states digest each Storage.Store call carried, for the writes that landed; the states every Transport.NotifyComplete and Transport.RestoreState hands a task; the bit_rot fault (one byte of a committed checkpoint's stored copy flips)",
+		"every checkpoint handed to a task whose id a landed store wrote carries the states that store carried: a restore skips or refuses a corrupt checkpoint, never loads it",
+		"restores that load rotted bytes (no checksum, or one never compared)",
+		"TestRestoreSkipsCorruptCheckpoint (core), mutant `checksum-never-compared`"},
 	{SavepointRetention, Safety, Boundary,
 		"the savepoint store's listing after the run, against the commits it acknowledged",
 		"only explicit deletes remove a committed savepoint", "savepoints lost to rotation or cleanup",

@@ -255,7 +255,7 @@ func (g *Generations) Observe(o cluster.Obs) {
 	p := g.pipe(o.Job, o.Pipeline)
 	site := g.armed[o.Thread]
 	slowFrom, slow := g.slowFrom[o.Thread]
-	if o.Kind != cluster.ObsFault {
+	if disarms(o.Kind) {
 		delete(g.armed, o.Thread)
 		delete(g.slowFrom, o.Thread)
 	}
@@ -322,6 +322,20 @@ func (g *Generations) Observe(o cluster.Obs) {
 	}
 }
 
+// disarms reports whether an observation of kind k is a boundary call that
+// ends a BUGGIFY site's hold on its thread (SiteFired). A fault is the
+// harness's own act; the storage calls of a retention step (the listing
+// and deletion that reconcile retention after store-fails-after-write),
+// a store's begin and failure, and a task's restore hand-off come between
+// a site's firing and the failure it causes.
+func disarms(k cluster.ObsKind) bool {
+	switch k {
+	case cluster.ObsFault, cluster.ObsListed, cluster.ObsDeleted, cluster.ObsStoreBegin, cluster.ObsStoreFailed, cluster.ObsRestoreState:
+		return false
+	}
+	return true
+}
+
 func (g *Generations) trigger(p *genPipe, id int64, now time.Duration) {
 	if _, ok := p.cps[id]; !ok {
 		p.order = append(p.order, id)
@@ -355,7 +369,9 @@ func (g *Generations) fault(p *genPipe, o cluster.Obs, now time.Duration) {
 		}
 	case cluster.FaultAckDrop:
 		return // its only consequence is an expiry, justified by its checkpoint
-	case cluster.FaultStorage, cluster.FaultBarrier, cluster.FaultTaskError, cluster.FaultSavepoint:
+	case cluster.FaultBitRot:
+		return // a restore skips a rotted checkpoint: it fails no generation
+	case cluster.FaultStorage, cluster.FaultReplyLost, cluster.FaultBarrier, cluster.FaultTaskError, cluster.FaultSavepoint:
 		if c, ok := p.cps[o.ID]; ok {
 			sp = c.g
 		}

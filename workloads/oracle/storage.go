@@ -1,0 +1,234 @@
+package oracle
+
+import (
+	"slices"
+	"time"
+
+	"github.com/ckptsim/ckptsim/sim/cluster"
+)
+
+// Storage judges checkpoint storage against the retention protocol, from
+// boundary observations only (cluster.Obs: Storage.Store, Storage.IDs,
+// Storage.Delete, the restores the harness drove, Transport.NotifyComplete
+// and RestoreState) and what the simulated storage holds (read by the
+// harness without a scheduling point), never from a coordinator event or
+// counter.
+//
+// The rule (core/coord's retention with max-retained N): the checkpoints
+// retained are those whose store wrote, in the order the writes landed;
+// once they are 2N or more, all but the newest N are deleted. A store
+// whose write landed counts whether its reply came back or was lost (the
+// caller saw an error and reconciles with storage: it lists storage,
+// which reorders the retained by id, and then deletes down to N the same
+// way); a store that failed before writing changes nothing; a restore
+// lists storage (the same reordering) and deletes down to N. So what
+// storage holds per pipeline is a function of the writes that landed and
+// of nothing core keeps in memory:
+//
+//   - retention: storage never holds more than 2N-1 checkpoints of a
+//     pipeline, except while a retention step is open (from a store's
+//     landed write until the storing thread's next boundary call: its
+//     Storage.Delete, its status write or notification; Storage.IDs is
+//     part of the step), when it may hold 2N; never more.
+//   - storage-retention: at every quiescent point (no Storage.Store of the
+//     pipeline in flight, no restore the harness drove in flight, no
+//     retention step open) and at the end of the run, storage holds
+//     exactly what the rule keeps: no orphan (a checkpoint the rule
+//     deleted, still stored), no premature delete (one the rule keeps,
+//     missing).
+//   - restore-integrity: every checkpoint handed to a task (NotifyComplete,
+//     RestoreState) whose id a landed store wrote carries the states that
+//     store carried (a digest, cluster.StateSum): a restore never loads
+//     rotted bytes.
+type Storage struct {
+	f     *Findings
+	now   func() time.Duration
+	n     int
+	pipes map[cluster.PipelineID]*stPipe
+	steps map[int32]*stPipe // thread -> the pipeline whose retention step it has open
+}
+
+type stPipe struct {
+	subj    string
+	keep    []int64          // the ids the rule retains, oldest first
+	sums    map[int64]uint64 // id -> the states digest its landed store carried
+	storing map[int32]stCall // thread -> its Storage.Store in flight
+	// step: a retention step open on thread stepBy since stepAt;
+	// trimLater: its write's reply was lost, the rule trims at the
+	// caller's listing (or at the step's end).
+	step      bool
+	stepBy    int32
+	stepAt    time.Duration
+	trimLater bool
+	restoring int
+}
+
+type stCall struct {
+	id  int64
+	sum uint64
+}
+
+// NewStorage returns the storage checks for max-retained n, reporting to f.
+func NewStorage(f *Findings, now func() time.Duration, n int) *Storage {
+	return &Storage{f: f, now: now, n: n, pipes: map[cluster.PipelineID]*stPipe{}, steps: map[int32]*stPipe{}}
+}
+
+// Attach subscribes the checks to a cluster's boundary observations.
+func (k *Storage) Attach(c *cluster.Cluster) { c.OnBoundary(k.Observe) }
+
+func (k *Storage) pipe(job int64, p int) *stPipe {
+	key := cluster.PipelineID{Job: job, Pipeline: p}
+	s, ok := k.pipes[key]
+	if !ok {
+		s = &stPipe{subj: Subject(job, p), sums: map[int64]uint64{}, storing: map[int32]stCall{}}
+		k.pipes[key] = s
+	}
+	return s
+}
+
+// Observe takes one boundary observation.
+func (k *Storage) Observe(o cluster.Obs) {
+	if s := k.steps[o.Thread]; s != nil && o.Kind != cluster.ObsListed && o.Kind != cluster.ObsFault {
+		k.endStep(s) // the storing thread made its next call: the step is over
+	}
+	if o.Pipeline < 0 {
+		return
+	}
+	p := k.pipe(o.Job, o.Pipeline)
+	switch o.Kind {
+	case cluster.ObsRestoreBegin:
+		p.restoring++
+	case cluster.ObsRestoreEnd:
+		p.restoring--
+	case cluster.ObsStoreBegin:
+		p.storing[o.Thread] = stCall{o.ID, o.Sum}
+	case cluster.ObsStored:
+		k.landed(p, o.Thread, false)
+	case cluster.ObsStoreFailed:
+		if o.Value == "landed" {
+			k.landed(p, o.Thread, true)
+		} else {
+			delete(p.storing, o.Thread)
+		}
+	case cluster.ObsListed:
+		slices.Sort(p.keep)
+		if p.step && p.stepBy == o.Thread {
+			p.trimLater = false
+		}
+		p.trim(k.n)
+	case cluster.ObsNotify, cluster.ObsRestoreState:
+		k.integrity(p, o)
+	}
+}
+
+// landed takes a store whose write took effect on thread t: the rule
+// retains it and, unless its reply was lost, trims at once; a retention
+// step opens on t.
+func (k *Storage) landed(p *stPipe, t int32, lost bool) {
+	call := p.storing[t]
+	delete(p.storing, t)
+	p.sums[call.id] = call.sum
+	p.keep = append(p.keep, call.id)
+	if !lost {
+		p.trim(k.n)
+	}
+	if p.step {
+		k.endStep(p) // another thread's step (only across a restore)
+	}
+	p.step, p.stepBy, p.stepAt, p.trimLater = true, t, k.now(), lost
+	k.steps[t] = p
+}
+
+func (k *Storage) endStep(p *stPipe) {
+	delete(k.steps, p.stepBy)
+	if p.trimLater {
+		p.trim(k.n)
+	}
+	p.step, p.trimLater = false, false
+}
+
+// trim deletes all but the newest n once 2n or more are retained.
+func (p *stPipe) trim(n int) {
+	if len(p.keep) >= 2*n {
+		p.keep = slices.Clone(p.keep[len(p.keep)-n:])
+	}
+}
+
+func (k *Storage) integrity(p *stPipe, o cluster.Obs) {
+	want, ok := p.sums[o.ID]
+	if !ok || o.Sum == want {
+		return
+	}
+	call := "Transport.NotifyComplete"
+	if o.Kind == cluster.ObsRestoreState {
+		call = "Transport.RestoreState"
+	}
+	k.f.Once(RestoreIntegrity, k.now(), p.subj, "%s handed task %d checkpoint %d with states (digest %016x) other than its store wrote (digest %016x): "+
+		"corrupt stored bytes were loaded instead of skipped", call, o.Task, o.ID, o.Sum, want)
+}
+
+// Retention judges a pipeline's stored count (sampled by the harness).
+func (k *Storage) Retention(job int64, pipeline int, held int) {
+	p := k.pipe(job, pipeline)
+	limit := 2*k.n - 1
+	if p.step {
+		limit = 2 * k.n // a landed write before its retention step ran
+	}
+	if held > limit {
+		k.f.Once(Retention, k.now(), p.subj, "holds %d checkpoints, max-retained %d allows at most %d", held, k.n, 2*k.n-1)
+	}
+}
+
+// Quiescent reports whether storage of a pipeline is settled: no store in
+// flight, no restore in flight, no retention step open (at the end of the
+// run, a step open for at least settle is taken as done: the storing
+// thread made no boundary call since, and the step makes no scheduling
+// wait).
+func (k *Storage) quiescent(p *stPipe, settle time.Duration) bool {
+	if len(p.storing) > 0 || p.restoring > 0 {
+		return false
+	}
+	return !p.step || (settle > 0 && k.now()-p.stepAt >= settle)
+}
+
+// Judge compares what storage holds for a pipeline (ids, oldest first)
+// with what the rule keeps, if the pipeline is quiescent. settle > 0 at
+// the end of the run (see quiescent).
+func (k *Storage) Judge(job int64, pipeline int, held []int64, settle time.Duration) {
+	p := k.pipe(job, pipeline)
+	if !k.quiescent(p, settle) {
+		return
+	}
+	keep := slices.Sorted(slices.Values(p.keep))
+	if slices.Equal(keep, held) {
+		return
+	}
+	var orphans, missing []int64
+	for _, id := range held {
+		if !slices.Contains(keep, id) {
+			orphans = append(orphans, id)
+		}
+	}
+	for _, id := range keep {
+		if !slices.Contains(held, id) {
+			missing = append(missing, id)
+		}
+	}
+	k.f.Once(StorageRetention, k.now(), p.subj, "storage holds %v where retention (max-retained %d) keeps %v of the writes that landed: "+
+		"orphans %v (retention deleted them), deleted early %v", held, k.n, keep, orphans, missing)
+}
+
+// Pipelines returns the pipelines seen, in order.
+func (k *Storage) Pipelines() []cluster.PipelineID {
+	ps := make([]cluster.PipelineID, 0, len(k.pipes))
+	for id := range k.pipes {
+		ps = append(ps, id)
+	}
+	slices.SortFunc(ps, func(a, b cluster.PipelineID) int {
+		if a.Job != b.Job {
+			return int(a.Job - b.Job)
+		}
+		return a.Pipeline - b.Pipeline
+	})
+	return ps
+}

@@ -1,0 +1,74 @@
+package oracle
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ckptsim/ckptsim/sim/cluster"
+)
+
+// TestStorageFromBoundaries feeds the storage checks (max-retained 2)
+// synthetic boundary observations of job 0 pipeline 0, each case a
+// sequence and then a sample of what storage holds (its count for
+// retention, its ids for storage-retention), and the checks it must fire
+// (none for the protocol). Thread 1 stores; thread 9 is another thread.
+func TestStorageFromBoundaries(t *testing.T) {
+	begin := func(id int64) cluster.Obs {
+		return cluster.Obs{Kind: cluster.ObsStoreBegin, ID: id, Thread: 1, Sum: uint64(id)}
+	}
+	stored := func(id int64) cluster.Obs { return cluster.Obs{Kind: cluster.ObsStored, ID: id, Thread: 1} }
+	lost := func(id int64) cluster.Obs {
+		return cluster.Obs{Kind: cluster.ObsStoreFailed, ID: id, Thread: 1, Value: "landed"}
+	}
+	failed := func(id int64) cluster.Obs { return cluster.Obs{Kind: cluster.ObsStoreFailed, ID: id, Thread: 1} }
+	listed := cluster.Obs{Kind: cluster.ObsListed, Thread: 1}
+	deleted := cluster.Obs{Kind: cluster.ObsDeleted, Thread: 1}
+	next := cluster.Obs{Kind: cluster.ObsNotify, ID: 99, Thread: 1} // the storing thread's next call
+	other := cluster.Obs{Kind: cluster.ObsStatusSet, Thread: 9}
+	notify := func(id int64, sum uint64) cluster.Obs {
+		return cluster.Obs{Kind: cluster.ObsNotify, ID: id, Thread: 9, Sum: sum}
+	}
+	store := func(id int64) []cluster.Obs { return []cluster.Obs{begin(id), stored(id)} }
+	four := slices.Concat(store(1), store(2), store(3), store(4), []cluster.Obs{deleted}) // 4 = 2N: trimmed to [3 4]
+	cases := []struct {
+		name string
+		obs  []cluster.Obs
+		held []int64
+		want []string
+	}{
+		{"trimmed at 2N", four, []int64{3, 4}, nil},
+		{"orphan: the trim never deleted", four, []int64{1, 2, 3, 4}, []string{Retention, StorageRetention}},
+		{"deleted early", four, []int64{4}, []string{StorageRetention}},
+		{"inside the retention step nothing is judged", slices.Concat(store(1), store(2), store(3), store(4)),
+			[]int64{1, 2, 3, 4}, nil},
+		{"the step ends at the storing thread's next call", slices.Concat(store(1), store(2), store(3), store(4),
+			[]cluster.Obs{other, listed, next}), []int64{1, 2, 3, 4}, []string{Retention, StorageRetention}},
+		{"a lost reply's write is retained", slices.Concat(store(1), []cluster.Obs{begin(2), lost(2), listed, next}),
+			[]int64{1, 2}, nil},
+		{"a lost reply's write left behind", slices.Concat(store(1), store(2), store(3),
+			[]cluster.Obs{begin(4), lost(4), listed, deleted}), []int64{1, 2, 3, 4}, []string{Retention, StorageRetention}},
+		{"a lost reply's write never retained", slices.Concat(store(1), []cluster.Obs{begin(2), lost(2), next}),
+			[]int64{1}, []string{StorageRetention}},
+		{"a failed store changes nothing", slices.Concat(store(1), []cluster.Obs{begin(2), failed(2), next}),
+			[]int64{1}, nil},
+		{"a store in flight is not judged", slices.Concat(store(1), []cluster.Obs{next, begin(2)}), nil, nil},
+		{"intact bytes handed to a task", slices.Concat(store(1), []cluster.Obs{next, notify(1, 1)}), []int64{1}, nil},
+		{"rotted bytes handed to a task", slices.Concat(store(1), []cluster.Obs{next, notify(1, 7)}), []int64{1},
+			[]string{RestoreIntegrity}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var f Findings
+			k := NewStorage(&f, func() time.Duration { return time.Second }, 2)
+			for _, o := range c.obs {
+				k.Observe(o)
+			}
+			k.Retention(0, 0, len(c.held))
+			k.Judge(0, 0, c.held, 0)
+			if got := IDs(f.List()); !slices.Equal(got, c.want) {
+				t.Errorf("fired %v, want %v: %v", got, c.want, f.List())
+			}
+		})
+	}
+}

@@ -95,8 +95,9 @@ func (l *Lease) CancelAll() {
 // shut down, that will never fire: the entries ShutdownNow dropped (a task
 // scheduled while CancelAll ran, after its snapshot) and the tasks not yet
 // attached to theirs (whose entry may have been dropped too, or whose
-// ScheduleRunnerAt on tm fails and cancels them anyway). A task tm fired
-// is left to run and settle.
+// ScheduleRunnerAt on tm fails and cancels them anyway; one whose entry
+// already fired is cancelled best-effort, as CancelAll's own are). An
+// attached task tm fired is left to run and settle.
 func (l *Lease) settleDropped(tm *exec.Timer) {
 	type armed struct {
 		t *Task

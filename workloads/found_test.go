@@ -142,11 +142,18 @@ func TestFoundSeeds(t *testing.T) {
 		{"idle-close-late", 5600174, "pct", "a finished pipeline whose re-delivery failed is never restored", "on"},
 		{"idle-close-late", 5600446, "pct", "the same", "on"},
 		// A periodic re-arm held back by BUGGIFY (rearm-races-cancel)
-		// reached the lease after a restore had switched the generation and
-		// cancelled the chain: the old chain stayed live beside the restored
-		// generation's new one (lease-trigger-chains; 7 of 300 savepoint-storm
-		// seeds; core/coord rearm checks the generation too).
-		{"savepoint-storm", 5600063, "", "a late re-arm keeps the old periodic chain live beside the restored one", "on"},
+		// reached the lease while a restore's clean ran CancelAll: the old
+		// chain looked live beside the restored generation's new one
+		// (lease-trigger-chains; 7 of 300 savepoint-storm seeds, then 4 of
+		// 300 more after core/coord's re-arm checked the generation too).
+		// The scheduler had cancelled the re-arm (its Schedule was in flight,
+		// already registered, when CancelAll took its snapshot); the lease
+		// decorator missed that cancel and reported the chain (sim/cluster,
+		// TestCancelAllDuringScheduleIsCancelled). With the decorator fixed
+		// the four later seeds pass, and the seven earlier ones pass even
+		// with the generation check removed (mutant rearm-ignores-generation).
+		{"savepoint-storm", 5600063, "", "a re-arm cancelled inside its Schedule counted as a live chain", "on"},
+		{"savepoint-storm", 5800036, "", "the same, with the re-arm's generation check", "on"},
 		// A store whose reply was lost (BUGGIFY store-fails-after-write:
 		// stored, never retained) failed a generation a restore had already
 		// replaced: no restore followed, so no rebuild from storage counted

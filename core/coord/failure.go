@@ -102,17 +102,27 @@ func (c *Coordinator) handleError(armed uint64, r Reason, err error, f fencing) 
 
 // failGeneration is handleCoordinatorError up to the clean: it reports the
 // generation it failed, or false when the failure was stale or not first.
+//
+// Only a failure that passes the generation fence records the first error,
+// with the read of the generation, under coord.generation, where a restore
+// installs the next generation and clears it. Recorded before the fence, a
+// stale failure (of a generation a restore replaced) left the current
+// generation a first error it never had, and Restore then restored a
+// finished pipeline (TestStaleFailureKeepsFinishedPipelineFinished).
 func (c *Coordinator) failGeneration(armed uint64, r Reason, err error, f fencing) (uint64, bool) {
 	op := c.effectStart(armed, r)
 	msg := fmt.Sprintf("%s: %v", r, err)
-	c.firstError.CompareAndSwap(nil, &msg)
 	c.genMu.Lock()
 	cur, fut := c.gen, c.fut
-	c.genMu.Unlock()
 	if h := c.cfg.Hooks.Relabel; h != nil && r == ReasonExpired {
 		armed = h(armed, cur) // the planted relabelling mutant (tests only)
 	}
-	if c.fenced(f) && armed != cur {
+	stale := c.fenced(f) && armed != cur
+	if !stale {
+		c.firstError.CompareAndSwap(nil, &msg)
+	}
+	c.genMu.Unlock()
+	if stale {
 		c.stale(armed, r, op)
 		return 0, false
 	}

@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -190,6 +191,39 @@ func TestFinalDuringRestoreEndsThePipeline(t *testing.T) {
 			if finished && ev.Kind == EvTriggered {
 				t.Fatalf("checkpoint %d (%v) triggered after the pipeline finished", ev.ID, ev.Type)
 			}
+		}
+	})
+}
+
+// TestStaleFailureKeepsFinishedPipelineFinished: a failure of a generation
+// a restore replaced (a deferred effect that arrives late) is dropped by
+// the generation fence, and must leave no first error behind: Restore
+// reads it to tell a finished pipeline whose current generation failed
+// since (restored) from one that is done (left alone). Recorded before the
+// fence, the stale failure made the job master's next Restore restore the
+// finished pipeline again.
+func TestStaleFailureKeepsFinishedPipelineFinished(t *testing.T) {
+	inSim(t, 20, func(t testing.TB, e env.Env) {
+		r := boundedRig(t, e)
+		defer r.close()
+		if err := r.c.Restore(true); err != nil { // a failover: generation 2
+			t.Fatal(err)
+		}
+		gen, _ := r.c.Generation()
+		_ = r.c.ReadyToClose(0)
+		if !r.waitFor(time.Minute, func() bool { return r.count(EvFinished, nil) > 0 }) {
+			t.Fatalf("the pipeline never finished: %v", r.events)
+		}
+		r.c.handleError(gen-1, ReasonTriggerFailed, errors.New("a late hop of the replaced generation"), fenceDeferred)
+		if r.count(EvStaleDropped, nil) == 0 {
+			t.Fatal("the failure of the replaced generation was not dropped as stale")
+		}
+		gens, first := r.count(EvGeneration, nil), r.c.firstError.Load()
+		if err := r.c.Restore(true); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.count(EvGeneration, nil); got != gens {
+			t.Fatalf("a stale failure of generation %d made Restore restore the finished pipeline (first error %q)", gen-1, *first)
 		}
 	})
 }

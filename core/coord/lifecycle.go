@@ -177,8 +177,8 @@ func (c *Coordinator) newGeneration() (uint64, *Completed) {
 	c.fut = NewFuture[GenStatus](c.e)
 	latest := c.latestCompleted.Load()
 	c.emit(Event{Kind: EvGeneration, Gen: gen})
+	c.firstError.Store(nil) // with the switch: a failure records it under coord.generation too
 	c.genMu.Unlock()
-	c.firstError.Store(nil)
 	c.updateStatus(gen, Running)
 	c.clean(ReasonReset, gen)
 	return gen, latest

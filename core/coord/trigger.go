@@ -87,12 +87,14 @@ func (c *Coordinator) rearm(typ Type, delay time.Duration, tok, gen uint64) {
 		return
 	}
 	// A re-arm that reaches the lease after a restore switched the
-	// generation (and its clean cancelled the chain) would leave the old
-	// chain live beside the one the restore's resume starts: fenced, its
-	// body would do nothing, but it is a second live chain until it fires
-	// (lease-trigger-chains; BUGGIFY rearm-races-cancel, savepoint-storm
-	// seeds 5600063 and 6 others of 300). No lock: genNow mirrors the
-	// generation, so the check adds no scheduling point.
+	// generation keeps a trigger of the old generation off the lease:
+	// fenced, its body would do nothing. (It was added for two live chains
+	// reported on savepoint-storm seeds 5600063 and 6 others of 300 with
+	// BUGGIFY rearm-races-cancel; those were the lease decorator missing a
+	// cancel that the restore's CancelAll made while the re-arm's Schedule
+	// was in flight, fixed in sim/cluster: the seeds pass without this
+	// check too.) No lock: genNow mirrors the generation, so the check adds
+	// no scheduling point.
 	if c.genNow.Load() != gen {
 		c.stopped("trigger of an earlier generation")
 		return

@@ -313,6 +313,15 @@ func (h *Handle) Cancel() bool {
 	return true
 }
 
+// Dropped reports whether the timer shut down before the entry fired: it
+// never will (ShutdownNow dropped it, or a claim it was sleeping out).
+func (h *Handle) Dropped() bool {
+	t := h.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.closed && !h.fired
+}
+
 // Due returns the deadline the entry was scheduled for.
 func (h *Handle) Due() time.Time { return h.at }
 

@@ -103,11 +103,7 @@ func (p *perPipeline) newTimer(job int64, pipeline int) *exec.Timer {
 func (p *perPipeline) Lease(job int64, pipeline int) *Lease {
 	l := newLease(&p.base, job, pipeline)
 	cur := p.newTimer(job, pipeline)
-	l.timer = func() *exec.Timer {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		return cur
-	}
+	l.timer = func() *exec.Timer { return cur } // l.mu held
 	l.fire = func(t *Task, thread string) {
 		t.fired = p.e.Now()
 		p.c.fired.Add(1)
@@ -120,6 +116,7 @@ func (p *perPipeline) Lease(job int64, pipeline int) *Lease {
 		cur = fresh
 		l.mu.Unlock()
 		old.ShutdownNow()
+		l.settleDropped(old) // a task armed on old during the swap would never settle
 	}
 	return l
 }

@@ -18,7 +18,7 @@ type Lease struct {
 	settled  env.Cond  // broadcast whenever a task settles
 	tasks    map[uint64]*Task
 	nextID   uint64
-	timer    func() *exec.Timer // the timer to arm on (per-pipeline: replaced by reset)
+	timer    func() *exec.Timer // the timer to arm on, called with mu held (per-pipeline: replaced by reset)
 	fire     func(t *Task, thread string)
 	reset    func() // per-pipeline: rebuild the timer after CancelAll
 }
@@ -56,9 +56,11 @@ func (l *Lease) ScheduleAt(due time.Time, body func() error) *Task {
 	l.nextID++
 	t.id = l.nextID
 	l.tasks[t.id] = t
+	tm := l.timer() // with the registration: a reset that retires tm finds t (settleDropped)
+	t.timer = tm
 	l.mu.Unlock()
 	t.armed = l.s.e.Now()
-	h, err := l.timer().ScheduleRunnerAt(due, (*timerFire)(t))
+	h, err := tm.ScheduleRunnerAt(due, (*timerFire)(t))
 	if err != nil {
 		l.s.cfg.Logger.Debug("checkpoint timer rejected a task", "job", l.job, "pipeline", l.pipeline, "err", err)
 		t.Cancel()
@@ -70,11 +72,13 @@ func (l *Lease) ScheduleAt(due time.Time, body func() error) *Task {
 }
 
 // CancelAll cancels this lease's outstanding tasks. The lease stays
-// usable. A task scheduled while it runs may be left running; it stays
-// outstanding, for the next CancelAll. (Each cancelled task leaves the set
-// as it settles; emptying the set afterwards dropped such a task
-// uncancelled, out of reach of every later CancelAll:
-// TestCancelAllKeepsConcurrentSchedule.)
+// usable. A task scheduled while it runs still settles: it is cancelled,
+// or it stays outstanding and runs (or a later CancelAll reaches it).
+// (Each cancelled task leaves the set as it settles; emptying the set
+// afterwards dropped such a task uncancelled, out of reach of every later
+// CancelAll: TestCancelAllKeepsConcurrentSchedule. The per-pipeline reset
+// shut down the old timer with such a task's entry on it, never run and
+// never cancelled: TestCancelAllSettlesConcurrentSchedule.)
 func (l *Lease) CancelAll() {
 	l.mu.Lock()
 	snapshot := sorted(l.tasks)
@@ -84,6 +88,33 @@ func (l *Lease) CancelAll() {
 	}
 	if l.reset != nil {
 		l.reset()
+	}
+}
+
+// settleDropped cancels the outstanding tasks armed on tm, a timer a reset
+// shut down, that will never fire: the entries ShutdownNow dropped (a task
+// scheduled while CancelAll ran, after its snapshot) and the tasks not yet
+// attached to theirs (whose entry may have been dropped too, or whose
+// ScheduleRunnerAt on tm fails and cancels them anyway; one whose entry
+// already fired is cancelled best-effort, as CancelAll's own are). An
+// attached task tm fired is left to run and settle.
+func (l *Lease) settleDropped(tm *exec.Timer) {
+	type armed struct {
+		t *Task
+		h *exec.Handle
+	}
+	var on []armed
+	l.mu.Lock()
+	for _, t := range sorted(l.tasks) {
+		if t.timer == tm {
+			on = append(on, armed{t, t.handle})
+		}
+	}
+	l.mu.Unlock()
+	for _, a := range on {
+		if a.h == nil || a.h.Dropped() {
+			a.t.Cancel()
+		}
 	}
 }
 

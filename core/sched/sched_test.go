@@ -518,3 +518,45 @@ func TestCancelAllKeepsConcurrentSchedule(t *testing.T) {
 		}
 	})
 }
+
+// TestCancelAllSettlesConcurrentSchedule: a task scheduled while CancelAll
+// runs settles by itself, with no later CancelAll: it runs, or it is
+// cancelled and Done, and Outstanding comes back to 0. The per-pipeline
+// design's CancelAll swaps in a fresh timer and shuts the old one down; a
+// task armed on the old timer after CancelAll's snapshot was dropped with
+// it, never run and never cancelled, outstanding until the next CancelAll
+// (and an Await on it waited forever). Over the seeds the late Schedule
+// lands inside CancelAll at least once.
+func TestCancelAllSettlesConcurrentSchedule(t *testing.T) {
+	eachDesign(t, func(t testing.TB, e env.Env, d sched.Design) {
+		s, _ := newSched(t, e, sched.Config{Design: d})
+		defer s.Close()
+		l := s.Lease(1, 1)
+		for range 5 { // a snapshot to cancel: each Cancel is a scheduling point
+			l.Schedule(time.Minute, func() error { return nil })
+		}
+		ran := simtest.NewCounter(e)
+		mu := e.NewMutex("test.late")
+		var late *sched.Task
+		e.Go("late-schedule", func() {
+			task := l.Schedule(10*time.Millisecond, ran.AddErr)
+			mu.Lock()
+			late = task
+			mu.Unlock()
+		})
+		l.CancelAll()
+		get := func() *sched.Task { mu.Lock(); defer mu.Unlock(); return late }
+		for get() == nil {
+			e.Sleep(time.Millisecond)
+		}
+		task := get()
+		if !task.Await(10 * time.Second) {
+			t.Fatalf("a task scheduled during CancelAll never settled (cancelled %v, outstanding %d)", task.Cancelled(), l.Outstanding())
+		}
+		ok := (ran.N() == 1 && task.Err() == nil && !task.Cancelled()) ||
+			(ran.N() == 0 && task.Cancelled() && errors.Is(task.Err(), sched.ErrCanceled))
+		if !ok || l.Outstanding() != 0 {
+			t.Fatalf("settled as ran %d, cancelled %v, err %v; outstanding %d", ran.N(), task.Cancelled(), task.Err(), l.Outstanding())
+		}
+	})
+}

@@ -19,6 +19,7 @@ type Task struct {
 	fired     time.Time
 
 	// guarded by lease.mu
+	timer  *exec.Timer // the timer it is armed on (per-pipeline: a reset replaces the lease's)
 	handle *exec.Handle
 	done   bool
 	err    error

@@ -37,7 +37,12 @@ func (lose) Schedule(time.Duration, func() error) coord.Cancelable { return yes{
 
 func leaseRun(t *testing.T, plant func(coord.Lease) coord.Lease, drive func(w *sim.World, l coord.Lease)) []Violation {
 	t.Helper()
-	w := sim.New(sim.Config{Seed: 1, MaxTime: time.Hour})
+	return leaseRunSeed(t, 1, plant, drive)
+}
+
+func leaseRunSeed(t *testing.T, seed uint64, plant func(coord.Lease) coord.Lease, drive func(w *sim.World, l coord.Lease)) []Violation {
+	t.Helper()
+	w := sim.New(sim.Config{Seed: seed, MaxTime: time.Hour})
 	c := &Cluster{W: w}
 	c.Recorder = newRecorder(w)
 	c.leases = newLeaseChecks(c)
@@ -137,4 +142,63 @@ func TestLeaseChecksFireOnPlantedBugs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCancelAllDuringScheduleIsCancelled: a CancelAll that runs while a
+// body's re-arm is inside Schedule cancels the re-arm when the scheduler
+// had registered it (its snapshot holds it). The re-arm returned after
+// CancelAll was called, so CancelAll's own account left it out, and the
+// re-arm's later Cancel (a restore's new chain ends the old one) returned
+// false: the decorator kept the cancelled re-arm live and reported the
+// next chain as a second live one (lease-trigger-chains; BUGGIFY
+// rearm-races-cancel, savepoint-storm seeds 5800036, 5800122, 5800161 and
+// 5800269, kept in TestFoundSeeds). Over the seeds, the CancelAll lands
+// inside the re-arm's Schedule at least once.
+func TestCancelAllDuringScheduleIsCancelled(t *testing.T) {
+	nop := func() error { return nil }
+	hits := 0
+	for seed := range uint64(300) {
+		var rearmed coord.Cancelable
+		inFlight, hit := false, false
+		drive := func(w *sim.World, l coord.Lease) {
+			for range 3 { // a snapshot to cancel: each Cancel is a scheduling point
+				l.Schedule(time.Hour, nop)
+			}
+			trigger := l.Schedule(time.Second, func() error { // the old chain's trigger
+				inFlight = true
+				rearmed = l.Schedule(10*time.Second, nop) // its re-arm
+				inFlight = false
+				return nil
+			}).(*checkedTask)
+			w.Sleep(time.Second)
+			for !inFlight && rearmed == nil && (trigger.started || !trigger.cancelled) {
+				w.Yield() // the trigger fires at the same instant
+			}
+			began := inFlight
+			l.CancelAll() // the restore's clean
+			for rearmed == nil && (trigger.started || !trigger.cancelled) {
+				w.Sleep(time.Millisecond)
+			}
+			if rearmed != nil {
+				c, ok := rearmed.(*checkedTask).inner.(interface{ Cancelled() bool })
+				hit = began && ok && c.Cancelled()
+				rearmed.Cancel() // the restore's new chain ends the old one
+			}
+			var body func() error
+			body = func() error { l.Schedule(time.Second, body); return nil }
+			l.Schedule(time.Second, body) // the new chain, periodic once re-armed
+			w.Sleep(3 * time.Second)
+		}
+		vs := leaseRunSeed(t, seed, func(l coord.Lease) coord.Lease { return l }, drive)
+		if hit {
+			hits++
+		}
+		if len(vs) > 0 {
+			t.Fatalf("seed %d (CancelAll inside the re-arm's Schedule: %v): %v", seed, hit, vs)
+		}
+	}
+	if hits == 0 {
+		t.Fatal("no seed ran the CancelAll inside the re-arm's Schedule")
+	}
+	t.Logf("%d of 300 seeds ran the CancelAll inside the re-arm's Schedule", hits)
 }

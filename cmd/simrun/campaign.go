@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"time"
 
 	"github.com/ckptsim/ckptsim/workloads"
 )
@@ -32,12 +33,30 @@ func runJob(j job) (out workloads.Outcome) {
 	}()
 	out = workloads.Run(j.sc, j.opt)
 	out.Replay += j.replay
+	if wallFrozen {
+		out.WallNs = 0
+	}
 	if !j.opt.Trace {
 		out.Events = nil
 	}
 	out.Decisions, out.LockGraph = nil, nil
 	return out
 }
+
+// wallFrozen stops the wall clock of reports, progress lines and seed
+// outcomes at zero. The golden tests (golden_test.go) set it, so that the
+// output they compare is the same on every machine.
+var wallFrozen bool
+
+// wallNow reads the wall clock: the zero time while wallFrozen.
+func wallNow() time.Time {
+	if wallFrozen {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+func wallSince(t time.Time) time.Duration { return wallNow().Sub(t) }
 
 // interrupts returns a context cancelled by the first SIGINT or SIGTERM;
 // a second one exits at once. notice is printed on the first.

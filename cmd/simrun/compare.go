@@ -105,7 +105,7 @@ func writeComparison(w io.Writer, r *report) {
 		width = max(width, len(g.Variants))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-*s\tseeds\tpass\tsafety\tliveness\tcrash\tbudget\tt2c p50\tt2c p99\tdelay p50\tdelay p99\tdelay max\tfailover-first p50\tsim-s/s\t\n", width, "variants")
+	fmt.Fprintf(tw, "%-*s\tseeds\t%s\tt2c p50\tt2c p99\tdelay p50\tdelay p99\tdelay max\tfailover-first p50\tsim-s/s\t\n", width, "variants", verdictHeader())
 	for _, g := range r.Groups {
 		t, d, fo := g.Latency["trigger_to_complete"], g.Latency["sched_delay"], g.Latency["failover_to_first"]
 		fmt.Fprintf(tw, "%-*s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t\n", width, g.Variants, g.Seeds, verdictCells(g.Verdicts),

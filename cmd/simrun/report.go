@@ -180,7 +180,7 @@ func (r *report) writeText(w io.Writer) {
 		width = max(width, len(g.Scenario))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-*s\tseeds\tpass\tsafety\tliveness\tcrash\tbudget\tsim time\tsim-s/s per worker\t\n", width, "scenario")
+	fmt.Fprintf(tw, "%-*s\tseeds\t%s\tsim time\tsim-s/s per worker\t\n", width, "scenario", verdictHeader())
 	for _, g := range r.Groups {
 		fmt.Fprintf(tw, "%-*s\t%d\t%s\t%v\t%.0f\t\n", width, g.Scenario, g.Seeds, verdictCells(g.Verdicts),
 			time.Duration(g.SimNs).Round(time.Second), g.SimPerWall)
@@ -190,6 +190,16 @@ func (r *report) writeText(w io.Writer) {
 	r.writeSlowest(w)
 	r.Buggify.writeText(w)
 	r.writeFailures(w)
+}
+
+// verdictHeader names the verdict columns, one per verdictCells cell:
+// both come from verdictOrder, so a verdict added there adds its column.
+func verdictHeader() string {
+	var names []string
+	for _, v := range verdictOrder {
+		names = append(names, string(v))
+	}
+	return strings.Join(names, "\t")
 }
 
 func verdictCells(m map[string]int) string {

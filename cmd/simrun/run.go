@@ -282,7 +282,7 @@ func execCampaign(f *runFlags, jobs []job, rep *report, journal *campaign.Journa
 		prog.note("simrun: interrupted: no new seeds start; waiting for the running ones (Ctrl-C again to quit at once)")
 	})
 	defer stop()
-	start := time.Now()
+	start := wallNow()
 	lastSummary := start
 	prog.note("simrun: starting %d seeds on %d workers", len(jobs), f.parallel)
 	stopTick := prog.tick()
@@ -297,9 +297,9 @@ func execCampaign(f *runFlags, jobs []job, rep *report, journal *campaign.Journa
 			if err := journal.Append(rec); err != nil {
 				prog.note("simrun: %v", err)
 			}
-			if time.Since(lastSummary) >= campaign.SyncEvery {
-				lastSummary = time.Now()
-				rep.wall = time.Since(start)
+			if wallSince(lastSummary) >= campaign.SyncEvery {
+				lastSummary = wallNow()
+				rep.wall = wallSince(start)
 				rep.Resume = resume
 				rep.finish(rep.wall, false)
 				if err := writeSummary(f.out, rep); err != nil {
@@ -314,7 +314,7 @@ func execCampaign(f *runFlags, jobs []job, rep *report, journal *campaign.Journa
 		})
 	stopTick()
 	prog.end()
-	rep.wall = time.Since(start)
+	rep.wall = wallSince(start)
 	return started
 }
 

@@ -58,10 +58,17 @@ func wallNow() time.Time {
 
 func wallSince(t time.Time) time.Duration { return wallNow().Sub(t) }
 
-// interrupts returns a context cancelled by the first SIGINT or SIGTERM;
-// a second one exits at once. notice is printed on the first.
-func interrupts(notice func()) (context.Context, func()) {
+// graceWall is how long the seeds running at a first interrupt get to
+// finish before the campaign gives up on them and writes what finished.
+const graceWall = 3 * time.Second
+
+// interrupts watches SIGINT and SIGTERM. The first cancels ctx (no new
+// seed starts), prints notice and, graceWall later, cancels abandon (the
+// running seeds are given up); a second calls quit and exits 130 at once.
+// stop ends the watch.
+func interrupts(notice, quit func()) (ctx, abandon context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
+	abandon, giveUp := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, sigterm)
 	go func() {
@@ -70,10 +77,12 @@ func interrupts(notice func()) (context.Context, func()) {
 		}
 		notice()
 		cancel()
+		t := time.AfterFunc(graceWall, giveUp)
+		defer t.Stop()
 		if _, ok := <-ch; ok {
-			fmt.Fprintln(os.Stderr, "simrun: interrupted again; exiting without writing results")
+			quit()
 			os.Exit(exitInterrupted)
 		}
 	}()
-	return ctx, func() { signal.Stop(ch); close(ch); cancel() }
+	return ctx, abandon, func() { signal.Stop(ch); close(ch); cancel(); giveUp() }
 }

@@ -438,7 +438,7 @@ func (r *runner) unknownArtifact(out *Outcome, v *linearizability.Verdict) {
 	}
 	path, err := v.WriteUnknownHistory(r.artifactDir(), specs[v.Model])
 	if err != nil {
-		out.Violations = append(out.Violations, fmt.Sprintf("writing the unknown history: %v", err))
+		out.IOErrors = append(out.IOErrors, fmt.Sprintf("writing the unknown history: %v", err))
 		return
 	}
 	out.Artifacts = append(out.Artifacts, path)
@@ -468,7 +468,7 @@ func (r *runner) visualize(out *Outcome, v *linearizability.Verdict) {
 	}
 	dir := r.artifactDir()
 	if err := v.WriteVisualization(dir); err != nil {
-		out.Violations = append(out.Violations, fmt.Sprintf("writing visualisation: %v", err))
+		out.IOErrors = append(out.IOErrors, fmt.Sprintf("writing visualisation: %v", err))
 		return
 	}
 	out.Artifacts = append(out.Artifacts, v.HTMLPath)

@@ -74,7 +74,11 @@ type Outcome struct {
 	Decisions  []int32        `json:"-"`
 	LockGraph  *sim.LockGraph `json:"-"`
 	Artifacts  []string       `json:"artifacts,omitempty"`
-	Buggify    []SiteOutcome  `json:"buggify,omitempty"`
+	// IOErrors are the artefacts that could not be written: an error of
+	// the harness's output, never a violation, and no part of the verdict
+	// (simrun exits with an error for them).
+	IOErrors []string      `json:"io_errors,omitempty"`
+	Buggify  []SiteOutcome `json:"buggify,omitempty"`
 	// Checks are the ids of the checks that fired (workloads/oracle),
 	// sorted; Findings what each saw.
 	Checks   []string         `json:"checks,omitempty"`

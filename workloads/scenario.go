@@ -175,8 +175,11 @@ type RunSpec struct {
 	Duration Duration `yaml:"duration"`
 	Heal     Duration `yaml:"heal,omitempty"` // liveness phase after faults stop
 	MaxSteps int64    `yaml:"max_steps,omitempty"`
-	Strategy string   `yaml:"strategy,omitempty"` // random (default) | pct
-	PCTDepth int      `yaml:"pct_depth,omitempty"`
+	// MaxMemory is the memory one seed may use (validateMemory): unset,
+	// the machine's.
+	MaxMemory Size   `yaml:"max_memory,omitempty"`
+	Strategy  string `yaml:"strategy,omitempty"` // random (default) | pct
+	PCTDepth  int    `yaml:"pct_depth,omitempty"`
 }
 
 // Checks tunes the verdicts.

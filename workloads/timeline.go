@@ -381,7 +381,7 @@ func (r *runner) writeTimeline(out *Outcome) {
 	}
 	for _, p := range paths {
 		if err := timeline.Write(p, r.timelineData(out, p)); err != nil {
-			out.Violations = append(out.Violations, fmt.Sprintf("writing timeline: %v", err))
+			out.IOErrors = append(out.IOErrors, fmt.Sprintf("writing timeline: %v", err))
 			continue
 		}
 		out.Artifacts = append(out.Artifacts, p)

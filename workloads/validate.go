@@ -21,7 +21,7 @@ const (
 
 func (s *Scenario) validate() error {
 	checks := []func() error{s.validateName, s.validateCluster, s.validateCheckpoint, s.validateScheduler,
-		s.validateVariants, s.validateWorkload, s.validateFaults, s.validateBuggify, s.validateRun}
+		s.validateVariants, s.validateWorkload, s.validateFaults, s.validateBuggify, s.validateRun, s.validateMemory}
 	for _, c := range checks {
 		if err := c(); err != nil {
 			return err

@@ -43,7 +43,7 @@ func TestBuggifyCoverage(t *testing.T) {
 		t.Errorf("uncovered %v, want %v", b.Uncovered, want)
 	}
 	var text strings.Builder
-	r.writeText(&text)
+	r.writeText(&text, false)
 	if !strings.Contains(text.String(), "uncovered: status-slow, completion-after-clean, rearm-races-cancel (never fired in this campaign)") {
 		t.Errorf("summary lacks the uncovered line:\n%s", text.String())
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"time"
 
 	"github.com/ckptsim/ckptsim/workloads"
 )
@@ -32,6 +33,9 @@ func runJob(j job) (out workloads.Outcome) {
 	}()
 	out = workloads.Run(j.sc, j.opt)
 	out.Replay += j.replay
+	if wallFrozen {
+		out.WallNs = 0
+	}
 	if !j.opt.Trace {
 		out.Events = nil
 	}
@@ -39,10 +43,32 @@ func runJob(j job) (out workloads.Outcome) {
 	return out
 }
 
-// interrupts returns a context cancelled by the first SIGINT or SIGTERM;
-// a second one exits at once. notice is printed on the first.
-func interrupts(notice func()) (context.Context, func()) {
+// wallFrozen stops the wall clock of reports, progress lines and seed
+// outcomes at zero. The golden tests (golden_test.go) set it, so that the
+// output they compare is the same on every machine.
+var wallFrozen bool
+
+// wallNow reads the wall clock: the zero time while wallFrozen.
+func wallNow() time.Time {
+	if wallFrozen {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+func wallSince(t time.Time) time.Duration { return wallNow().Sub(t) }
+
+// graceWall is how long the seeds running at a first interrupt get to
+// finish before the campaign gives up on them and writes what finished.
+const graceWall = 3 * time.Second
+
+// interrupts watches SIGINT and SIGTERM. The first cancels ctx (no new
+// seed starts), prints notice and, graceWall later, cancels abandon (the
+// running seeds are given up); a second calls quit and exits 130 at once.
+// stop ends the watch.
+func interrupts(notice, quit func()) (ctx, abandon context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
+	abandon, giveUp := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, sigterm)
 	go func() {
@@ -51,10 +77,12 @@ func interrupts(notice func()) (context.Context, func()) {
 		}
 		notice()
 		cancel()
+		t := time.AfterFunc(graceWall, giveUp)
+		defer t.Stop()
 		if _, ok := <-ch; ok {
-			fmt.Fprintln(os.Stderr, "simrun: interrupted again; exiting without writing results")
+			quit()
 			os.Exit(exitInterrupted)
 		}
 	}()
-	return ctx, func() { signal.Stop(ch); close(ch); cancel() }
+	return ctx, abandon, func() { signal.Stop(ch); close(ch); cancel(); giveUp() }
 }

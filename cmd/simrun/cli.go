@@ -162,6 +162,7 @@ type runFlags struct {
 	buggify   buggifyFlag
 	out       string
 	json      bool
+	verbose   bool
 }
 
 func (f *runFlags) addScenario(fs *flag.FlagSet, help string) { fs.Var(&f.scenarios, "scenario", help) }
@@ -169,6 +170,10 @@ func (f *runFlags) addSeed(fs *flag.FlagSet, help string)     { fs.Uint64Var(&f.
 func (f *runFlags) addSeeds(fs *flag.FlagSet, help string)    { fs.IntVar(&f.seeds, "seeds", 0, help) }
 func (f *runFlags) addOut(fs *flag.FlagSet, help string)      { fs.StringVar(&f.out, "out", "", help) }
 func (f *runFlags) addJSON(fs *flag.FlagSet, help string)     { fs.BoolVar(&f.json, "json", false, help) }
+
+func (f *runFlags) addVerbose(fs *flag.FlagSet) {
+	fs.BoolVar(&f.verbose, "verbose", false, "add each scenario's latency rows and its slowest seeds to the summary (summary.txt always has them)")
+}
 
 func (f *runFlags) addParallel(fs *flag.FlagSet) {
 	fs.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "seeds run at once")

@@ -67,6 +67,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usagef(stderr, "compare", "%v", err)
 	}
+	f.parallel = fitParallel(f.parallel, []*workloads.Scenario{sc}, stderr)
 	n := cmpOr(f.seeds, seedsFor(sc.Name))
 	var jobs []job
 	for i, c := range cols {
@@ -76,14 +77,19 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 			jobs = append(jobs, job{sc: sc, opt: opt, group: i, replay: f.replayFlags()})
 		}
 	}
+	if f.out != "" {
+		if err := outFree(f.out, nil); err != nil {
+			return usagef(stderr, "compare", "--out %v", err)
+		}
+	}
 	rep := newReport("simrun compare "+strings.Join(args, " "), f.parallel, len(jobs))
 	journal, err := freshJournal(f.out)
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun compare: %v\n", err)
 		return exitUsage
 	}
-	started := execCampaign(&f, jobs, rep, journal, nil, stdout, stderr)
-	rep.finish(rep.wall, started < len(jobs))
+	rest := execCampaign(&f, jobs, rep, journal, nil, stdout, stderr)
+	rep.finish(rep.wall, rest < len(jobs))
 	w := stdout
 	if f.json {
 		w = stderr
@@ -105,7 +111,7 @@ func writeComparison(w io.Writer, r *report) {
 		width = max(width, len(g.Variants))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-*s\tseeds\tpass\tsafety\tliveness\tcrash\tbudget\tt2c p50\tt2c p99\tdelay p50\tdelay p99\tdelay max\tfailover-first p50\tsim-s/s\t\n", width, "variants")
+	fmt.Fprintf(tw, "%-*s\tseeds\t%s\tt2c p50\tt2c p99\tdelay p50\tdelay p99\tdelay max\tfailover-first p50\tsim-s/s\t\n", width, "variants", verdictHeader())
 	for _, g := range r.Groups {
 		t, d, fo := g.Latency["trigger_to_complete"], g.Latency["sched_delay"], g.Latency["failover_to_first"]
 		fmt.Fprintf(tw, "%-*s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t\n", width, g.Variants, g.Seeds, verdictCells(g.Verdicts),

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ckptsim/ckptsim/workloads"
+	"github.com/ckptsim/ckptsim/workloads/campaign"
 )
 
 // manifest is campaign.json: what a campaign runs. --resume re-reads its
@@ -100,4 +101,51 @@ func sameCampaign(a, b manifest) string {
 		return fmt.Sprintf("step budgets differ: %d against %d", a.Budget, b.Budget)
 	}
 	return ""
+}
+
+// outFree checks that an --out folder holds no results that a new
+// campaign, comparison or merge would replace: a manifest, seed records or
+// a summary. mine is the manifest of the campaign about to run (nil for
+// compare and merge); when the folder holds that same campaign the error
+// says to continue it with --resume.
+func outFree(dir string, mine *manifest) error {
+	var held []string
+	m, merr := readManifest(dir)
+	_, statErr := os.Stat(filepath.Join(dir, manifestFile))
+	switch {
+	case merr == nil:
+		held = append(held, fmt.Sprintf("%s: %s", manifestFile, campaignWords(m)))
+	case statErr == nil:
+		held = append(held, fmt.Sprintf("%s (unreadable: %v)", manifestFile, merr))
+	}
+	n := 0
+	if err := campaign.ReadJournal(filepath.Join(dir, resultsFile), func(int, []byte) error { n++; return nil }); err != nil {
+		held = append(held, fmt.Sprintf("%s (unreadable: %v)", resultsFile, err))
+	} else if _, err := os.Stat(filepath.Join(dir, resultsFile)); err == nil {
+		held = append(held, fmt.Sprintf("%s: %d seeds", resultsFile, n))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil && len(held) == 0 {
+		held = append(held, "summary.json")
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	what := strings.Join(held, "; ")
+	if mine != nil && merr == nil && sameCampaign(m, *mine) == "" && m.Shard == mine.Shard {
+		return fmt.Errorf("%s already holds this campaign (%s): continue it with simrun run --resume %s, or choose another --out", dir, what, dir)
+	}
+	return fmt.Errorf("%s holds other results (%s); refusing to replace them: choose another --out, or move that folder away first", dir, what)
+}
+
+// campaignWords describes a manifest's campaign in one line.
+func campaignWords(m manifest) string {
+	var s []string
+	for _, sp := range m.Spans {
+		s = append(s, fmt.Sprintf("%s seeds %d..%d", sp.Scenario, sp.First, sp.First+uint64(sp.Seeds)-1))
+	}
+	w := strings.Join(s, ", ") + ", variants " + m.Variants
+	if m.Shard != "" {
+		w += ", shard " + m.Shard
+	}
+	return w
 }

@@ -32,14 +32,19 @@ none failed, 64 usage error or folders that do not belong together.`
 
 func mergeCmd(args []string, stdout, stderr io.Writer) int {
 	var out string
+	var verbose bool
 	fs := newFlagSet("merge", "DIR... --out DIR", mergeAbout, stdout, stderr)
 	fs.StringVar(&out, "out", "", "the merged results `dir` (required)")
+	fs.BoolVar(&verbose, "verbose", false, "add each scenario's latency rows and its slowest seeds to the summary")
 	dirs, flags := splitPositional(args, map[string]bool{"out": true})
 	if c := parse(fs, flags, stderr); c >= 0 {
 		return c
 	}
 	if out == "" || len(dirs) == 0 {
 		return usagef(stderr, "merge", "want DIR... --out DIR")
+	}
+	if err := outFree(out, nil); err != nil {
+		return usagef(stderr, "merge", "--out %v", err)
 	}
 	m, records, rep, err := mergeDirs(dirs)
 	if err != nil {
@@ -56,7 +61,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun merge: writing %s: %v\n", out, err)
 		return exitCrash
 	}
-	rep.writeText(stdout)
+	rep.writeText(stdout, verbose)
 	fmt.Fprintf(stderr, "simrun merge: %d folders, %d of %d seeds, results in %s\n", len(dirs), rep.Seeds, rep.Planned, out)
 	return rep.ExitCode
 }

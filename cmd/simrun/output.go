@@ -52,7 +52,7 @@ func writeSummary(dir string, r *report) error {
 		return err
 	}
 	var txt bytes.Buffer
-	r.writeText(&txt)
+	r.writeText(&txt, true) // the file has room for every detail
 	if err := writeAtomic(filepath.Join(dir, "summary.json"), append(sum, '\n')); err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func newProgress(w io.Writer, total int) *progress {
 	if f, ok := w.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd()))
 	}
-	return &progress{w: w, tty: tty, total: total, start: time.Now()}
+	return &progress{w: w, tty: tty, total: total, start: wallNow()}
 }
 
 // seed counts one finished seed and prints a failure at once.
@@ -50,7 +50,7 @@ func (p *progress) seed(o workloads.Outcome) {
 		fmt.Fprintf(p.w, "FAIL %s seed %d: %s%s: %s\n  replay: %s\n", o.Scenario, o.Seed, o.Verdict, checkList(o.Checks), first, o.Replay)
 	}
 	switch {
-	case p.tty && (time.Since(p.drawn) > 100*time.Millisecond || p.done == p.total || o.Verdict != workloads.Pass):
+	case p.tty && (wallSince(p.drawn) > 100*time.Millisecond || p.done == p.total || o.Verdict != workloads.Pass):
 		p.bar()
 	case !p.tty && p.done*10/max(p.total, 1) > p.lastTenth:
 		p.lastTenth = p.done * 10 / max(p.total, 1)
@@ -59,9 +59,12 @@ func (p *progress) seed(o workloads.Outcome) {
 }
 
 func (p *progress) status() string {
-	el := time.Since(p.start)
-	rate := float64(p.done) / max(el.Seconds(), 1e-9)
-	s := fmt.Sprintf("%d/%d seeds (%d%%), %d failed, %.1f seeds/s", p.done, p.total, p.done*100/max(p.total, 1), p.failed, rate)
+	el := wallSince(p.start)
+	s := fmt.Sprintf("%d/%d seeds (%d%%), %d failed", p.done, p.total, p.done*100/max(p.total, 1), p.failed)
+	if el <= 0 {
+		return s // a stopped clock (wallFrozen) has no rate
+	}
+	s += fmt.Sprintf(", %.1f seeds/s", float64(p.done)/el.Seconds())
 	if p.done > 0 && p.done < p.total {
 		eta := time.Duration(float64(el) / float64(p.done) * float64(p.total-p.done))
 		s += fmt.Sprintf(", %v left", eta.Round(time.Second))
@@ -73,7 +76,7 @@ func (p *progress) bar() {
 	const width = 30
 	n := p.done * width / max(p.total, 1)
 	fmt.Fprintf(p.w, "\r\033[K[%s%s] %s", strings.Repeat("=", n), strings.Repeat(" ", width-n), p.status())
-	p.drawn = time.Now()
+	p.drawn = wallNow()
 }
 
 func (p *progress) clear() {

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +15,12 @@ import (
 	"github.com/ckptsim/ckptsim/workloads"
 )
 
-const replayAbout = `Runs one seed of a scenario again and prints its readable trace (one
-line per scheduling step: step, virtual time, thread, operation, object),
-then its verdict, trace hash, violations and artefact paths. The same
-scenario, seed, variants, strategy and budget give the same trace hash on
-every machine. With --out DIR it also writes DIR/trace.txt and
+const replayAbout = `Runs one seed of a scenario again and prints its verdict, trace hash,
+checks, violations and artefact paths. The same scenario, seed, variants,
+strategy and budget give the same trace hash on every machine. --trace
+adds the readable trace (one line per scheduling step: step, virtual time,
+thread, operation, object): printed when it is short, else written to a
+file whose path is printed. With --out DIR it also writes DIR/trace.txt and
 DIR/outcome.json, and failing checks leave their visualisations there.
 A failing seed also leaves its timeline page (timeline.html: generations,
 checkpoints, faults, restores, expiries, hand-offs and the check that
@@ -25,19 +28,24 @@ fired on one virtual-time axis) in its artefact directory; --timeline FILE
 writes that page to FILE whatever the verdict.
 
 exit: the seed's verdict: 0 pass, 1 safety, 2 liveness, 3 crash, 4 budget or unknown;
-64 usage or scenario error.`
+64 usage or scenario error, or an --out or --timeline that cannot be written; 3 when
+an output could not be written after the run (the verdict's code when it is worse).`
+
+// traceInline is the longest trace replay --trace prints; a longer one
+// goes to a file.
+const traceInline = 200
 
 func replayCmd(args []string, stdout, stderr io.Writer) int {
 	var f runFlags
 	var ref, timelineFile string
-	trace := true
+	var trace bool
 	fs := newFlagSet("replay", "[--scenario] NAME|FILE --seed S [flags]", replayAbout, stdout, stderr)
 	fs.StringVar(&ref, "scenario", "", "scenario `name|file` (required)")
 	f.addSeed(fs, "the seed")
 	f.addRunOptions(fs)
 	f.addOut(fs, "write trace.txt, outcome.json and artefacts to `dir`")
 	f.addJSON(fs, "print the outcome as one JSON line instead of the report (the trace only goes to --out)")
-	fs.BoolVar(&trace, "trace", true, "print the readable trace")
+	fs.BoolVar(&trace, "trace", false, fmt.Sprintf("the readable trace: printed up to %d lines, else written to a file whose path is printed", traceInline))
 	fs.StringVar(&timelineFile, "timeline", "", "write the run's timeline page (self-contained HTML) to `file`")
 	if c := parse(fs, args, stderr); c >= 0 {
 		return c
@@ -49,6 +57,12 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usagef(stderr, "replay", "%v", err)
 	}
+	if err := writableFile(timelineFile); err != nil {
+		return usagef(stderr, "replay", "--timeline: %v", err)
+	}
+	if err := writableDir(f.out); err != nil {
+		return usagef(stderr, "replay", "--out: %v", err)
+	}
 	opt := f.options(f.seed)
 	opt.Trace = true
 	opt.Timeline = timelineFile
@@ -57,20 +71,91 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		opt.ArtifactDir = f.out
 	}
 	out := runJob(job{sc: sc, opt: opt, replay: f.replayFlags()})
+	ioErrs := out.IOErrors
 	if err := writeReplay(f.out, out); err != nil {
-		fmt.Fprintf(stderr, "simrun replay: writing %s: %v\n", f.out, err)
+		ioErrs = append(ioErrs, fmt.Sprintf("writing %s: %v", f.out, err))
+	}
+	code := verdictExit(out.Verdict)
+	if len(ioErrs) > 0 {
+		code = worse(code, exitCrash)
 	}
 	if f.json {
 		stdout.Write(jsonLine(out))
-		return verdictExit(out.Verdict)
+		return reportIOErrors(stderr, "replay", ioErrs, code)
 	}
+	var tracePath string
 	if trace {
-		for _, e := range out.Events {
-			fmt.Fprintln(stdout, e.String())
+		if len(out.Events) <= traceInline {
+			stdout.Write(traceText(out))
+		} else if tracePath, err = writeTrace(f.out, opt.ArtifactDir, out); err != nil {
+			ioErrs, code = append(ioErrs, fmt.Sprintf("writing the trace: %v", err)), worse(code, exitCrash)
 		}
 	}
 	printOutcome(stdout, out)
-	return verdictExit(out.Verdict)
+	if tracePath != "" {
+		fmt.Fprintf(stdout, "trace: %s (%d lines)\n", tracePath, len(out.Events))
+	}
+	return reportIOErrors(stderr, "replay", ioErrs, code)
+}
+
+// reportIOErrors prints the outputs that could not be written and returns
+// code.
+func reportIOErrors(stderr io.Writer, cmd string, errs []string, code int) int {
+	for _, e := range errs {
+		fmt.Fprintf(stderr, "simrun %s: %s\n", cmd, e)
+	}
+	return code
+}
+
+// traceText is the readable trace, one line per event.
+func traceText(o workloads.Outcome) []byte {
+	var b bytes.Buffer
+	for _, e := range o.Events {
+		fmt.Fprintln(&b, e.String())
+	}
+	return b.Bytes()
+}
+
+// writeTrace returns where the trace of a long replay is: dir/trace.txt
+// (writeReplay wrote it), else trace.txt in the seed's artefact folder.
+func writeTrace(dir, artifacts string, o workloads.Outcome) (string, error) {
+	if dir != "" {
+		return filepath.Join(dir, "trace.txt"), nil
+	}
+	path := filepath.Join(artifacts, fmt.Sprintf("%s-seed-%d", o.Scenario, o.Seed), "trace.txt")
+	return path, writeAtomic(path, traceText(o))
+}
+
+// writableFile checks that path ("": none) can be written before a run
+// spends its time: its folder exists or can be made, and takes a file.
+func writableFile(path string) error {
+	if path == "" {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a folder", path)
+	}
+	return writableDir(filepath.Dir(path))
+}
+
+// writableDir checks that files can be created in dir ("": none), making
+// it if needed.
+func writableDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".simrun-check-*")
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return fmt.Errorf("cannot create files in %s: %v", dir, pe.Err)
+	}
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // printOutcome writes a seed's result as "key: value" lines.
@@ -101,15 +186,11 @@ func writeReplay(dir string, o workloads.Outcome) error {
 	if dir == "" {
 		return nil
 	}
-	var tr bytes.Buffer
-	for _, e := range o.Events {
-		fmt.Fprintln(&tr, e.String())
-	}
 	js, err := json.MarshalIndent(o, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(dir, "trace.txt"), tr.Bytes()); err != nil {
+	if err := writeAtomic(filepath.Join(dir, "trace.txt"), traceText(o)); err != nil {
 		return err
 	}
 	return writeAtomic(filepath.Join(dir, "outcome.json"), append(js, '\n'))

@@ -66,6 +66,7 @@ type report struct {
 	Resume      []string             `json:"resume,omitempty"`
 	Buggify     *buggifyReport       `json:"buggify,omitempty"`
 	lat         latencies
+	ioErrors    []string // outputs that could not be written: an error exit, never a verdict
 	groups      []*group // by index, nil until used
 	wall        time.Duration
 	priorWall   time.Duration // the wall time of earlier sessions of a resumed campaign
@@ -125,7 +126,14 @@ func (r *report) add(g *group, rec record) {
 		r.Failures = append(r.Failures, ref)
 	}
 	r.addBuggify(g.index, o)
+	for _, e := range o.IOErrors {
+		r.ioError(fmt.Sprintf("%s seed %d: %s", o.Scenario, o.Seed, e))
+	}
 }
+
+// ioError counts an output that could not be written; the campaign then
+// exits 3 (or worse).
+func (r *report) ioError(msg string) { r.ioErrors = append(r.ioErrors, msg) }
 
 // seedOrder orders seeds by campaign place: group, seed, variants.
 func seedOrder(a, b seedRef) int {
@@ -158,6 +166,10 @@ func (r *report) finish(wall time.Duration, interrupted bool) {
 			r.ExitCode = worse(r.ExitCode, verdictExit(workloads.Verdict(v)))
 		}
 	}
+	if len(r.ioErrors) > 0 {
+		slices.Sort(r.ioErrors)
+		r.ExitCode = worse(r.ExitCode, exitCrash)
+	}
 	if interrupted {
 		r.ExitCode = worse(r.ExitCode, exitInterrupted)
 	}
@@ -170,9 +182,10 @@ func ratio(sim, wall int64) float64 {
 	return float64(sim) / float64(wall)
 }
 
-// writeText writes the human summary: per scenario, latency, slowest
-// seeds, failures.
-func (r *report) writeText(w io.Writer) {
+// writeText writes the human summary: per scenario, latency, failures;
+// verbose adds each scenario's latency rows and its slowest seeds (a
+// passing campaign's summary fits one screen without them).
+func (r *report) writeText(w io.Writer, verbose bool) {
 	fmt.Fprintf(w, "\nsimrun: %d of %d seeds in %v on %d workers; simulated %v, %.0f sim-s/s; exit %d\n",
 		r.Seeds, r.Planned, time.Duration(r.WallNs).Round(time.Millisecond), r.Parallel,
 		time.Duration(r.SimNs).Round(time.Second), r.SimPerWall, r.ExitCode)
@@ -181,14 +194,16 @@ func (r *report) writeText(w io.Writer) {
 		width = max(width, len(r.label(g)))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-*s\tseeds\tpass\tsafety\tliveness\tcrash\tbudget\tsim time\tsim-s/s per worker\t\n", width, "scenario")
+	fmt.Fprintf(tw, "%-*s\tseeds\t%s\tsim time\tsim-s/s per worker\t\n", width, "scenario", verdictHeader())
 	for _, g := range r.Groups {
 		fmt.Fprintf(tw, "%-*s\t%d\t%s\t%v\t%.0f\t\n", width, r.label(g), g.Seeds, verdictCells(g.Verdicts),
 			time.Duration(g.SimNs).Round(time.Second), g.SimPerWall)
 	}
 	tw.Flush()
-	r.writeLatency(w)
-	r.writeSlowest(w)
+	r.writeLatency(w, verbose)
+	if verbose {
+		r.writeSlowest(w)
+	}
 	r.Buggify.writeText(w)
 	r.writeFailures(w)
 }
@@ -205,6 +220,16 @@ func (r *report) label(g *group) string {
 	return g.Scenario
 }
 
+// verdictHeader names the verdict columns, one per verdictCells cell:
+// both come from verdictOrder, so a verdict added there adds its column.
+func verdictHeader() string {
+	var names []string
+	for _, v := range verdictOrder {
+		names = append(names, string(v))
+	}
+	return strings.Join(names, "\t")
+}
+
 func verdictCells(m map[string]int) string {
 	var cells []string
 	for _, v := range verdictOrder {
@@ -213,19 +238,22 @@ func verdictCells(m map[string]int) string {
 	return strings.Join(cells, "\t")
 }
 
-func (r *report) writeLatency(w io.Writer) {
+func (r *report) writeLatency(w io.Writer, verbose bool) {
 	fmt.Fprintln(w, "\nlatency (virtual time)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-31s\tscope\tcount\tp50\tp90\tp99\tmax\t\n", "")
 	for _, n := range latencyNames {
 		latencyRow(tw, n.label, "all", r.Latency[n.key])
 		for _, g := range r.Groups {
-			if len(r.Groups) > 1 {
+			if verbose && len(r.Groups) > 1 {
 				latencyRow(tw, "", r.label(g), g.Latency[n.key])
 			}
 		}
 	}
 	tw.Flush()
+	if !verbose {
+		fmt.Fprintln(w, "(each scenario's latency and its slowest seeds: --verbose)")
+	}
 }
 
 func latencyRow(w io.Writer, label, scope string, s distStats) {
@@ -258,6 +286,12 @@ func (r *report) writeFailures(w io.Writer) {
 		}
 		if f.Timeline != "" {
 			fmt.Fprintf(w, "    timeline: %s\n", f.Timeline)
+		}
+	}
+	if len(r.ioErrors) > 0 {
+		fmt.Fprintf(w, "\noutputs not written (%d)\n", len(r.ioErrors))
+		for _, e := range r.ioErrors {
+			fmt.Fprintf(w, "  %s\n", e)
 		}
 	}
 	if len(r.Resume) > 0 {

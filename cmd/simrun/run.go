@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,16 +22,21 @@ const runAbout = `Runs seeds of scenarios on parallel workers and judges each: p
 safety violation, a liveness violation, a harness crash or an exhausted
 step budget. With no --scenario it runs the default campaign (simrun list
 shows it). Progress goes to stderr; a summary table with latency
-distributions, the slowest seeds and every failure with its replay command
-follows at the end (on stderr with --json, else on stdout).
+distributions and every failure with its replay command follows at the
+end (on stderr with --json, else on stdout); --verbose adds each
+scenario's latency rows and its slowest seeds.
 
 With --out DIR every finished seed is appended to DIR/results.jsonl at
 once (fsynced at least every 2 s) and DIR/summary.json is rewritten from
 the records as the campaign goes, so a killed campaign loses only the
 seeds that were running. --resume DIR continues a campaign from its
 results, skipping the seeds it finished, and ends with the summary an
-uninterrupted run gives. Ctrl-C stops starting seeds, lets running ones
-finish, writes what finished and prints the command that runs the rest.
+uninterrupted run gives. A first Ctrl-C (SIGINT) or SIGTERM starts no
+new seed and gives the running ones 3 s to finish, then writes what
+finished and prints the command that runs the rest; a second exits at
+once, results.jsonl keeping every seed that finished. Seeds run at once
+are fewer than --parallel when their estimated memory (workloads'
+MemoryEstimate) would not fit the machine together.
 
 exit: 0 pass, 1 safety, 2 liveness, 3 crash, 4 budget or unknown (the worst seed, in
 that order of precedence), 64 usage or scenario error, 130 interrupted.`
@@ -66,6 +72,7 @@ func runFlagSet(f *runFlags, sh *shard, resumeDir *string, stdout, stderr io.Wri
 	f.addParallel(fs)
 	f.addOut(fs, "write results.jsonl (as seeds finish), campaign.json, summary.json and summary.txt to `dir`")
 	f.addJSON(fs, "print one JSON object per seed on stdout, in campaign order (scenario, then seed) whatever --parallel")
+	f.addVerbose(fs)
 	f.addRunOptions(fs)
 	fs.Var(sh, "shard", "run slice `i/n` of the seed range only: the seeds s with (s - first) % n == i")
 	fs.StringVar(resumeDir, "resume", "", "continue the campaign whose results are in `dir` (its flags are read from dir/campaign.json)")
@@ -86,7 +93,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		if args, prior, code = resumeArgs(fs, resumeDir, stderr); code >= 0 {
 			return code
 		}
-		parallel, json := f.parallel, f.json
+		parallel, json, verbose := f.parallel, f.json, f.verbose
 		f, sh = runFlags{}, shard{}
 		var ignored string
 		if c := parse(runFlagSet(&f, &sh, &ignored, stdout, stderr), args, stderr); c >= 0 {
@@ -96,6 +103,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			f.parallel = parallel
 		}
 		f.json = f.json || json
+		f.verbose = f.verbose || verbose
 		f.out = resumeDir
 	}
 	if f.parallel < 1 || f.seeds < 0 {
@@ -105,6 +113,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usagef(stderr, "run", "%v", err)
 	}
+	scs := make([]*workloads.Scenario, 0, len(all))
+	for _, s := range all {
+		scs = append(scs, s.sc)
+	}
+	f.parallel = fitParallel(f.parallel, scs, stderr)
 	var spans []span
 	seen := map[string]bool{}
 	for _, s := range all {
@@ -133,8 +146,8 @@ func flagsSet(fs *flag.FlagSet) map[string]bool {
 // recorded arguments and finished records; code is -1 to go on.
 func resumeArgs(fs *flag.FlagSet, dir string, stderr io.Writer) (args []string, prior []record, code int) {
 	for name := range flagsSet(fs) {
-		if name != "resume" && name != "parallel" && name != "json" {
-			return nil, nil, usagef(stderr, "run", "--resume takes only --parallel and --json (the campaign's flags are in %s), got --%s",
+		if name != "resume" && name != "parallel" && name != "json" && name != "verbose" {
+			return nil, nil, usagef(stderr, "run", "--resume takes only --parallel, --json and --verbose (the campaign's flags are in %s), got --%s",
 				filepath.Join(dir, manifestFile), name)
 		}
 	}
@@ -204,6 +217,12 @@ func (c *runCampaign) run(stdout, stderr io.Writer) int {
 		}
 	}
 	var journal *campaign.Journal
+	if f.out != "" && !c.resumed {
+		mine := c.manifest(len(all))
+		if err := outFree(f.out, &mine); err != nil {
+			return usagef(stderr, "run", "--out %v", err)
+		}
+	}
 	if f.out != "" {
 		var err error
 		if journal, rep.priorWall, err = c.openOut(len(all)); err != nil {
@@ -216,14 +235,14 @@ func (c *runCampaign) run(stdout, stderr io.Writer) int {
 	}
 	// a summary written while the campaign runs names the command that
 	// continues it, should the campaign be killed
-	started := execCampaign(f, jobs, rep, journal, c.resumeCommands(jobs), stdout, stderr)
-	rep.Resume = c.resumeCommands(jobs[started:])
-	rep.finish(rep.wall, started < len(jobs))
+	rest := execCampaign(f, jobs, rep, journal, c.resumeCommands(jobs), stdout, stderr)
+	rep.Resume = c.resumeCommands(jobs[rest:])
+	rep.finish(rep.wall, rest < len(jobs))
 	summary := stdout
 	if f.json {
 		summary = stderr
 	}
-	rep.writeText(summary)
+	rep.writeText(summary, f.verbose)
 	return closeOut(f.out, journal, rep, c.groupOf, stderr)
 }
 
@@ -294,22 +313,37 @@ func (c *runCampaign) openOut(planned int) (*campaign.Journal, time.Duration, er
 
 // execCampaign runs jobs with progress on stderr and --json lines on
 // stdout, counts them into rep, appends each to the journal (when there is
-// one) as it finishes and rewrites the summary from time to time; it
-// returns how many started.
+// one) as it finishes and rewrites the summary from time to time. A first
+// interrupt starts no new seed and gives the running ones graceWall; a
+// second exits at once, the journal synced. It returns the index of the
+// first job that did not finish (len(jobs): all did).
 func execCampaign(f *runFlags, jobs []job, rep *report, journal *campaign.Journal, resume []string,
 	stdout, stderr io.Writer) int {
 	prog := newProgress(stderr, len(jobs))
-	ctx, stop := interrupts(func() {
-		prog.note("simrun: interrupted: no new seeds start; waiting for the running ones (Ctrl-C again to quit at once)")
+	ctx, abandon, stop := interrupts(func() {
+		prog.note("simrun: interrupted: no new seeds start; the running ones get %v to finish (interrupt again to quit at once)", graceWall)
+	}, func() {
+		where := "nothing was recorded (no --out)"
+		if journal != nil {
+			journal.Sync()
+			where = fmt.Sprintf("every finished seed is in %s; %s run --resume %s runs the rest",
+				filepath.Join(f.out, resultsFile), binary, f.out)
+		}
+		prog.note("simrun: interrupted again: exiting at once; %s", where)
 	})
 	defer stop()
-	start := time.Now()
+	finished := make([]bool, len(jobs))
+	start := wallNow()
 	lastSummary := start
 	prog.note("simrun: starting %d seeds on %d workers", len(jobs), f.parallel)
 	stopTick := prog.tick()
-	started := campaign.Execute(ctx, len(jobs), f.parallel, func(i int) record { return newRecord(runJob(jobs[i])) },
+	campaign.ExecuteUntil(ctx, abandon, len(jobs), f.parallel, func(i int) record { return newRecord(runJob(jobs[i])) },
 		func(i int, rec record) {
+			finished[i] = true
 			prog.seed(rec.Outcome)
+			for _, e := range rec.IOErrors {
+				prog.note("simrun: %s seed %d: %s", rec.Scenario, rec.Seed, e)
+			}
 			j := jobs[i]
 			rep.add(rep.group(j.group, j.sc.Name, workloads.VariantString(j.opt.Variants)), rec)
 			if journal == nil {
@@ -317,10 +351,11 @@ func execCampaign(f *runFlags, jobs []job, rep *report, journal *campaign.Journa
 			}
 			if err := journal.Append(rec); err != nil {
 				prog.note("simrun: %v", err)
+				rep.ioError(fmt.Sprintf("%s seed %d: not recorded: %v", rec.Scenario, rec.Seed, err))
 			}
-			if time.Since(lastSummary) >= campaign.SyncEvery {
-				lastSummary = time.Now()
-				rep.wall = time.Since(start)
+			if wallSince(lastSummary) >= campaign.SyncEvery {
+				lastSummary = wallNow()
+				rep.wall = wallSince(start)
 				rep.Resume = resume
 				rep.finish(rep.wall, false)
 				if err := writeSummary(f.out, rep); err != nil {
@@ -335,8 +370,14 @@ func execCampaign(f *runFlags, jobs []job, rep *report, journal *campaign.Journa
 		})
 	stopTick()
 	prog.end()
-	rep.wall = time.Since(start)
-	return started
+	rep.wall = wallSince(start)
+	if rest := slices.Index(finished, false); rest >= 0 {
+		if abandon.Err() != nil {
+			prog.note("simrun: gave up on the seeds still running after %v", graceWall)
+		}
+		return rest
+	}
+	return len(jobs)
 }
 
 // resumeCommands returns the commands that run the jobs that did not

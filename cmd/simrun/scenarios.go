@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -130,3 +131,24 @@ func fieldAtLine(src string, line int) string {
 
 // isScenarioError reports whether err is about scenario input (exit 64).
 func isScenarioError(err error) bool { return errors.Is(err, workloads.ErrScenario) }
+
+// fitParallel lowers parallel so that the seeds running at once fit the
+// machine's memory (workloads.MachineMemory) by their estimate, saying so
+// on stderr; one seed always runs.
+func fitParallel(parallel int, scs []*workloads.Scenario, stderr io.Writer) int {
+	limit := workloads.MachineMemory
+	var est int64
+	var name string
+	for _, s := range scs {
+		if e := s.MemoryEstimate(); e > est {
+			est, name = e, s.Name
+		}
+	}
+	if limit <= 0 || est <= 0 || int64(parallel)*est <= limit {
+		return parallel
+	}
+	n := int(max(limit/est, 1))
+	fmt.Fprintf(stderr, "simrun: %d seeds at once, not %d: a seed of %s needs an estimated %s, and the machine has %s\n",
+		n, parallel, name, workloads.FormatSize(est), workloads.FormatSize(limit))
+	return n
+}

@@ -10,7 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ckptsim/ckptsim/workloads"
 	"github.com/ckptsim/ckptsim/workloads/campaign"
@@ -20,10 +22,16 @@ func TestRunSmoke(t *testing.T) {
 	dir := t.TempDir()
 	r := simrunExec(t, "run", "--scenario", "smoke", "--seeds", "4", "--out", dir)
 	r.want(t, exitPass)
-	for _, s := range []string{"latency (virtual time)", "trigger to complete", "slowest seeds", "no failures"} {
+	for _, s := range []string{"latency (virtual time)", "trigger to complete", "no failures"} {
 		if !strings.Contains(r.stdout, s) {
 			t.Errorf("summary lacks %q:\n%s", s, r.stdout)
 		}
+	}
+	if strings.Contains(r.stdout, "slowest seeds (wall)") {
+		t.Errorf("the slowest seeds are printed without --verbose:\n%s", r.stdout)
+	}
+	if txt, err := os.ReadFile(filepath.Join(dir, "summary.txt")); err != nil || !strings.Contains(string(txt), "slowest seeds") {
+		t.Errorf("summary.txt lacks the slowest seeds (%v)", err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "results.jsonl"))
 	if err != nil {
@@ -397,5 +405,93 @@ func TestSwarmChoiceInResults(t *testing.T) {
 	var line struct{ Swarm map[string]string }
 	if err := json.Unmarshal([]byte(j.stdout), &line); err != nil || len(line.Swarm) == 0 {
 		t.Errorf("--json line without swarm (%v): %s", err, j.stdout)
+	}
+}
+
+// TestInterruptGivesUp: SIGTERM while a seed runs for minutes ends the
+// campaign a grace period later, not when the seed would end, with exit
+// 130 and every finished seed kept in results.jsonl; after one signal the
+// summary is written and names the resume command, after two the process
+// exits at once.
+func TestInterruptGivesUp(t *testing.T) {
+	for _, signals := range []int{1, 2} {
+		t.Run(strconv.Itoa(signals), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			cmd := exec.Command(bin, "run", "--scenario", "testdata/good.yaml", "--scenario", "testdata/slow.yaml",
+				"--seeds", "2", "--parallel", "1", "--out", out, "--json")
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			errPipe, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var stderr strings.Builder
+			noticed := make(chan struct{}) // the first signal was handled
+			errDone := make(chan struct{})
+			go func() {
+				defer close(errDone)
+				es := bufio.NewScanner(errPipe)
+				for es.Scan() {
+					stderr.WriteString(es.Text() + "\n")
+					if strings.HasPrefix(es.Text(), "simrun: interrupted: ") {
+						close(noticed)
+					}
+				}
+			}()
+			sc := bufio.NewScanner(stdout)
+			for range 2 { // good.yaml's seeds: recorded before their lines print
+				if !sc.Scan() {
+					t.Fatalf("the campaign ended early:\n%s", stderr.String())
+				}
+			}
+			cmd.Process.Signal(syscall.SIGTERM)
+			if signals == 2 {
+				select { // two at once would be one pending signal
+				case <-noticed:
+				case <-time.After(30 * time.Second):
+					cmd.Process.Kill()
+					t.Fatal("the first SIGTERM was not noticed")
+				}
+				cmd.Process.Signal(syscall.SIGTERM)
+			}
+			done := make(chan error, 1)
+			go func() {
+				for sc.Scan() {
+				}
+				<-errDone
+				done <- cmd.Wait()
+			}()
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("still running 30s after SIGTERM (a slow seed takes minutes)")
+			}
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
+				t.Fatalf("exit %v, want %d\n%s", err, exitInterrupted, stderr.String())
+			}
+			if got := (*report)(nil).outcomesFrom(t, out); !slices.Equal(got, []uint64{0, 1}) {
+				t.Errorf("results.jsonl holds seeds %v, want good.yaml's 0 and 1", got)
+			}
+			if signals == 2 {
+				if !strings.Contains(stderr.String(), "interrupted again: exiting at once; every finished seed is in") {
+					t.Errorf("stderr:\n%s", stderr.String())
+				}
+				return
+			}
+			var sum report
+			b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+			if err == nil {
+				err = json.Unmarshal(b, &sum)
+			}
+			if err != nil || !sum.Interrupted || sum.Seeds != 2 || !slices.Equal(sum.Resume, []string{binary + " run --resume " + out}) {
+				t.Errorf("summary.json: interrupted %v, %d seeds, resume %q (%v)", sum.Interrupted, sum.Seeds, sum.Resume, err)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 )
@@ -35,6 +36,9 @@ func WriteFile(path string, data []byte) error {
 		return err
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
+		if le := (*os.LinkError)(nil); errors.As(err, &le) {
+			return &os.PathError{Op: "write", Path: path, Err: le.Err} // the temporary name means nothing to a reader
+		}
 		return err
 	}
 	return SyncDir(dir)

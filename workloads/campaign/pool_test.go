@@ -41,3 +41,32 @@ func seqInts(n int) []int {
 	}
 	return out
 }
+
+// TestExecuteUntilAbandons: once abandon ends, ExecuteUntil returns
+// without the seed still running (here one that never returns), and
+// ordered still sees every finished result in index order, those after
+// the unfinished one included.
+func TestExecuteUntilAbandons(t *testing.T) {
+	never := make(chan struct{})
+	defer close(never)
+	ctx, stop := context.WithCancel(context.Background())
+	abandon, giveUp := context.WithCancel(context.Background())
+	defer stop()
+	defer giveUp()
+	var done, seen []int
+	started := ExecuteUntil(ctx, abandon, 3, 3, func(i int) int {
+		if i == 1 {
+			<-never
+		}
+		return i
+	}, func(i, _ int) {
+		done = append(done, i)
+		if len(done) == 2 { // 0 and 2: stop, then give up on 1
+			stop()
+			giveUp()
+		}
+	}, func(i, _ int) { seen = append(seen, i) })
+	if started != 3 || !slices.Equal(seen, []int{0, 2}) {
+		t.Errorf("started %d, ordered saw %v; want 3 and [0 2]", started, seen)
+	}
+}

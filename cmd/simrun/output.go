@@ -128,11 +128,18 @@ type seedLine struct {
 	Checks     []string          `json:"checks,omitempty"` // ids of the checks that fired
 	Replay     string            `json:"replay"`
 	Swarm      map[string]string `json:"swarm,omitempty"` // what a swarm seed ran with
+	// Profile is --profile, Variants the pairs it expanded to with
+	// --variant and the scenario's on top (both only under a profile).
+	Profile  string `json:"profile,omitempty"`
+	Variants string `json:"variants,omitempty"`
 }
 
 func jsonLine(o workloads.Outcome) []byte {
 	l := seedLine{Scenario: o.Scenario, Seed: o.Seed, Verdict: o.Verdict, TraceHash: o.TraceHash, SimNs: o.SimNs,
 		Steps: o.Steps, Violations: o.Violations, Checks: o.Checks, Replay: o.Replay, Swarm: o.Swarm}
+	if o.Profile != "" {
+		l.Profile, l.Variants = o.Profile, o.Variants
+	}
 	if l.Violations == nil {
 		l.Violations = []string{}
 	}

@@ -97,3 +97,37 @@ func TestUpstreamRepros(t *testing.T) {
 		})
 	}
 }
+
+// TestProfileFlag: --profile expands to the profile's pairs, a --variant
+// for one of its keys wins, the record names the profile, an unknown
+// profile is a usage error, and compare shows the default and the profile
+// side by side.
+func TestProfileFlag(t *testing.T) {
+	res := simrunExec(t, "run", "--scenario", "h9-deferred-fence", "--seeds", "1", "--parallel", "1", "--json",
+		"--profile", "upstream", "--variant", "trigger-fence=generation")
+	var o struct {
+		Profile  string `json:"profile"`
+		Variants string `json:"variants"`
+		Replay   string `json:"replay"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &o); err != nil {
+		t.Fatalf("%v\n%s%s", err, res.stdout, res.stderr)
+	}
+	if o.Profile != "upstream" || !strings.Contains(o.Variants, "trigger-fence=generation") ||
+		!strings.Contains(o.Variants, "periodic-arm=live-chain") || !strings.Contains(o.Replay, "--variant periodic-arm=live-chain") {
+		t.Errorf("record: profile %q variants %q replay %q: want upstream's pairs with trigger-fence=generation", o.Profile, o.Variants, o.Replay)
+	}
+	if r := simrunExec(t, "run", "--scenario", "smoke", "--profile", "nope"); r.code != exitUsage || !strings.Contains(r.stderr, "upstream") {
+		t.Errorf("unknown profile: exit %d, stderr %q", r.code, r.stderr)
+	}
+	cmp := simrunExec(t, "compare", "--scenario", "h9-deferred-fence", "--seeds", "1", "--parallel", "1", "--profile", "upstream")
+	var rows []string
+	for line := range strings.SplitSeq(cmp.stdout, "\n") {
+		if f := strings.Fields(line); len(f) > 2 && (f[0] == "fixed" || f[0] == "profile=upstream") {
+			rows = append(rows, f[0]+" pass="+f[2])
+		}
+	}
+	if strings.Join(rows, "; ") != "fixed pass=1; profile=upstream pass=0" {
+		t.Errorf("compare --profile upstream rows %q, want the default passing and the profile failing\n%s", rows, cmp.stdout)
+	}
+}

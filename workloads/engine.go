@@ -73,7 +73,8 @@ func SwarmString(chosen map[string]string) string {
 func Run(s *Scenario, opt Options) (out Outcome) {
 	start := time.Now()
 	v := s.effectiveVariants(opt.Variants)
-	out = Outcome{Scenario: s.Name, Seed: opt.Seed, Variants: VariantString(v), Replay: ReplayCommand(s, opt.Seed, v)}
+	out = Outcome{Scenario: s.Name, Seed: opt.Seed, Variants: VariantString(v), Profile: opt.Profile,
+		Replay: ReplayCommand(s, opt.Seed, v)}
 	if opt.Buggify != "" {
 		out.Replay += " --buggify " + opt.Buggify
 	}

@@ -36,9 +36,13 @@ const (
 type Options struct {
 	Seed     uint64
 	Variants map[string]string // override the scenario's variants
-	Strategy string            // override run.strategy
-	Trace    bool              // keep the readable trace
-	MaxSteps int64             // override run.max_steps
+	// Profile names the variant profile Variants were expanded from
+	// (core/variant.Profiles; "": none). Run only records it: the
+	// expansion is the caller's.
+	Profile  string
+	Strategy string // override run.strategy
+	Trace    bool   // keep the readable trace
+	MaxSteps int64  // override run.max_steps
 	// Replay, when set, makes Run follow a recorded decision list.
 	Replay []int32
 	// RecordDecisions keeps the decision list in the outcome.
@@ -67,6 +71,7 @@ type Outcome struct {
 	Replay     string         `json:"replay"`
 	WallNs     int64          `json:"wall_ns"`
 	Variants   string         `json:"variants"`
+	Profile    string         `json:"profile,omitempty"` // the profile Variants were expanded from (Options.Profile)
 	Latency    Latencies      `json:"-"`
 	Windows    map[string]int `json:"windows,omitempty"`
 	Counts     map[string]int `json:"counts,omitempty"`

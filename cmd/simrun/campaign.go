@@ -18,6 +18,7 @@ type job struct {
 	opt    workloads.Options
 	group  int
 	replay string // flags appended to the replay command
+	label  string // the group's label in a comparison ("": its variants)
 }
 
 // runJob runs one seed; a panic outside workloads.Run is a crash outcome
@@ -26,7 +27,7 @@ func runJob(j job) (out workloads.Outcome) {
 	defer func() {
 		if p := recover(); p != nil {
 			out = workloads.Outcome{Scenario: j.sc.Name, Seed: j.opt.Seed, Verdict: workloads.Crash,
-				Variants:   workloads.VariantString(j.opt.Variants),
+				Variants: workloads.VariantString(j.opt.Variants), Profile: j.opt.Profile,
 				Replay:     workloads.ReplayCommand(j.sc, j.opt.Seed, j.opt.Variants) + j.replay,
 				Violations: []string{fmt.Sprintf("simrun panic: %v\n%s", p, debug.Stack())}}
 		}

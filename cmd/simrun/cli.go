@@ -157,6 +157,7 @@ type runFlags struct {
 	seeds     int
 	parallel  int
 	variants  variantFlag
+	profile   string // --profile: a core/variant profile, expanded under variants
 	strategy  strategy
 	budget    budget
 	buggify   buggifyFlag
@@ -183,6 +184,13 @@ func (f *runFlags) addParallel(fs *flag.FlagSet) {
 func (f *runFlags) addRunOptions(fs *flag.FlagSet) {
 	f.variants = variantFlag{}
 	fs.Var(f.variants, "variant", "`key=value` overriding the scenario's variants (repeatable; see simrun list)")
+	fs.Func("profile", "variant profile `name` (see simrun list): its key=value pairs override the scenario's; --variant wins over it", func(s string) error {
+		if _, err := variant.LookupProfile(s); err != nil {
+			return err
+		}
+		f.profile = s
+		return nil
+	})
 	fs.Var(&f.strategy, "strategy", "scheduling `strategy`: random or pct (default: the scenario's)")
 	fs.Var(&f.budget, "budget", "step budget `N` per seed (default: the scenario's run.max_steps)")
 	fs.Var(&f.buggify, "buggify", "BUGGIFY sites `on` or off in core (default: the scenario's buggify.enabled)")
@@ -190,13 +198,26 @@ func (f *runFlags) addRunOptions(fs *flag.FlagSet) {
 
 // options builds the workloads options of one seed.
 func (f *runFlags) options(seed uint64) workloads.Options {
-	opt := workloads.Options{Seed: seed, Variants: maps.Clone(map[string]string(f.variants)),
+	opt := workloads.Options{Seed: seed, Variants: f.expanded(f.profile), Profile: f.profile,
 		Strategy: string(f.strategy), MaxSteps: int64(f.budget), Buggify: string(f.buggify)}
 	if f.out != "" && filepath.Ext(f.out) == "" {
 		// porcupine's visualisation of a failing check goes next to the results
 		opt.ArtifactDir = filepath.Join(f.out, "artifacts")
 	}
 	return opt
+}
+
+// expanded returns the variants of a seed under profile ("": none): the
+// profile's pairs with --variant on top.
+func (f *runFlags) expanded(profile string) map[string]string {
+	if profile == "" {
+		return maps.Clone(map[string]string(f.variants))
+	}
+	p, err := variant.LookupProfile(profile) // checked by the flag
+	if err != nil {
+		panic(err)
+	}
+	return p.Expand(f.variants)
 }
 
 // replayFlags are the flags a replay command needs beyond the scenario,

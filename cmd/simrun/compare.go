@@ -20,6 +20,13 @@ second of one worker. Each --with is one column: a comma-separated list of
 key=value variants on top of the scenario's and of --variant. Without
 --with it compares every scheduler design.
 
+With --profile NAME (simrun list shows the profiles) the columns are the
+default (the scenario's variants and --variant), or each --with, and then
+the same columns again under the profile, labelled profile=NAME: the
+profile's pairs, --variant on top, then the column's --with on top.
+
+  simrun compare --scenario h9-deferred-fence --seeds 20 --profile upstream
+
   simrun compare --scenario failovers --seeds 20 --with design=shared \
     --with design=per-pipeline --with design=shared-inline,expiry-fence=none
 
@@ -48,20 +55,37 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	if f.parallel < 1 || f.seeds < 0 {
 		return usagef(stderr, "compare", "--parallel must be at least 1 and --seeds not negative")
 	}
-	if len(with) == 0 {
+	profile := f.profile
+	f.profile = "" // a column under the profile names it itself
+	switch {
+	case len(with) == 0 && profile != "":
+		with = append(with, "fixed")
+	case len(with) == 0:
 		k, _ := variant.Lookup("design")
 		for _, d := range k.Values {
 			with = append(with, "design="+d)
 		}
 	}
-	cols := make([]map[string]string, len(with))
-	for i, w := range with {
-		m, err := parseVariants(w)
-		if err != nil {
-			return usagef(stderr, "compare", "--with %s: %v", w, err)
+	var cols []column
+	for _, prof := range []string{"", profile} {
+		if prof == "" && len(cols) > 0 {
+			break
 		}
-		cols[i] = maps.Clone(map[string]string(f.variants))
-		maps.Copy(cols[i], m)
+		for _, w := range with {
+			m, err := parseVariants(w)
+			if err != nil {
+				return usagef(stderr, "compare", "--with %s: %v", w, err)
+			}
+			c := column{variants: f.expanded(prof), profile: prof}
+			maps.Copy(c.variants, m) // profile, then --variant, then --with
+			if prof != "" {
+				c.label = "profile=" + prof
+				if w != "fixed" {
+					c.label += "+" + w
+				}
+			}
+			cols = append(cols, c)
+		}
 	}
 	sc, err := lookup(ref)
 	if err != nil {
@@ -73,8 +97,8 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	for i, c := range cols {
 		for k := range uint64(n) {
 			opt := f.options(f.seed + k)
-			opt.Variants = c
-			jobs = append(jobs, job{sc: sc, opt: opt, group: i, replay: f.replayFlags()})
+			opt.Variants, opt.Profile = maps.Clone(c.variants), c.profile
+			jobs = append(jobs, job{sc: sc, opt: opt, group: i, replay: f.replayFlags(), label: c.label})
 		}
 	}
 	if f.out != "" {
@@ -97,24 +121,35 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(w, "\n%s, seeds %d..%d, %d seeds per column\n", sc.Name, f.seed, f.seed+uint64(n)-1, n)
 	writeComparison(w, rep)
 	rep.writeFailures(w)
-	column := map[string]int{}
+	index := map[string]int{}
 	for i, c := range cols {
-		column[workloads.VariantString(c)] = i
+		if _, ok := index[workloads.VariantString(c.variants)]; !ok {
+			index[workloads.VariantString(c.variants)] = i
+		}
 	}
-	return closeOut(f.out, journal, rep, func(r record) int { return column[r.Variants] }, stderr)
+	return closeOut(f.out, journal, rep, func(r record) int { return index[r.Variants] }, stderr)
+}
+
+// column is one column of a comparison: the variants its seeds run with,
+// the profile they were expanded from and the label the table shows for
+// it ("": the variants).
+type column struct {
+	variants map[string]string
+	profile  string
+	label    string
 }
 
 // writeComparison prints one row per column of the comparison.
 func writeComparison(w io.Writer, r *report) {
 	width := len("variants")
 	for _, g := range r.Groups {
-		width = max(width, len(g.Variants))
+		width = max(width, len(g.label()))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-*s\tseeds\t%s\tt2c p50\tt2c p99\tdelay p50\tdelay p99\tdelay max\tfailover-first p50\tsim-s/s\t\n", width, "variants", verdictHeader())
 	for _, g := range r.Groups {
 		t, d, fo := g.Latency["trigger_to_complete"], g.Latency["sched_delay"], g.Latency["failover_to_first"]
-		fmt.Fprintf(tw, "%-*s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t\n", width, g.Variants, g.Seeds, verdictCells(g.Verdicts),
+		fmt.Fprintf(tw, "%-*s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t\n", width, g.label(), g.Seeds, verdictCells(g.Verdicts),
 			ns(t.P50), ns(t.P99), ns(d.P50), ns(d.P99), ns(d.Max), ns(fo.P50), g.SimPerWall)
 	}
 	tw.Flush()

@@ -5,11 +5,13 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ckptsim/ckptsim/core/variant"
 	"github.com/ckptsim/ckptsim/workloads"
 )
 
 const listAbout = `Lists the embedded scenarios with their descriptions, the default
-campaign and the variant keys with their values (default first).`
+campaign, the variant keys with their values (default first) and the
+variant profiles with the pairs they expand to.`
 
 func listCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("list", "", listAbout, stdout, stderr)
@@ -45,6 +47,16 @@ func listCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "\nvariants (--variant key=value; the first value is the default):")
 	for _, v := range workloads.VariantKeys() {
 		fmt.Fprintf(stdout, "  %s\n", v)
+	}
+	fmt.Fprintln(stdout, "\nprofiles (--profile NAME: bundles of variants; --variant wins over them):")
+	for _, p := range variant.Profiles() {
+		fmt.Fprintf(stdout, "  %s\n%s", p.Name, wrap(p.About, "      ", 76))
+		for _, v := range p.Values {
+			fmt.Fprintf(stdout, "      %s=%s\n", v.Key, v.Value)
+		}
+		for _, n := range p.NotModelled {
+			fmt.Fprintf(stdout, "%s", wrap("not modelled: "+n, "      ", 76))
+		}
 	}
 	return code
 }

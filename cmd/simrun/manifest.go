@@ -17,6 +17,7 @@ type manifest struct {
 	Args     []string   `json:"args"` // the run command's arguments
 	Spans    []spanInfo `json:"scenarios"`
 	Variants string     `json:"variants"`
+	Profile  string     `json:"profile,omitempty"` // --profile (Variants are the --variant pairs on top of it)
 	Strategy string     `json:"strategy,omitempty"`
 	Budget   int64      `json:"budget,omitempty"`
 	// Shard is the slice of a sharded campaign ("i/n"); a merge lists the
@@ -37,7 +38,7 @@ type spanInfo struct {
 }
 
 func (c *runCampaign) manifest(planned int) manifest {
-	m := manifest{Args: c.args, Variants: workloads.VariantString(c.f.variants), Strategy: string(c.f.strategy),
+	m := manifest{Args: c.args, Variants: workloads.VariantString(c.f.variants), Profile: c.f.profile, Strategy: string(c.f.strategy),
 		Budget: int64(c.f.budget), Shard: c.sh.String(), Planned: planned}
 	if m.Args == nil {
 		m.Args = []string{}

@@ -129,11 +129,18 @@ type seedLine struct {
 	Replay     string            `json:"replay"`
 	Swarm      map[string]string `json:"swarm,omitempty"`   // what a swarm seed ran with
 	Options    map[string]string `json:"options,omitempty"` // the design and options a swarm seed drew
+	// Profile is --profile, Variants the pairs it expanded to with
+	// --variant and the scenario's on top (both only under a profile).
+	Profile  string `json:"profile,omitempty"`
+	Variants string `json:"variants,omitempty"`
 }
 
 func jsonLine(o workloads.Outcome) []byte {
 	l := seedLine{Scenario: o.Scenario, Seed: o.Seed, Verdict: o.Verdict, TraceHash: o.TraceHash, SimNs: o.SimNs,
 		Steps: o.Steps, Violations: o.Violations, Checks: o.Checks, Replay: o.Replay, Swarm: o.Swarm, Options: o.Options}
+	if o.Profile != "" {
+		l.Profile, l.Variants = o.Profile, o.Variants
+	}
 	if l.Violations == nil {
 		l.Violations = []string{}
 	}

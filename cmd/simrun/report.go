@@ -37,6 +37,8 @@ type seedRef struct {
 type group struct {
 	Scenario   string               `json:"scenario"`
 	Variants   string               `json:"variants,omitempty"`
+	Profile    string               `json:"profile,omitempty"` // the profile Variants were expanded from
+	Label      string               `json:"label,omitempty"`   // a comparison's name for the column ("": Variants)
 	Seeds      int                  `json:"seeds"`
 	Verdicts   map[string]int       `json:"verdicts"`
 	SimNs      int64                `json:"sim_ns"`
@@ -84,6 +86,9 @@ func countsZero() map[string]int {
 	}
 	return m
 }
+
+// label is the group's name in a comparison table.
+func (g *group) label() string { return cmp.Or(g.Label, g.Variants) }
 
 // group returns the report of group i, made on first use.
 func (r *report) group(i int, scenario, variants string) *group {

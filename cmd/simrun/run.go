@@ -345,7 +345,9 @@ func execCampaign(f *runFlags, jobs []job, rep *report, journal *campaign.Journa
 				prog.note("simrun: %s seed %d: %s", rec.Scenario, rec.Seed, e)
 			}
 			j := jobs[i]
-			rep.add(rep.group(j.group, j.sc.Name, workloads.VariantString(j.opt.Variants)), rec)
+			g := rep.group(j.group, j.sc.Name, workloads.VariantString(j.opt.Variants))
+			g.Profile, g.Label = j.opt.Profile, j.label
+			rep.add(g, rec)
 			if journal == nil {
 				return
 			}
@@ -460,6 +462,9 @@ func ownVariants(s span) []string {
 // commonArgs repeats the options of a campaign for a resume command.
 func (f *runFlags) commonArgs(i int) []string {
 	var a []string
+	if f.profile != "" {
+		a = append(a, "--profile", f.profile)
+	}
 	for _, k := range sortedKeys(f.variants) {
 		a = append(a, "--variant", k+"="+f.variants[k])
 	}

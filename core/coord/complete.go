@@ -90,7 +90,7 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 	c.mapMu.Lock()
 	present := c.pending[p.ID] == p
 	var n int32
-	if present {
+	if present || c.cfg.Variants.PendingDecrement == variant.DecrementAlways {
 		delete(c.pending, p.ID)
 		n = c.pendingCounter.Add(-1)
 	}
@@ -232,7 +232,7 @@ func (c *Coordinator) notifyCompleted(cp *Completed) error {
 			return fmt.Errorf("notify task %d of checkpoint %d: %w", t, cp.ID, err)
 		}
 	}
-	if cp.Type == SchemaChangeAfter && !cp.Restored { // a restore's re-commit ends no schema change
+	if cp.Type == SchemaChangeAfter && (!cp.Restored || c.cfg.Variants.SchemaRecommit == variant.RecommitEnds) { // a restore's re-commit ends no schema change
 		if !c.schemaChanging.CompareAndSwap(true, false) {
 			return fmt.Errorf("schema change after checkpoint %d completed while not schema changing", cp.ID)
 		}
@@ -257,6 +257,9 @@ func (c *Coordinator) finish(gen uint64, t Type) {
 	}
 	c.clean(ReasonCompleted, gen)
 	c.updateStatus(gen, st)
+	if c.cfg.Variants.FinishFuture == variant.FinishCurrent {
+		_, f = c.Generation() // upstream re-reads the future field after the status write
+	}
 	if f.Complete(st) {
 		if t == CompletedPoint {
 			c.finishedFinal.Store(true)

@@ -156,7 +156,7 @@ func (c *Coordinator) failGeneration(armed uint64, r Reason, err error, f fencin
 func (c *Coordinator) updateStatus(gen uint64, s GenStatus) bool {
 	c.statusMu.Lock()
 	defer c.statusMu.Unlock()
-	if cur, _ := c.Generation(); cur != gen {
+	if cur, _ := c.Generation(); cur != gen && c.cfg.Variants.StatusFence == variant.StatusGeneration {
 		c.log().Info("skipping the status write of a replaced generation", "status", s, "generation", gen, "current", cur)
 		return false
 	}

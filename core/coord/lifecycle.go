@@ -357,10 +357,15 @@ func (c *Coordinator) ReadyToClose(task TaskID) error {
 	// ready set before this report landed (bounded-finish, seed 5300034).
 	// After the restore, the trigger runs in the restored generation; if
 	// its resume already triggered the final, guard 7 or 5 stops this one.
-	c.restoreMu.Lock()
-	defer c.restoreMu.Unlock()
+	if c.cfg.Variants.FinalRestore == variant.FinalWaitsRestore {
+		c.restoreMu.Lock()
+		defer c.restoreMu.Unlock()
+	}
 	gen := c.genNow.Load()
 	if err := c.tryTrigger(CompletedPoint, 0, gen); err != nil {
+		if c.cfg.Variants.FinalRearm == variant.FinalRearmNone {
+			return err
+		}
 		c.log().Warn("final checkpoint trigger failed; re-armed after the pending back-off", "err", err)
 		c.rearm(CompletedPoint, c.cfg.PendingBackoff, 0, gen)
 	}

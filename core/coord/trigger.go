@@ -27,7 +27,7 @@ func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration, tok, gen ui
 // 3000411, 3000415, 3000926 of h2-cancel-after-handoff). No lock: genNow
 // is an atomic mirror of gen, so the fence adds no scheduling point.
 func (c *Coordinator) staleTrigger(gen uint64) bool {
-	if c.genNow.Load() != gen {
+	if c.cfg.Variants.TriggerFence == variant.TriggerGeneration && c.genNow.Load() != gen {
 		c.stopped("trigger of an earlier generation")
 		return true
 	}
@@ -52,7 +52,11 @@ func (c *Coordinator) armPeriodic(delay time.Duration) {
 	c.buggifyRearm()
 	c.periodicMu.Lock()
 	defer c.periodicMu.Unlock()
-	c.periodicTask = c.scheduleTrigger(Checkpoint, delay, c.newChainLocked(), c.genNow.Load())
+	tok := c.periodicTok
+	if c.cfg.Variants.PeriodicArm == variant.ArmNewChain {
+		tok = c.newChainLocked()
+	}
+	c.periodicTask = c.scheduleTrigger(Checkpoint, delay, tok, c.genNow.Load())
 }
 
 // newChain ends the live periodic chain and returns the token of the next
@@ -95,7 +99,7 @@ func (c *Coordinator) rearm(typ Type, delay time.Duration, tok, gen uint64) {
 	// was in flight, fixed in sim/cluster: the seeds pass without this
 	// check too.) No lock: genNow mirrors the generation, so the check adds
 	// no scheduling point.
-	if c.genNow.Load() != gen {
+	if c.cfg.Variants.TriggerFence == variant.TriggerGeneration && c.genNow.Load() != gen {
 		c.stopped("trigger of an earlier generation")
 		return
 	}
@@ -198,7 +202,7 @@ func (c *Coordinator) triggerLocked(now time.Time, typ Type, tok, gen uint64) er
 	}
 	if c.isCompleted() || c.shutdown.Load() { // guard 5
 		c.stopped("completed or shut down")
-		if typ.SchemaChange() {
+		if typ.SchemaChange() && c.cfg.Variants.DroppedSchemaChange == variant.DroppedSchemaEnds {
 			// The clean that shut the generation down already ended any
 			// schema change it saw; this one began after it (a request
 			// during a restore, before the resume). Its checkpoint will
@@ -389,6 +393,10 @@ func (c *Coordinator) onPendingDone(p *Pending, cp *Completed, err error) {
 		}
 	}
 	if xerr := c.async(handle); xerr != nil {
+		if c.cfg.Variants.CompletionFallback == variant.CompletionDrop {
+			c.log().Warn("coordinator executor rejected a completion handler; dropped", "id", p.ID, "err", xerr)
+			return
+		}
 		// Upstream's whenCompleteAsync on a shut-down executor loses the
 		// handler, leaving a fully acknowledged checkpoint that no watchdog
 		// will expire. Run it inline instead, as the expiry does (H11).

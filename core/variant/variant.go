@@ -106,22 +106,127 @@ const (
 	IdleForget                     // forgotten: closed tasks get barriers again
 )
 
+// The keys below each keep one upstream behaviour that a ledger finding
+// (results/findings/Fnnn) fixed in the port; the default is the fix.
+
+// Decrement is pending-decrement (F002).
+type Decrement uint8
+
+// The pending-decrement values.
+const (
+	DecrementIfPending Decrement = iota // only a completion that still finds its checkpoint pending
+	DecrementAlways                     // every completion, after a clean zeroed the counter too
+)
+
+// SchemaRecommit is schema-recommit (F004): whether a restore's re-commit
+// of a SCHEMA_CHANGE_AFTER checkpoint ends a schema change.
+type SchemaRecommit uint8
+
+// The schema-recommit values.
+const (
+	RecommitKeeps SchemaRecommit = iota // a restored SCHEMA_CHANGE_AFTER ends no schema change
+	RecommitEnds                        // it tries to end one, and fails the generation when none is on
+)
+
+// FinishFuture is finish-future (F005): which future a final completion ends.
+type FinishFuture uint8
+
+// The finish-future values.
+const (
+	FinishOwn     FinishFuture = iota // the future of the generation that completed
+	FinishCurrent                     // the future current after the status write (a restore's)
+)
+
+// CompletionFallback is completion-fallback (F006).
+type CompletionFallback uint8
+
+// The completion-fallback values.
+const (
+	CompletionInline CompletionFallback = iota // a rejected completion handler runs inline
+	CompletionDrop                             // it is lost
+)
+
+// DroppedSchema is dropped-schema-change (F008): what guard 5 does with a
+// schema change whose trigger it drops.
+type DroppedSchema uint8
+
+// The dropped-schema-change values.
+const (
+	DroppedSchemaEnds  DroppedSchema = iota // the schema change ends
+	DroppedSchemaKeeps                      // schemaChanging stays set
+)
+
+// StatusFence is status-fence (F013).
+type StatusFence uint8
+
+// The status-fence values.
+const (
+	StatusGeneration StatusFence = iota // a replaced generation's status write is skipped
+	StatusNone                          // every write lands, whatever generation wrote it
+)
+
+// PeriodicArm is periodic-arm (F015).
+type PeriodicArm uint8
+
+// The periodic-arm values.
+const (
+	ArmNewChain  PeriodicArm = iota // arming ends the live chain
+	ArmLiveChain                    // arming adds a trigger to the live chain
+)
+
+// TriggerFence is trigger-fence (F019, F029).
+type TriggerFence uint8
+
+// The trigger-fence values.
+const (
+	TriggerGeneration TriggerFence = iota // a trigger or re-arm of a replaced generation stops
+	TriggerNone                           // it runs on in whatever generation is current
+)
+
+// FinalRearm is final-rearm (F023).
+type FinalRearm uint8
+
+// The final-rearm values.
+const (
+	FinalRearmLease FinalRearm = iota // a failed final trigger is re-armed on the lease
+	FinalRearmNone                    // its error goes back to the reporting task
+)
+
+// FinalRestore is final-restore (F025).
+type FinalRestore uint8
+
+// The final-restore values.
+const (
+	FinalWaitsRestore FinalRestore = iota // the final trigger waits for a restore in flight
+	FinalRacesRestore                     // it runs at once
+)
+
 // Set is one value per variant key. The zero value is the fixed design;
 // an empty Design or TaskFailure means the scheduler's default (or the
 // scenario's scheduler.design).
 type Set struct {
-	Design              sched.Design      // design
-	TaskFailure         sched.TaskFailure // task-failure              H3
-	ExpiryFence         Fence             // expiry-fence              H1
-	DeferredFence       Fence             // deferred-fence            H9
-	SavepointWait       SavepointWait     // savepoint-wait            H5
-	TriggerErrors       TriggerErrors     // trigger-errors            H4
-	BarrierContinuation Continuation      // barrier-continuation      H6
-	ExpiryExec          ExpiryExec        // expiry-exec
-	ExpiryFallback      ExpiryFallback    // expiry-fallback           H11
-	WatchdogRecheck     Recheck           // watchdog-recheck          H2
-	Retention           Retention         // retention                 H10
-	IdleRestore         IdleRestore       // idle-restore              #12042
+	Design              sched.Design       // design
+	TaskFailure         sched.TaskFailure  // task-failure              H3
+	ExpiryFence         Fence              // expiry-fence              H1
+	DeferredFence       Fence              // deferred-fence            H9
+	SavepointWait       SavepointWait      // savepoint-wait            H5
+	TriggerErrors       TriggerErrors      // trigger-errors            H4
+	BarrierContinuation Continuation       // barrier-continuation      H6
+	ExpiryExec          ExpiryExec         // expiry-exec
+	ExpiryFallback      ExpiryFallback     // expiry-fallback           H11
+	WatchdogRecheck     Recheck            // watchdog-recheck          H2
+	Retention           Retention          // retention                 H10
+	IdleRestore         IdleRestore        // idle-restore              #12042
+	PendingDecrement    Decrement          // pending-decrement         F002
+	SchemaRecommit      SchemaRecommit     // schema-recommit           F004
+	FinishFuture        FinishFuture       // finish-future             F005
+	CompletionFallback  CompletionFallback // completion-fallback       F006
+	DroppedSchemaChange DroppedSchema      // dropped-schema-change     F008
+	StatusFence         StatusFence        // status-fence              F013
+	PeriodicArm         PeriodicArm        // periodic-arm              F015
+	TriggerFence        TriggerFence       // trigger-fence             F019, F029
+	FinalRearm          FinalRearm         // final-rearm               F023
+	FinalRestore        FinalRestore       // final-restore             F025
 }
 
 // Key is one registry entry: its name, its values (default first) and how
@@ -147,6 +252,16 @@ var keys = []Key{
 	enum("watchdog-recheck", func(s *Set) *Recheck { return &s.WatchdogRecheck }, "pending", "none"),
 	enum("retention", func(s *Set) *Retention { return &s.Retention }, "durable", "memory"),
 	enum("idle-restore", func(s *Set) *IdleRestore { return &s.IdleRestore }, "rebuild", "forget"),
+	enum("pending-decrement", func(s *Set) *Decrement { return &s.PendingDecrement }, "if-pending", "always"),
+	enum("schema-recommit", func(s *Set) *SchemaRecommit { return &s.SchemaRecommit }, "keeps", "ends"),
+	enum("finish-future", func(s *Set) *FinishFuture { return &s.FinishFuture }, "own", "current"),
+	enum("completion-fallback", func(s *Set) *CompletionFallback { return &s.CompletionFallback }, "inline", "drop"),
+	enum("dropped-schema-change", func(s *Set) *DroppedSchema { return &s.DroppedSchemaChange }, "ends", "keeps"),
+	enum("status-fence", func(s *Set) *StatusFence { return &s.StatusFence }, "generation", "none"),
+	enum("periodic-arm", func(s *Set) *PeriodicArm { return &s.PeriodicArm }, "new-chain", "live-chain"),
+	enum("trigger-fence", func(s *Set) *TriggerFence { return &s.TriggerFence }, "generation", "none"),
+	enum("final-rearm", func(s *Set) *FinalRearm { return &s.FinalRearm }, "lease", "none"),
+	enum("final-restore", func(s *Set) *FinalRestore { return &s.FinalRestore }, "waits", "races"),
 }
 
 // enum is a key whose values are the constants 0, 1, ... of T, spelled

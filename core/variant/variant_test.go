@@ -24,6 +24,16 @@ func TestSpellings(t *testing.T) {
 		"watchdog-recheck=pending|none",
 		"retention=durable|memory",
 		"idle-restore=rebuild|forget",
+		"pending-decrement=if-pending|always",
+		"schema-recommit=keeps|ends",
+		"finish-future=own|current",
+		"completion-fallback=inline|drop",
+		"dropped-schema-change=ends|keeps",
+		"status-fence=generation|none",
+		"periodic-arm=new-chain|live-chain",
+		"trigger-fence=generation|none",
+		"final-rearm=lease|none",
+		"final-restore=waits|races",
 	}
 	got := variant.Listing()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -118,5 +128,45 @@ func TestParsePairs(t *testing.T) {
 		if _, err := variant.ParsePairs(in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %s", in, err, want)
 		}
+	}
+}
+
+// TestProfiles: every profile's pairs are registry keys and values, none
+// is a default (a pair that changes nothing is a mistake), no key repeats,
+// and a --variant pair wins over the profile's value.
+func TestProfiles(t *testing.T) {
+	ps := variant.Profiles()
+	if len(ps) == 0 || ps[0].Name != "upstream" {
+		t.Fatalf("profiles %v: want upstream first", ps)
+	}
+	for _, p := range ps {
+		seen := map[string]bool{}
+		for _, v := range p.Values {
+			k, err := variant.Lookup(v.Key)
+			if err != nil {
+				t.Fatalf("profile %s: %v", p.Name, err)
+			}
+			if err := variant.Check(v.Key, v.Value); err != nil {
+				t.Fatalf("profile %s: %v", p.Name, err)
+			}
+			if v.Value == k.Values[0] {
+				t.Errorf("profile %s sets %s to its default %s", p.Name, v.Key, v.Value)
+			}
+			if seen[v.Key] || v.Why == "" {
+				t.Errorf("profile %s: %s repeated or without a reason", p.Name, v.Key)
+			}
+			seen[v.Key] = true
+		}
+		first, _ := variant.Lookup(p.Values[0].Key)
+		m := p.Expand(map[string]string{first.Name: first.Values[0]})
+		if m[first.Name] != first.Values[0] {
+			t.Errorf("profile %s: --variant %s=%s lost to the profile's %s", p.Name, first.Name, first.Values[0], m[first.Name])
+		}
+		if len(m) != len(p.Values) {
+			t.Errorf("profile %s expands to %d pairs, want %d", p.Name, len(m), len(p.Values))
+		}
+	}
+	if _, err := variant.LookupProfile("nope"); err == nil || !strings.Contains(err.Error(), "upstream") {
+		t.Fatalf("unknown profile: %v, want an error naming upstream", err)
 	}
 }

@@ -251,6 +251,7 @@ func (r *runner) main() {
 	r.prog.Attach(r.c)
 	r.fin = oracle.NewFinish(&r.find, r.w.Elapsed, r.s.Cluster.Tasks)
 	r.fin.Attach(r.c)
+	oracle.NewIdle(&r.find, r.w.Elapsed).Attach(r.c)
 	r.lat = oracle.NewLatency(r.w.Elapsed)
 	r.lat.Attach(r.c)
 	r.h.attachGenerations(r.c, r.gens)

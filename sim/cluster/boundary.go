@@ -33,6 +33,7 @@ const (
 	ObsListed                         // Storage.IDs returned the pipeline's stored ids
 	ObsDeleted                        // Storage.Delete returned (IDs: the ids it was asked to delete)
 	ObsRestoreState                   // Transport.RestoreState entered for checkpoint ID (0: none), task Task, carrying states Sum
+	ObsAskClose                       // the harness's idle task Task asks to close (Coordinator.ReadyToCloseIdle called)
 )
 
 // Fault names carried by ObsFault.
@@ -71,7 +72,8 @@ type Obs struct {
 	// COMPLETED_POINT (the barrier's or completion's type, as the task
 	// receives it). Closes: ObsNotified whose completion names the task
 	// among those it closes (Completed.Closed, as the task receives it).
-	Final, Closes bool
+	// Prepares: ObsAck of a barrier whose PrepareClose names the task.
+	Final, Closes, Prepares bool
 	// Sum: ObsStoreBegin's, ObsNotify's and ObsRestoreState's digest of
 	// the checkpoint's task states as the call carried them (StateSum).
 	Sum uint64
@@ -86,7 +88,7 @@ type Obs struct {
 func (o Obs) String() string {
 	names := [...]string{"restore-begin", "restore-end", "status-set", "allocate", "barrier", "stored", "failure", "fault", "notify", "cancel-all",
 		"ack", "notified", "sources-finished", "task-closed",
-		"store-begin", "store-failed", "listed", "deleted", "restore-state"}
+		"store-begin", "store-failed", "listed", "deleted", "restore-state", "ask-close"}
 	return fmt.Sprintf("%s job %d pipeline %d id %d call %d %s%s", names[o.Kind], o.Job, o.Pipeline, o.ID, o.Call, o.Fault, o.Value)
 }
 

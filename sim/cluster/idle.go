@@ -8,18 +8,10 @@ import (
 	"github.com/ckptsim/ckptsim/sim"
 )
 
-// The checks of idle-task closing, derived from what the tasks see at the
-// transport and what storage holds (registered in workloads/oracle).
-const (
-	CheckIdleCloseUncommitted = "idle-close-uncommitted" // a task closed without its final checkpoint stored
-	CheckBarrierToClosed      = "barrier-to-closed-task" // a barrier was dispatched to a closed task
-)
-
-// IdleChecks lists the checks of idle-task closing. (finish-before-close
-// is judged in workloads/oracle from the status store's FINISHED write and
-// the tasks' acknowledgements and notices, not from the coordinator's
-// EvFinished.)
-var IdleChecks = []string{CheckIdleCloseUncommitted, CheckBarrierToClosed}
+// The checks of idle-task closing (idle-close-uncommitted,
+// barrier-to-closed-task, finish-before-close) are judged in
+// workloads/oracle from the boundary observations the simulated tasks
+// make here (ObsAskClose, ObsAck, ObsNotified, ObsTaskClosed).
 
 // simTask is what a simulated task remembers about closing.
 type simTask struct {
@@ -61,13 +53,6 @@ func (it *idleTasks) task(job int64, pipeline int, task coord.TaskID) *simTask {
 	return t
 }
 
-func (it *idleTasks) violate(job int64, pipeline int, check, format string, args ...any) {
-	r := it.c.Recorder
-	v := Violation{At: it.c.W.Elapsed(), Check: check, Job: job, Pipeline: pipeline, Message: fmt.Sprintf(format, args...)}
-	r.Violations = append(r.Violations, v)
-	it.c.W.Note("violation: %s", v)
-}
-
 // start launches, per pipeline, the idle reports of its non-starting tasks
 // and the finish of its bounded sources.
 func (it *idleTasks) start() {
@@ -101,6 +86,7 @@ func (it *idleTasks) askClose(co *coord.Coordinator, task coord.TaskID) {
 		return
 	}
 	st.idle = true
+	it.c.observe(Obs{Kind: ObsAskClose, Job: co.Job(), Pipeline: co.Pipeline(), Task: int(task)})
 	if err := co.ReadyToCloseIdle(task); err != nil {
 		it.c.W.Note("ready to close idle task %d-%d-%d: %v", co.Job(), co.Pipeline(), task, err)
 	}
@@ -123,13 +109,6 @@ func (it *idleTasks) finishSources(co *coord.Coordinator) {
 			it.c.W.Note("ready to close task %d-%d-%d: %v", co.Job(), co.Pipeline(), t, err)
 			return
 		}
-	}
-}
-
-// dispatched checks a barrier as the coordinator sends it.
-func (it *idleTasks) dispatched(job int64, pipeline int, task coord.TaskID, b coord.Barrier) {
-	if st := it.task(job, pipeline, task); st.closed {
-		it.violate(job, pipeline, CheckBarrierToClosed, "barrier %d (%s) sent to task %d, closed by checkpoint %d", b.ID, b.Type, task, st.closedBy)
 	}
 }
 
@@ -165,10 +144,6 @@ func (it *idleTasks) notified(job int64, pipeline int, task coord.TaskID, cp *co
 	}
 	switch {
 	case slices.Contains(cp.Closed, task):
-		if !st.idle || st.prepared != cp.ID || !it.c.Storage.Has(job, pipeline, cp.ID) {
-			it.violate(job, pipeline, CheckIdleCloseUncommitted, "task %d told to close by checkpoint %d (asked to close %v, acknowledged ready to close %d, stored %v)",
-				task, cp.ID, st.idle, st.prepared, it.c.Storage.Has(job, pipeline, cp.ID))
-		}
 	case cp.Type == coord.CompletedPoint && st.final == cp.ID:
 	default:
 		return

@@ -70,9 +70,6 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 	taskErr := !drop && c.injected(c.cfg.Faults.TaskError, FaultTaskError, job, pipeline, b.ID)
 	lat := c.cfg.Workload.AckLatency.Draw(c.work)
 	k := PipelineID{job, pipeline}
-	if c.idle != nil {
-		c.idle.dispatched(job, pipeline, task, b)
-	}
 	c.Recorder.inflight[k]++
 	d := t.newDelivery()
 	*d = delivery{t: t, job: job, pipeline: pipeline, task: task, b: b, lat: lat, drop: drop, taskErr: taskErr}
@@ -100,7 +97,7 @@ func (d *delivery) Run() {
 	}
 	c.taskEvent(job, pipeline, task, b.ID, true)
 	c.observe(Obs{Kind: ObsAck, Job: job, Pipeline: pipeline, ID: b.ID, Task: int(task),
-		Stamp: b.Timestamp.UnixNano(), Final: b.Type == coord.CompletedPoint})
+		Stamp: b.Timestamp.UnixNano(), Final: b.Type == coord.CompletedPoint, Prepares: slices.Contains(b.PrepareClose, task)})
 	state := c.taskState(job, pipeline, task, b.ID)
 	c.Managers[job].AcknowledgeBarrier(pipeline, task, b, state)
 }

@@ -1,0 +1,90 @@
+package oracle
+
+import (
+	"time"
+
+	"github.com/ckptsim/ckptsim/sim/cluster"
+)
+
+// Idle holds the checks of idle-task closing, judged from what the
+// harness's simulated tasks did and saw at the transport and what storage
+// returned: idle-close-uncommitted (a task told to close by a completion
+// that names it must have asked to close, acknowledged that checkpoint's
+// barrier preparing it to close, and the checkpoint must be stored) and
+// barrier-to-closed-task (no barrier is sent to a task after it closed).
+// finish-before-close is Finish's.
+type Idle struct {
+	f     *Findings
+	now   func() time.Duration
+	pipes map[cluster.PipelineID]*idlePipe
+}
+
+type idlePipe struct {
+	asked    map[int]bool           // tasks that asked to close (ObsAskClose)
+	prepared map[int]map[int64]bool // task -> ids of barriers preparing it that it acknowledged
+	stored   map[int64]bool         // ids Storage.Store returned durable
+	closedBy map[int]int64          // task -> the checkpoint that closed it (ObsTaskClosed)
+	reported map[int]bool           // tasks a barrier-to-closed-task finding named
+}
+
+// NewIdle returns the idle-closing checks, reporting to f.
+func NewIdle(f *Findings, now func() time.Duration) *Idle {
+	return &Idle{f: f, now: now, pipes: map[cluster.PipelineID]*idlePipe{}}
+}
+
+// Attach subscribes to the cluster's boundary observations (before Start).
+func (it *Idle) Attach(c *cluster.Cluster) { c.OnBoundary(it.Observe) }
+
+func (it *Idle) pipe(job int64, pipeline int) *idlePipe {
+	k := cluster.PipelineID{Job: job, Pipeline: pipeline}
+	p, ok := it.pipes[k]
+	if !ok {
+		p = &idlePipe{asked: map[int]bool{}, prepared: map[int]map[int64]bool{}, stored: map[int64]bool{},
+			closedBy: map[int]int64{}, reported: map[int]bool{}}
+		it.pipes[k] = p
+	}
+	return p
+}
+
+// Observe takes one boundary observation.
+func (it *Idle) Observe(o cluster.Obs) {
+	if o.Pipeline < 0 {
+		return
+	}
+	switch o.Kind {
+	case cluster.ObsAskClose:
+		it.pipe(o.Job, o.Pipeline).asked[o.Task] = true
+	case cluster.ObsAck:
+		if o.Prepares {
+			p := it.pipe(o.Job, o.Pipeline)
+			if p.prepared[o.Task] == nil {
+				p.prepared[o.Task] = map[int64]bool{}
+			}
+			p.prepared[o.Task][o.ID] = true
+		}
+	case cluster.ObsStored:
+		it.pipe(o.Job, o.Pipeline).stored[o.ID] = true
+	case cluster.ObsNotified:
+		p := it.pipe(o.Job, o.Pipeline)
+		if _, closed := p.closedBy[o.Task]; o.Closes && !o.Final && !closed {
+			asked, prepared, stored := p.asked[o.Task], p.prepared[o.Task][o.ID], p.stored[o.ID]
+			if !asked || !prepared || !stored {
+				it.f.Add(IdleCloseUncommitted, it.now(), Subject(o.Job, o.Pipeline),
+					"task %d told to close by checkpoint %d (asked to close %v, acknowledged a barrier of it preparing it to close %v, stored %v)",
+					o.Task, o.ID, asked, prepared, stored)
+			}
+		}
+	case cluster.ObsTaskClosed:
+		p := it.pipe(o.Job, o.Pipeline)
+		if _, ok := p.closedBy[o.Task]; !ok {
+			p.closedBy[o.Task] = o.ID
+		}
+	case cluster.ObsBarrier:
+		p := it.pipe(o.Job, o.Pipeline)
+		if by, closed := p.closedBy[o.Task]; closed && !p.reported[o.Task] {
+			p.reported[o.Task] = true
+			it.f.Add(BarrierToClosed, it.now(), Subject(o.Job, o.Pipeline),
+				"barrier %d sent to task %d, closed by checkpoint %d", o.ID, o.Task, by)
+		}
+	}
+}

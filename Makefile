@@ -154,7 +154,8 @@ findings:
 results:
 	$(GO) run ./cmd/resultsdoc
 
-## hazards: regenerate results/hazards.md, results/lock-order.md and the repro targets
+## hazards: regenerate results/hazards.md, results/lock-order.md and the repro targets from the
+## rows of workloads/hazards/catalog.yaml, each row recording the commit it ran at
 ## (the fixed design runs 1000 seeds per hazard with every strategy that detects it: hours on 2 cores;
 ## `go run ./cmd/hazards -quick` is the few-minute check)
 hazards:

@@ -13,14 +13,28 @@ import (
 //go:embed scenarios/*.yaml hazards/*.yaml
 var embedded embed.FS
 
-// Embedded returns the built-in scenarios of a folder ("scenarios" or
-// "hazards"), sorted by name.
-func Embedded(folder string) ([]*Scenario, error) {
+// hazardCatalogFile is the hazard catalog (HazardCatalog): it lies beside
+// the hazard scenarios and is not one.
+const hazardCatalogFile = "hazards/catalog.yaml"
+
+// scenarioFiles are the embedded scenario files of a folder, sorted.
+func scenarioFiles(folder string) ([]string, error) {
 	names, err := fs.Glob(embedded, folder+"/*.yaml")
 	if err != nil {
 		return nil, err
 	}
+	names = slices.DeleteFunc(names, func(n string) bool { return n == hazardCatalogFile })
 	slices.Sort(names)
+	return names, nil
+}
+
+// Embedded returns the built-in scenarios of a folder ("scenarios" or
+// "hazards"), sorted by name.
+func Embedded(folder string) ([]*Scenario, error) {
+	names, err := scenarioFiles(folder)
+	if err != nil {
+		return nil, err
+	}
 	var out []*Scenario
 	for _, n := range names {
 		b, err := embedded.ReadFile(n)
@@ -47,8 +61,7 @@ func Lookup(ref string) (*Scenario, error) {
 	// Parse only the file that matches, so that one broken embedded file
 	// does not break every lookup.
 	for _, folder := range []string{"scenarios", "hazards"} {
-		names, _ := fs.Glob(embedded, folder+"/*.yaml")
-		slices.Sort(names)
+		names, _ := scenarioFiles(folder)
 		for _, n := range names {
 			base := strings.TrimSuffix(path.Base(n), ".yaml")
 			if ref != base && ref != folder+"/"+base && ref != path.Base(n) {

@@ -287,6 +287,10 @@ func walkPath(n ast.Node, prefix string, line, col int, found *string) {
 			}
 		}
 		walkPath(m.Value, p, line, col, found)
+	case *ast.SequenceNode:
+		for i, v := range m.Values {
+			walkPath(v, fmt.Sprintf("%s[%d]", prefix, i), line, col, found)
+		}
 	}
 }
 
@@ -305,12 +309,16 @@ func fieldAt(msg string) string {
 }
 
 // position finds the line and column of a YAML path ("$.run.duration").
-func (s *Scenario) position(path string) (int, int) {
+func (s *Scenario) position(path string) (int, int) { return positionIn(s.src, path) }
+
+// positionIn finds the line and column of a YAML path in src (0, 0 when
+// it is not there).
+func positionIn(src []byte, path string) (int, int) {
 	p, err := yaml.PathString(path)
 	if err != nil {
 		return 0, 0
 	}
-	f, err := parser.ParseBytes(s.src, 0)
+	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
 		return 0, 0
 	}

@@ -5,8 +5,12 @@
 // separately), how many seeds the fixed design passes, the named race
 // windows reached, a shrunk reproduction and its replay command; and the
 // lock-order graph of the fixed coordinator over the whole campaign.
+// The rows are workloads/hazards/catalog.yaml (workloads.HazardCatalog);
+// each measured row records the commit it ran at (with "-dirty" when the
+// tree outside results/ differed from it).
 //
 //	go run ./cmd/hazards [-campaigns 20] [-cap 40] [-fixed 100] [-out results] [-only H1,H4]
+//	go run ./cmd/hazards -spread H8 [-seeds 40]   # scheduling-delay spread, bug vs fixed design
 package main
 
 import (
@@ -15,6 +19,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -22,81 +27,17 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/sim"
-	"github.com/ckptsim/ckptsim/sim/cluster"
 	"github.com/ckptsim/ckptsim/workloads"
 	"github.com/ckptsim/ckptsim/workloads/campaign"
-	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
-
-// hazard is one row of the catalog.
-type hazard struct {
-	ID, Title string
-	Scenario  string
-	Bug       map[string]string // variants that reintroduce it
-	Fixed     map[string]string // variants of the fixed design (nil: defaults)
-	// Checks are the ids of the checks (workloads/oracle) whose firing
-	// counts as finding the hazard; a seed that fails otherwise (another
-	// check, a crash, a budget) is not a detection.
-	Checks   []string
-	Detector string // for rows without a scenario: how it is prevented
-	// Pending, when set, says why the row is not measured yet.
-	Pending string
-	Window  string // the race window that matters, if one is counted
-	Note    string
-	// Amended, when set, is a change made to the committed catalog after
-	// the run its header names (a reproduction moved by a later commit),
-	// printed before the details; drop it when the catalog is run again.
-	Amended string
-}
-
-var catalog = []hazard{
-	{ID: "H1", Title: "stale expiry fails a restored generation", Scenario: "h1-stale-expiry",
-		Bug: map[string]string{"expiry-fence": "none"}, Checks: []string{oracle.GenerationJustified, oracle.OneFailurePerGeneration},
-		Window: cluster.WindowExpiryVsAck},
-	{ID: "H2", Title: "cancel after the hand-off runs the body once", Scenario: "h2-cancel-after-handoff",
-		Bug: map[string]string{"watchdog-recheck": "none"}, Checks: []string{oracle.LeaseCancelEffect}, Window: cluster.WindowCancelAfterHandoff,
-		Note: "the variant removes only the watchdog's re-check; the expiry's fence stays, so the generation checks cannot see it " +
-			"and the lease contract check (a body that starts after its cancel won makes no boundary call) does",
-		Amended: "at 8b419c7 (2026-12-01): the shrunk reproduction `make repro-h2` now replays seed 11 of `results/hazards/h2.yaml`; " +
-			"seed 36 stopped reaching the race when `Lease.CancelAll` lost its final lock round, which moved every interleaving. " +
-			"`go test ./cmd/hazards` checks that it fires `lease-cancel-effect` and that the fixed design passes it. " +
-			"The table and the details below are from the catalog run at the commit in the header"},
-	{ID: "H3", Title: "re-throw kills the dispatch worker", Scenario: "h3-kill-worker",
-		Bug: map[string]string{"task-failure": "kill-worker"}, Checks: []string{oracle.WorkerDied}},
-	{ID: "H4", Title: "periodic trigger silently stops after a throw", Scenario: "h4-trigger-silent",
-		Bug: map[string]string{"trigger-errors": "silent"}, Checks: []string{oracle.CheckpointProgress}},
-	{ID: "H5", Title: "savepoint holds coord.lock across its sleep-poll", Scenario: "h5-savepoint-under-lock",
-		Bug: map[string]string{"savepoint-wait": "under-lock"}, Checks: []string{oracle.LatencyBound}},
-	{ID: "H6", Title: "thenAccept runs the continuation inline on the lock holder", Scenario: "h6-inline-continuation",
-		Bug: map[string]string{"barrier-continuation": "inline"}, Checks: []string{oracle.BarrierInLeaseBody},
-		Window: cluster.WindowInlineContinuation,
-		Note: "in this model the inline continuation leaves no lasting trace in what the coordinator stores or notifies (its pending counter " +
-			"dips to -1 and is back at 0 before the trigger returns, and no second checkpoint can start meanwhile, so one-outstanding stays quiet); " +
-			"what the boundaries do see is the mechanism itself: the trigger's lease body, on the scheduler's dispatch thread and inside coord.lock, " +
-			"dispatches the barriers (barrier-in-lease-body)"},
-	{ID: "H7", Title: "null lease from mocks", Detector: "construction check: coord.New refuses a nil lease with the job and pipeline (TestNilLeaseRefused)",
-		Note: "not a run-time race: prevented by construction and pinned by a unit test"},
-	{ID: "H8", Title: "dispatch pool saturation delays triggers", Scenario: "h8-saturation",
-		Bug: map[string]string{"design": "shared"}, Fixed: map[string]string{"design": "per-pipeline"},
-		Checks: []string{oracle.LatencyBound},
-		Note:   "the shared design trades drops for delay by design; the per-pipeline design is the comparison, at 2 threads per pipeline"},
-	{ID: "H9", Title: "deferred error callers carry no generation", Scenario: "h9-deferred-fence",
-		Bug: map[string]string{"deferred-fence": "none"}, Checks: []string{oracle.GenerationJustified, oracle.OneFailurePerGeneration}},
-	{ID: "H10", Title: "retention desync after coordinator recreation", Scenario: "h10-retention",
-		Bug: map[string]string{"retention": "memory"}, Checks: []string{oracle.Retention}},
-	{ID: "H11", Title: "expiry rejected by a shut-down coordinator executor", Scenario: "h11-step-down",
-		Bug: map[string]string{"expiry-fallback": "drop"}, Checks: []string{oracle.CheckpointProgress},
-		Note: "the scenario's step-downs keep the coordinators (keep_coordinators: true): the executor is shut down and replaced " +
-			"while the same master stays leader (a leadership flap that returns to the same member), which is the case upstream's " +
-			"fallback exists for; when a step-down recreates the coordinators (every job restored, as in the failovers scenario) the " +
-			"restore cleans the checkpoint whose expiry was dropped and nothing is left to find"},
-}
 
 type config struct {
 	campaigns, cap, fixed, parallel int
 	out                             string
 	only                            map[string]bool
 	shrink                          bool
+	catalog                         []workloads.Hazard
+	commit                          string // recorded in each measured row
 }
 
 // command is the command line that reproduces this configuration's catalog.
@@ -110,7 +51,11 @@ func (cfg config) command() string {
 
 // result is one row's measurements.
 type result struct {
-	Hazard      hazard
+	Hazard workloads.Hazard
+	// Commit is the commit the row was measured at, "-dirty" appended when
+	// the tree outside results/ differed from it ("" in rows measured
+	// before it was recorded).
+	Commit      string            `json:"commit,omitempty"`
 	Detect      map[string][]int  // strategy -> seeds to first detection per campaign (0: not found)
 	Runs        map[string]int    // strategy -> bug-variant seeds run (the detection rate's trials)
 	Fired       map[string]int    // named check id -> detecting seeds it fired in
@@ -141,9 +86,21 @@ func main() {
 	flag.StringVar(&only, "only", "", "comma-separated hazard ids (default: all)")
 	flag.BoolVar(&cfg.shrink, "shrink", true, "shrink the first detecting seed (in-process, as simrun shrink)")
 	quick := flag.Bool("quick", false, "a quick pass for testing: 2 campaigns of 8 seeds, 8 fixed seeds per strategy, no shrinking (overrides those flags)")
+	spreadID := flag.String("spread", "", "instead of the catalog: the scheduling-delay spread of one row's scenario, bug variant against the fixed design (see -seeds)")
+	seeds := flag.Int("seeds", 40, "with -spread: seeds per design and strategy")
 	flag.Parse()
 	if *quick {
 		cfg.campaigns, cfg.cap, cfg.fixed, cfg.shrink = 2, 8, 8, false
+	}
+	var err error
+	if cfg.catalog, err = workloads.HazardCatalog(); err != nil {
+		fail(err)
+	}
+	if *spreadID != "" {
+		if err := spread(os.Stdout, cfg, strings.ToUpper(*spreadID), *seeds); err != nil {
+			fail(err)
+		}
+		return
 	}
 	if only != "" {
 		cfg.only = map[string]bool{}
@@ -151,16 +108,56 @@ func main() {
 			cfg.only[strings.ToUpper(strings.TrimSpace(id))] = true
 		}
 	}
+	cfg.commit = headCommit()
 	if err := run(cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "hazards:", err)
-		os.Exit(1)
+		fail(err)
 	}
 }
 
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "hazards:", err)
+	os.Exit(1)
+}
+
+// headCommit is the commit the tree is at, abbreviated, with "-dirty" when
+// the tree outside results/ (what a run writes) differs from it, untracked
+// files included; "unknown" outside a git checkout.
+func headCommit() string {
+	git := func(args ...string) (string, error) {
+		b, err := exec.Command("git", args...).Output()
+		return strings.TrimSpace(string(b)), err
+	}
+	commit, err := git("rev-parse", "--short=12", "HEAD")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hazards: no git commit to record:", err)
+		return "unknown"
+	}
+	st, err := git("status", "--porcelain", "--", ".", ":(exclude)results")
+	if err != nil || st != "" {
+		commit += "-dirty"
+	}
+	return commit
+}
+
+// lookup is the catalog row id.
+func (cfg config) lookup(id string) (workloads.Hazard, bool) {
+	for _, h := range cfg.catalog {
+		if h.ID == id {
+			return h, true
+		}
+	}
+	return workloads.Hazard{}, false
+}
+
 func run(cfg config) error {
+	for id := range cfg.only {
+		if _, ok := cfg.lookup(id); !ok {
+			return fmt.Errorf("-only %s: no such row in workloads/hazards/catalog.yaml", id)
+		}
+	}
 	var results []result
 	locks := sim.NewLockGraph()
-	for _, h := range catalog {
+	for _, h := range cfg.catalog {
 		if cfg.only != nil && !cfg.only[h.ID] {
 			continue
 		}
@@ -169,6 +166,7 @@ func run(cfg config) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", h.ID, err)
 		}
+		r.Commit = cfg.commit
 		results = append(results, r)
 	}
 	if cfg.only != nil {
@@ -206,7 +204,7 @@ func mergePrevious(cfg config, fresh []result) []result {
 		byID[r.Hazard.ID] = r
 	}
 	var out []result
-	for _, h := range catalog {
+	for _, h := range cfg.catalog {
 		if r, ok := byID[h.ID]; ok {
 			r.Hazard = h
 			out = append(out, r)
@@ -223,9 +221,11 @@ var strategies = []string{"random", "pct"}
 // detects reports whether a run found the hazard: one of its named checks
 // fired (campaign.Found: any other failure, a crash, a budget or unknown is
 // not a detection).
-func detects(h hazard, out workloads.Outcome) (string, bool) { return campaign.Found(out, h.Checks...) }
+func detects(h workloads.Hazard, out workloads.Outcome) (string, bool) {
+	return campaign.Found(out, h.Checks...)
+}
 
-func measure(cfg config, h hazard, locks *sim.LockGraph) (result, error) {
+func measure(cfg config, h workloads.Hazard, locks *sim.LockGraph) (result, error) {
 	start := time.Now()
 	r := result{Hazard: h, Detect: map[string][]int{}, FirstSeed: map[string]int64{}, Windows: map[string]int{}, BugWindows: map[string]int{},
 		Runs: map[string]int{}, Fired: map[string]int{}, Fixed: map[string][2]int{}}
@@ -334,7 +334,7 @@ func wilson(k, n int) (lo, hi float64) {
 // shrink shrinks the first detecting seed in-process (the campaign
 // library's shrinker, as simrun shrink); it returns the path of the shrunk
 // scenario, or "" when shrinking failed.
-func shrink(cfg config, h hazard, seed uint64, strategy string) string {
+func shrink(cfg config, h workloads.Hazard, seed uint64, strategy string) string {
 	path := filepath.Join(cfg.out, "hazards", strings.ToLower(h.ID)+".yaml")
 	s, err := workloads.Lookup(h.Scenario)
 	if err != nil {

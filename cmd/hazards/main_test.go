@@ -6,12 +6,23 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ckptsim/ckptsim/workloads"
 )
+
+func mustCatalog(t *testing.T) []workloads.Hazard {
+	t.Helper()
+	c, err := workloads.HazardCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
 
 func TestRenderMarksGapsAndMisses(t *testing.T) {
 	cfg := config{campaigns: 2, cap: 5, fixed: 3}
 	rs := []result{{
-		Hazard:     hazard{ID: "H6", Title: "t", Scenario: "s", Bug: map[string]string{"k": "v"}, Window: "continuation-on-trigger-thread"},
+		Hazard:     workloads.Hazard{ID: "H6", Title: "t", Scenario: "s", Bug: map[string]string{"k": "v"}, Window: "continuation-on-trigger-thread"},
 		Detect:     map[string][]int{"random": {0, 0}, "pct": {1, 2}},
 		FirstSeed:  map[string]int64{"pct": 500000},
 		FixedSeeds: 3, FixedPass: 3, Fixed: map[string][2]int{"pct": {3, 3}},
@@ -47,7 +58,7 @@ func TestQuickCatalog(t *testing.T) {
 		t.Skip("runs seeds")
 	}
 	dir := t.TempDir()
-	cfg := config{campaigns: 2, cap: 8, fixed: 8, parallel: 2, out: dir, only: map[string]bool{"H10": true}}
+	cfg := config{campaigns: 2, cap: 8, fixed: 8, parallel: 2, out: dir, only: map[string]bool{"H10": true}, catalog: mustCatalog(t), commit: "abc123-dirty"}
 	if err := run(cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +67,8 @@ func TestQuickCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := string(b)
-	for _, want := range []string{"| H10 retention desync", "`retention` (", "rate ", "random 8 / 8", "-shrink=false"} {
+	for _, want := range []string{"| H10 retention desync", "`retention` (", "rate ", "random 8 / 8", "-shrink=false",
+		"measured at `abc123-dirty`", "- measured at commit `abc123-dirty` in "} {
 		if !strings.Contains(md, want) {
 			t.Errorf("quick catalog lacks %q:\n%s", want, md)
 		}
@@ -73,13 +85,13 @@ func TestAmendedNotesInCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	for _, h := range catalog {
+	for _, h := range mustCatalog(t) {
 		if h.Amended == "" {
 			continue
 		}
 		n++
 		var sb strings.Builder
-		details(&sb, result{Hazard: hazard{ID: h.ID, Title: h.Title, Note: h.Note, Amended: h.Amended}})
+		details(&sb, result{Hazard: workloads.Hazard{ID: h.ID, Title: h.Title, Note: h.Note, Amended: h.Amended}})
 		want := "### " + h.ID + " — " + h.Title + "\n\n(Amended " + strings.TrimSuffix(h.Amended, ".") + ".)\n\n"
 		if !strings.HasPrefix(sb.String(), want) {
 			t.Errorf("%s: details render\n%q\nwant prefix\n%q", h.ID, sb.String(), want)

@@ -25,7 +25,8 @@ func TestReproductionsStillFail(t *testing.T) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	n := 0
-	var h hazard
+	catalog := mustCatalog(t)
+	var h workloads.Hazard
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if id, ok := strings.CutPrefix(line, "repro-"); ok && strings.HasSuffix(id, ":") {

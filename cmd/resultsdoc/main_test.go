@@ -173,3 +173,59 @@ func TestHuntList(t *testing.T) {
 		}
 	}
 }
+
+// TestHazardCommitFollowsTheData: the hazard figure names the commit
+// results/hazards.json's rows record (cmd/hazards writes one per row),
+// each commit once when -only runs merged rows of several, and falls back
+// to HISTORY.md for rows without one.
+func TestHazardCommitFollowsTheData(t *testing.T) {
+	dir := copyResults(t)
+	hj := filepath.Join(dir, "results", "hazards.json")
+	b, err := os.ReadFile(hj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal(b, &rows); err != nil {
+		t.Fatal(err)
+	}
+	set := func(commit func(i int) string) string {
+		t.Helper()
+		for i, r := range rows {
+			if c := commit(i); c != "" {
+				r["commit"] = c
+			} else {
+				delete(r, "commit")
+			}
+		}
+		b, _ := json.Marshal(rows)
+		if err := os.WriteFile(hj, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := figures(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if out := set(func(int) string { return "" }); !strings.Contains(out, "(the run is dated in [`HISTORY.md`]") {
+		t.Errorf("rows without a commit: the figure does not point at HISTORY.md:\n%s", out)
+	}
+	if out := set(func(int) string { return "0123456789ab" }); !strings.Contains(out, "; commit `0123456789ab`</sub>") {
+		t.Errorf("rows at one commit: the figure does not name it:\n%s", out)
+	}
+	out := set(func(i int) string {
+		switch {
+		case i == 0:
+			return ""
+		case i < 5:
+			return "0123456789ab"
+		}
+		return "ba9876543210-dirty"
+	})
+	for _, want := range []string{"2 commits (rows measured with -only): `0123456789ab`, `ba9876543210-dirty`; 1 row not recorded"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("rows at two commits: the figure lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -59,7 +59,7 @@ func (s span) options(f *runFlags) map[string]string {
 	if v == nil {
 		v = map[string]string{}
 	}
-	maps.Copy(v, f.variants)
+	maps.Copy(v, f.expanded(f.profile)) // the profile's pairs, --variant on top
 	return v
 }
 

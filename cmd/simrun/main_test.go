@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // bin is the simrun binary built once by TestMain.
@@ -44,12 +46,24 @@ type result struct {
 
 // simrunExec runs the binary in the package folder (so testdata/ paths
 // work) and returns its output and exit code.
+// execLimit bounds one simrun a test runs (the longest, a default
+// campaign under the race detector's slowdown, takes a few minutes).
+const execLimit = 8 * time.Minute
+
 func simrunExec(t *testing.T, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	// No simrun a test runs may hang the suite: a run that explodes (a
+	// profile's chains multiplying until memory runs out) is killed and
+	// named.
+	ctx, cancel := context.WithTimeout(context.Background(), execLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("simrun %v: killed after %v", args, execLimit)
+	}
 	code := 0
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

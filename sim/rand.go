@@ -58,6 +58,9 @@ const (
 	// pool and executor sizes and keep-alives and latency shapes, before
 	// the World exists (workloads.SwarmConfig).
 	StreamSwarmConfig
+	// StreamCrashStore resolves what a crash of the checkpoint file system
+	// keeps (sim/cluster's file storage, Config.FileStorage).
+	StreamCrashStore
 
 	streamEnd // one past the last stream
 )
@@ -65,7 +68,7 @@ const (
 var streamNames = [streamEnd]string{StreamSched: "sched", StreamFaults: "faults", StreamWorkload: "workload",
 	StreamStrategy: "strategy", StreamBuggify: "buggify", StreamInjector: "injector", StreamSwarm: "swarm",
 	StreamCrashFS: "crash-fs", StreamPipelines: "pipelines", StreamSinkFaults: "sink-faults", StreamIdle: "idle",
-	StreamSwarmConfig: "swarm-config"}
+	StreamSwarmConfig: "swarm-config", StreamCrashStore: "crash-store"}
 
 // String is the stream's name in the registry.
 func (s Stream) String() string {

@@ -267,6 +267,14 @@ func (r *runner) main() {
 	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamInjector), end: d, sp: r.sp}
 	r.in = in
 	in.start()
+	if cs := r.s.Run.Cancel; cs.Jobs > 0 {
+		r.w.Go("cancel", func() {
+			r.w.Sleep(cs.At.D)
+			for j := r.s.Cluster.Jobs - 1; j >= r.s.Cluster.Jobs-cs.Jobs; j-- {
+				r.c.CancelJob(int64(j))
+			}
+		})
+	}
 	r.w.Go("monitor", r.monitor)
 	r.c.Start()
 	r.w.Sleep(d)
@@ -518,7 +526,7 @@ func (r *runner) pipes() []oracle.Pipe {
 		for p := range r.s.Cluster.Pipelines {
 			_, finished := r.fin.SourcesFinished(int64(j), p)
 			out = append(out, oracle.Pipe{Job: int64(j), Pipeline: p,
-				Status: r.c.PipelineStatus(int64(j), p), Finished: finished})
+				Status: r.c.PipelineStatus(int64(j), p), Finished: finished, Canceled: r.prog.Canceled(int64(j), p)})
 		}
 	}
 	return out

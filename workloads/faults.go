@@ -80,21 +80,33 @@ func (in *injector) start() {
 
 func (in *injector) job() *coord.Manager { return in.c.Managers[in.r.IntN(len(in.c.Managers))] }
 
-func (in *injector) failover(Schedule) {
+func (in *injector) failover(sc Schedule) {
 	m := in.job()
 	in.w.Note("fault: master failover of job %d", m.Job())
-	if err := in.c.Restore(m.Job()); err != nil {
+	restore := in.c.Restore
+	if sc.WholeJob {
+		restore = in.c.RestoreJob
+	}
+	if err := restore(m.Job()); err != nil {
 		in.w.Note("restore after failover: %v", err)
 	}
 }
 
 func (in *injector) stepDown(sc Schedule) {
-	in.c.StepDown()
 	d := sc.For.D
 	if d <= 0 {
 		d = 5 * time.Second
 	}
-	in.w.Sleep(d)
+	if sc.Graceful {
+		start := in.w.Elapsed()
+		in.c.StepDownGraceful(d)
+		if left := d - (in.w.Elapsed() - start); left > 0 {
+			in.w.Sleep(left)
+		}
+	} else {
+		in.c.StepDown()
+		in.w.Sleep(d)
+	}
 	in.c.Reactivate()
 	if sc.KeepCoordinators {
 		return
@@ -110,6 +122,10 @@ func (in *injector) stepDown(sc Schedule) {
 // resumes from it (a restore) as an operator would.
 func (in *injector) savepoint(Schedule) {
 	m := in.job()
+	if in.c.Canceled(m.Job()) {
+		in.w.Note("job %d is canceled: no savepoint", m.Job())
+		return
+	}
 	sess := in.sp.begin(m.Job(), in.w.Elapsed())
 	in.w.Note("fault: savepoint of job %d", m.Job())
 	f := m.TriggerSavepoint(sess)

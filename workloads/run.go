@@ -170,8 +170,8 @@ func (s *Scenario) clusterConfig(v map[string]string, f Faults) (cluster.Config,
 	w := s.Workload
 	cfg := cluster.Config{
 		Jobs: s.Cluster.Jobs, Pipelines: s.Cluster.Pipelines, Tasks: s.Cluster.Tasks, ExecutorCore: s.Cluster.ExecutorCore,
-		ExecutorKeepAlive: s.Cluster.ExecutorKeepAlive.D,
-		StartingTasks:     s.Cluster.StartingTasks,
+		ExecutorKeepAlive: s.Cluster.ExecutorKeepAlive.D, FileStorage: s.Cluster.Storage == "file",
+		StartingTasks: s.Cluster.StartingTasks,
 		Coord: coord.Config{Interval: s.Checkpoint.Interval.D, Timeout: s.Checkpoint.Timeout.D,
 			SchemaTimeout: s.Checkpoint.SchemaTimeout.D, MinPause: s.Checkpoint.MinPause.D,
 			MaxRetained: s.Checkpoint.MaxRetained, Variants: set},

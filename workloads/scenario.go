@@ -64,6 +64,13 @@ type Schedule struct {
 	// KeepCoordinators (step-down only): the same master reactivates with a
 	// fresh executor and its coordinators keep running, with no restore.
 	KeepCoordinators bool `yaml:"keep_coordinators,omitempty"`
+	// Graceful (step-down only): the executor is shut down gracefully
+	// (exec.Pool.Shutdown) and the step-down waits for its threads to end
+	// (AwaitTermination, up to `for`), instead of ShutdownNow.
+	Graceful bool `yaml:"graceful,omitempty"`
+	// WholeJob (failover only): the job restores through core's own loop,
+	// coord.Manager.Restore, instead of the harness's pipeline by pipeline.
+	WholeJob bool `yaml:"whole_job,omitempty"`
 }
 
 // Scenario is one scenario file.
@@ -98,6 +105,11 @@ type Cluster struct {
 	// ExecutorKeepAlive is how long an idle coordinator-executor thread
 	// above its core threads lives (0: 60 s).
 	ExecutorKeepAlive Duration `yaml:"executor_keep_alive,omitempty"`
+	// Storage is where checkpoints are stored: memory (default), the
+	// simulated cluster's in-memory map, or file, core's production
+	// checkpoint store (savepoint.Checkpoints) on a crashable simulated
+	// file system.
+	Storage string `yaml:"storage,omitempty"`
 }
 
 // Checkpoint is the coordinators' configuration.
@@ -180,6 +192,16 @@ type RunSpec struct {
 	MaxMemory Size   `yaml:"max_memory,omitempty"`
 	Strategy  string `yaml:"strategy,omitempty"` // random (default) | pct
 	PCTDepth  int    `yaml:"pct_depth,omitempty"`
+	// Cancel: the harness cancels jobs (coord.Manager.Cancel), as an
+	// operator would.
+	Cancel Cancel `yaml:"cancel,omitempty"`
+}
+
+// Cancel is the harness's cancel of the last Jobs jobs at At (from the
+// start; before the end of the heal phase).
+type Cancel struct {
+	Jobs int      `yaml:"jobs,omitempty"`
+	At   Duration `yaml:"at,omitempty"`
 }
 
 // Checks tunes the verdicts.

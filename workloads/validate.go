@@ -67,6 +67,9 @@ func (s *Scenario) validateCluster() error {
 	if err := s.duration("$.cluster.executor_keep_alive", c.ExecutorKeepAlive, false, Dur(1_000_000)); err != nil {
 		return err
 	}
+	if c.Storage != "" && c.Storage != "memory" && c.Storage != "file" {
+		return s.errorf("$.cluster.storage", "%q: want memory or file", c.Storage)
+	}
 	return s.intRange("$.cluster.executor_core", c.ExecutorCore, 0, 10000)
 }
 
@@ -234,6 +237,15 @@ func (s *Scenario) validateRun() error {
 	}
 	if err := s.intRange("$.run.pct_depth", r.PCTDepth, 0, 10); err != nil {
 		return err
+	}
+	if err := s.intRange("$.run.cancel.jobs", r.Cancel.Jobs, 0, s.Cluster.Jobs); err != nil {
+		return err
+	}
+	if err := s.duration("$.run.cancel.at", r.Cancel.At, r.Cancel.Jobs > 0, Dur(0)); err != nil {
+		return err
+	}
+	if end := r.Duration.D + s.heal(); r.Cancel.Jobs > 0 && r.Cancel.At.D >= end {
+		return s.errorf("$.run.cancel.at", "%v is not before the end of the run (%v)", r.Cancel.At.D, end)
 	}
 	if err := s.duration("$.checks.liveness_within", s.Checks.LivenessWithin, false, Dur(0)); err != nil {
 		return err

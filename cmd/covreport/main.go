@@ -13,7 +13,9 @@
 //	go run ./cmd/covreport -profile off=OFF.txt -profile on=ON.txt -out results/coverage
 //
 // which writes results/coverage/README.md (the tables) and uncovered.md
-// (every block never run, with its first source line), atomically. The
+// (every block never run, with its first source line and why it is never
+// run: the reason results/coverage/reasons.txt gives its line range,
+// wall-only, defensive or gap, or "gap (no reason yet)"), atomically. The
 // first profile is the baseline; a block counts as reached by a profile
 // when any of its counters is non-zero.
 package main
@@ -45,6 +47,7 @@ type block struct {
 	hit                        []bool // per profile
 	fn                         *function
 	covered, coveredByBaseline bool
+	reason                     *reason // why it is never run (annotate); nil: none given
 }
 
 type function struct {
@@ -84,6 +87,8 @@ func main() {
 	prefix := flag.String("prefix", "core/", "report files under this module-relative folder")
 	out := flag.String("out", "results/coverage", "where README.md and uncovered.md go")
 	header := flag.String("header", "", "a paragraph put under the title: the commands and the commit")
+	reasonsPath := flag.String("reasons", "results/coverage/reasons.txt",
+		"why blocks are never run: lines `PATH:FIRST-LAST KIND REASON` (KIND wall-only, defensive or gap); a missing file annotates nothing")
 	skip := flag.String("skip", "core/env/wall.go,core/env/precise.go,core/env/default_linux.go,core/env/default_other.go",
 		"comma-separated module-relative files not counted (the wall-mode env: a simulation never runs it)")
 	flag.Parse()
@@ -93,6 +98,10 @@ func main() {
 	}
 	r, err := build(profiles, *module, *root, *prefix, strings.Split(*skip, ","))
 	if err != nil {
+		fmt.Fprintln(os.Stderr, "covreport:", err)
+		os.Exit(1)
+	}
+	if err := r.annotate(*reasonsPath); err != nil {
 		fmt.Fprintln(os.Stderr, "covreport:", err)
 		os.Exit(1)
 	}
@@ -118,6 +127,102 @@ type report struct {
 	blocks  []*block
 	funcs   []*function
 	pkgs    []string
+	reasons []*reason // annotate; nil: none read
+	rfile   string    // where they came from
+}
+
+// reason says why the blocks in a line range of a file are never run.
+type reason struct {
+	file        string
+	first, last int
+	kind        string // one of reasonKinds
+	text        string
+	line        int // in the reasons file
+	used        bool
+}
+
+// The kinds of reason: code only wall mode or tools run (the OS file
+// system, command-line parsing), a defensive branch the design keeps
+// unreachable (a nil check of a required argument, an impossible error),
+// or a gap: code a simulation should reach and does not yet.
+var reasonKinds = []string{"wall-only", "defensive", "gap"}
+
+// unannotated is the kind of a block never run that no reason covers.
+const unannotated = "gap (no reason yet)"
+
+// readReasons parses a reasons file: one `PATH:FIRST-LAST KIND REASON`
+// per line (PATH module-relative, FIRST-LAST source lines, inclusive;
+// `PATH:N` is one line); blank lines and lines starting with # are
+// skipped. A missing file is no reasons.
+func readReasons(path string) ([]*reason, error) {
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []*reason
+	for i, text := range strings.Split(string(data), "\n") {
+		text = strings.TrimSpace(text)
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		fields := strings.SplitN(text, " ", 3)
+		if len(fields) < 3 || strings.TrimSpace(fields[2]) == "" {
+			return nil, fmt.Errorf("%s:%d: want PATH:FIRST-LAST KIND REASON, got %q", path, i+1, text)
+		}
+		file, lines, ok := strings.Cut(fields[0], ":")
+		if !ok {
+			return nil, fmt.Errorf("%s:%d: no line range in %q", path, i+1, fields[0])
+		}
+		r := &reason{file: file, kind: fields[1], text: strings.TrimSpace(fields[2]), line: i + 1}
+		a, b, isRange := strings.Cut(lines, "-")
+		if r.first, err = strconv.Atoi(a); err == nil {
+			r.last = r.first
+			if isRange {
+				r.last, err = strconv.Atoi(b)
+			}
+		}
+		if err != nil || r.first <= 0 || r.last < r.first {
+			return nil, fmt.Errorf("%s:%d: bad line range %q", path, i+1, lines)
+		}
+		if !slices.Contains(reasonKinds, r.kind) {
+			return nil, fmt.Errorf("%s:%d: kind %q: want one of %s", path, i+1, r.kind, strings.Join(reasonKinds, ", "))
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// annotate reads the reasons file and gives each block never run the
+// first reason whose range holds it.
+func (r *report) annotate(path string) error {
+	rs, err := readReasons(path)
+	if err != nil {
+		return err
+	}
+	r.reasons, r.rfile = rs, path
+	for _, b := range r.blocks {
+		if b.covered {
+			continue
+		}
+		for _, rs := range r.reasons {
+			if rs.file == b.file && rs.first <= b.startLine && b.endLine <= rs.last {
+				b.reason, rs.used = rs, true
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// kindOf is a block's reason kind (unannotated without one).
+func (b *block) kindOf() string {
+	if b.reason == nil {
+		return unannotated
+	}
+	return b.reason.kind
 }
 
 // build reads the profiles, keeps the blocks under prefix, and places
@@ -397,6 +502,7 @@ func (r *report) writeReadme(w io.Writer, header string) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w)
+	r.writeReasonTable(w)
 
 	var never []*function
 	for _, f := range r.funcs {
@@ -462,6 +568,28 @@ func (r *report) writeReadme(w io.Writer, header string) {
 	}
 }
 
+// writeReasonTable sums the statements never run by reason kind.
+func (r *report) writeReasonTable(w io.Writer) {
+	byKind := map[string][2]int{} // blocks, statements
+	for _, b := range r.blocks {
+		if !b.covered {
+			k := byKind[b.kindOf()]
+			byKind[b.kindOf()] = [2]int{k[0] + 1, k[1] + b.stmts}
+		}
+	}
+	src := "no reasons file"
+	if r.rfile != "" {
+		src = fmt.Sprintf("`%s`", r.rfile)
+	}
+	fmt.Fprintf(w, "Why the statements never run are not run (%s; each block with its reason in [`uncovered.md`](uncovered.md)): wall-only (only wall mode or tools run it), defensive (kept unreachable by design), gap (a simulation should reach it and does not yet).\n\n", src)
+	fmt.Fprintln(w, "| reason | blocks | statements |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, k := range append(slices.Clone(reasonKinds), unannotated) {
+		fmt.Fprintf(w, "| %s | %d | %d |\n", k, byKind[k][0], byKind[k][1])
+	}
+	fmt.Fprintln(w)
+}
+
 func stmtsOf(bs []*block) int {
 	n := 0
 	for _, b := range bs {
@@ -494,7 +622,21 @@ func (r *report) writeUncovered(w io.Writer, root string) {
 				first = first[:100] + "..."
 			}
 		}
-		fmt.Fprintf(w, "- [%d-%d](../../%s#L%d) `%s` (%d): `%s`\n", b.startLine, b.endLine, b.file, b.startLine, b.fn.name, b.stmts, strings.ReplaceAll(first, "`", "'"))
+		why := unannotated
+		if b.reason != nil {
+			why = b.reason.kind + ": " + b.reason.text
+		}
+		fmt.Fprintf(w, "- [%d-%d](../../%s#L%d) `%s` (%d): `%s` — %s\n", b.startLine, b.endLine, b.file, b.startLine, b.fn.name, b.stmts,
+			strings.ReplaceAll(first, "`", "'"), why)
+	}
+	var stale []string
+	for _, rs := range r.reasons {
+		if !rs.used {
+			stale = append(stale, fmt.Sprintf("- %s:%d: `%s:%d-%d %s` %s", r.rfile, rs.line, rs.file, rs.first, rs.last, rs.kind, rs.text))
+		}
+	}
+	if len(stale) > 0 {
+		fmt.Fprintf(w, "\n## Reasons that hold no block never run (stale: the code moved or is reached now)\n\n%s\n", strings.Join(stale, "\n"))
 	}
 }
 

@@ -95,3 +95,55 @@ func TestBadProfileNamesLine(t *testing.T) {
 		t.Fatalf("error %v, want the missing mode line named", err)
 	}
 }
+
+func TestReasons(t *testing.T) {
+	r := demo(t)
+	path := filepath.Join(t.TempDir(), "reasons.txt")
+	reasons := "# comment\n\ncore/demo/demo.go:21-23 defensive never called by design\ncore/demo/demo.go:4 wall-only a registry entry only tools read\ncore/demo/demo.go:30-31 gap nothing there\n"
+	if err := os.WriteFile(path, []byte(reasons), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.annotate(path); err != nil {
+		t.Fatal(err)
+	}
+	var u, readme strings.Builder
+	r.writeUncovered(&u, "testdata")
+	r.writeReadme(&readme, "")
+	for _, want := range []string{
+		"`Never` (1): `func Never() int {` — defensive: never called by design",
+		"`func@4` (1): `func() int { return 1 },` — wall-only: a registry entry only tools read",
+		"`Used` (1): `return -x` — gap (no reason yet)",
+		"## Reasons that hold no block never run (stale",
+		"reasons.txt:5: `core/demo/demo.go:30-31 gap` nothing there",
+	} {
+		if !strings.Contains(u.String(), want) {
+			t.Errorf("uncovered.md lacks %q:\n%s", want, u.String())
+		}
+	}
+	for _, want := range []string{"| wall-only | 1 | 1 |", "| defensive | 1 | 1 |", "| gap | 0 | 0 |", "| gap (no reason yet) | 1 | 1 |"} {
+		if !strings.Contains(readme.String(), want) {
+			t.Errorf("README lacks %q:\n%s", want, readme.String())
+		}
+	}
+}
+
+func TestBadReasonNamesLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "reasons.txt")
+	for text, want := range map[string]string{
+		"core/demo/demo.go:4 maybe why not\n":         "reasons.txt:1: kind \"maybe\"",
+		"\ncore/demo/demo.go:9-4 gap backwards\n":     "reasons.txt:2: bad line range",
+		"core/demo/demo.go gap no range\n":            "reasons.txt:1: no line range",
+		"core/demo/demo.go:4 gap\n":                   "reasons.txt:1: want PATH:FIRST-LAST KIND REASON",
+		"core/demo/demo.go:x-4 defensive not a num\n": "reasons.txt:1: bad line range",
+	} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := demo(t).annotate(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", text, err, want)
+		}
+	}
+	if err := demo(t).annotate(filepath.Join(t.TempDir(), "missing.txt")); err != nil {
+		t.Errorf("a missing reasons file: %v", err)
+	}
+}

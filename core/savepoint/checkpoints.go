@@ -188,9 +188,16 @@ func (c *Checkpoints) Latest(job int64, pipeline int32) (*CompletedCheckpoint, e
 	return nil, fmt.Errorf("savepoint: job %d pipeline %d: no checkpoint: %w", job, pipeline, ErrNotFound)
 }
 
-// Delete removes one checkpoint; a missing one is not an error.
+// Delete removes one checkpoint, durably: the removal is synced into its
+// directory, so that a crash after Delete returned cannot bring the
+// checkpoint back (without the sync, a storage crash resurrected every
+// checkpoint retention had deleted since the pipeline's last Store). A
+// missing one is not an error.
 func (c *Checkpoints) Delete(job int64, pipeline int32, id int64) error {
 	if err := c.fs.Remove(c.file(job, pipeline, id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("savepoint: delete checkpoint: %w", err)
+	}
+	if err := c.fs.SyncDir(c.pipelineDir(job, pipeline)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("savepoint: delete checkpoint: %w", err)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ObsKind names a boundary observation: a call the harness saw the code
@@ -34,6 +35,7 @@ const (
 	ObsDeleted                        // Storage.Delete returned (IDs: the ids it was asked to delete)
 	ObsRestoreState                   // Transport.RestoreState entered for checkpoint ID (0: none), task Task, carrying states Sum
 	ObsAskClose                       // the harness's idle task Task asks to close (Coordinator.ReadyToCloseIdle called)
+	ObsCanceled                       // the harness's cancel of the job (Manager.Cancel) returned: one per pipeline of the job
 )
 
 // Fault names carried by ObsFault.
@@ -88,7 +90,7 @@ type Obs struct {
 func (o Obs) String() string {
 	names := [...]string{"restore-begin", "restore-end", "status-set", "allocate", "barrier", "stored", "failure", "fault", "notify", "cancel-all",
 		"ack", "notified", "sources-finished", "task-closed",
-		"store-begin", "store-failed", "listed", "deleted", "restore-state", "ask-close"}
+		"store-begin", "store-failed", "listed", "deleted", "restore-state", "ask-close", "canceled"}
 	return fmt.Sprintf("%s job %d pipeline %d id %d call %d %s%s", names[o.Kind], o.Job, o.Pipeline, o.ID, o.Call, o.Fault, o.Value)
 }
 
@@ -119,6 +121,10 @@ func (c *Cluster) injected(p float64, fault string, job int64, pipeline int, id 
 // Restore restores every pipeline of a job, one after another, as a
 // master failover does (coord.Manager.Restore), observing each call.
 func (c *Cluster) Restore(job int64) error {
+	if c.canceled[job] {
+		c.W.Note("job %d is canceled: no restore", job)
+		return nil
+	}
 	var errs []string
 	for p := range c.cfg.Pipelines {
 		if err := c.RestorePipeline(job, p); err != nil {
@@ -131,8 +137,59 @@ func (c *Cluster) Restore(job int64) error {
 	return nil
 }
 
+// RestoreJob is a whole-job failover through core's own loop,
+// coord.Manager.Restore: every pipeline's restore is observed as begun
+// before the call and ended after it (each pipeline's window is the whole
+// job's restore).
+func (c *Cluster) RestoreJob(job int64) error {
+	if c.canceled[job] {
+		c.W.Note("job %d is canceled: no restore", job)
+		return nil
+	}
+	c.restoring[job]++
+	defer func() { c.restoring[job]-- }()
+	calls := make([]int64, c.cfg.Pipelines)
+	for p := range c.cfg.Pipelines {
+		c.restoreCalls++
+		calls[p] = c.restoreCalls
+		c.observe(Obs{Kind: ObsRestoreBegin, Job: job, Pipeline: p, Call: calls[p]})
+	}
+	err := c.Managers[job].Restore()
+	for p := range c.cfg.Pipelines {
+		c.observe(Obs{Kind: ObsRestoreEnd, Job: job, Pipeline: p, Call: calls[p]})
+	}
+	return err
+}
+
+// CancelJob is an operator's cancel of a job (coord.Manager.Cancel): the
+// harness's job master stops restoring the job first and lets its
+// restores in flight end (polling every 10 ms), then cancels every
+// pipeline; ObsCanceled marks each pipeline once the call returned. From
+// then on no restore of the job starts (failover, step-down, the job
+// master, a savepoint's resume).
+func (c *Cluster) CancelJob(job int64) {
+	c.canceled[job] = true
+	for c.restoring[job] > 0 {
+		c.W.Sleep(10 * time.Millisecond)
+	}
+	c.W.Note("cancel job %d", job)
+	c.Managers[job].Cancel()
+	for p := range c.cfg.Pipelines {
+		c.observe(Obs{Kind: ObsCanceled, Job: job, Pipeline: p})
+	}
+}
+
+// Canceled reports whether the harness canceled the job.
+func (c *Cluster) Canceled(job int64) bool { return c.canceled[job] }
+
 // RestorePipeline is the harness's restore of one pipeline (restoreCoordinator(true)).
 func (c *Cluster) RestorePipeline(job int64, pipeline int) error {
+	if c.canceled[job] {
+		c.W.Note("job %d is canceled: no restore of pipeline %d", job, pipeline)
+		return nil
+	}
+	c.restoring[job]++
+	defer func() { c.restoring[job]-- }()
 	c.restoreCalls++
 	call := c.restoreCalls
 	c.observe(Obs{Kind: ObsRestoreBegin, Job: job, Pipeline: pipeline, Call: call})

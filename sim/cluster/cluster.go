@@ -73,6 +73,10 @@ type Config struct {
 	// ExecutorKeepAlive is how long an idle thread above the executor's
 	// core threads lives (60 s).
 	ExecutorKeepAlive time.Duration
+	// FileStorage stores checkpoints through core's production checkpoint
+	// store (savepoint.Checkpoints) on a crashable simulated file system
+	// instead of an in-memory map (filestore.go).
+	FileStorage bool
 	// RewriteEvent, when set (tests only), rewrites every coordinator
 	// event before anything in the harness sees it: a decorator that
 	// proves no verdict depends on the coordinator's labels.
@@ -98,6 +102,8 @@ type Cluster struct {
 
 	onBoundary   []func(Obs)
 	restoreCalls int64
+	canceled     map[int64]bool // jobs the harness canceled (CancelJob)
+	restoring    map[int64]int  // job -> the harness's restores of it in flight
 
 	// Pipelines are the sources and sinks (nil without partitions).
 	Pipelines *Pipelines
@@ -126,7 +132,8 @@ func (c *Cluster) taskEvent(job int64, pipeline int, task coord.TaskID, id int64
 // New builds the cluster's stores, scheduler, executor and job managers.
 // Call it from a simulated thread.
 func New(w *sim.World, cfg Config) (*Cluster, error) {
-	c := &Cluster{W: w, cfg: cfg, work: w.Rand(sim.StreamWorkload), faults: w.Rand(sim.StreamFaults)}
+	c := &Cluster{W: w, cfg: cfg, work: w.Rand(sim.StreamWorkload), faults: w.Rand(sim.StreamFaults),
+		canceled: map[int64]bool{}, restoring: map[int64]int{}}
 	c.Recorder = newRecorder(w)
 	c.leases = newLeaseChecks(c)
 	c.Storage = newStorage(c)
@@ -217,6 +224,19 @@ func (c *Cluster) StepDown() {
 	c.W.Note("fault: master step-down")
 	c.observe(Obs{Kind: ObsFault, Job: -1, Pipeline: -1, Fault: FaultStepDown})
 	c.exec.ShutdownNow()
+}
+
+// StepDownGraceful shuts the coordinator executor down gracefully
+// (exec.Pool.Shutdown: work handed to it runs, new work is refused) and
+// waits up to d for its threads to end (AwaitTermination); it reports
+// whether they did.
+func (c *Cluster) StepDownGraceful(d time.Duration) bool {
+	c.W.Note("fault: master step-down (graceful)")
+	c.observe(Obs{Kind: ObsFault, Job: -1, Pipeline: -1, Fault: FaultStepDown})
+	c.exec.Shutdown()
+	ok := c.exec.AwaitTermination(d)
+	c.W.Note("step-down: executor threads ended: %v", ok)
+	return ok
 }
 
 // Reactivate replaces a shut-down coordinator executor.

@@ -20,10 +20,17 @@ type Storage struct {
 	// OnLatest each read of the latest checkpoint (0: none).
 	OnStore  func(cp *coord.Completed, err error, begin bool)
 	OnLatest func(job int64, pipeline int, id int64)
+	// file: checkpoints go to files through core's production store
+	// (Config.FileStorage); nil: the in-memory map.
+	file *fileStore
 }
 
 func newStorage(c *Cluster) *Storage {
-	return &Storage{c: c, mu: c.W.NewMutex("sim.storage"), m: map[PipelineID][]*coord.Completed{}}
+	s := &Storage{c: c, mu: c.W.NewMutex("sim.storage"), m: map[PipelineID][]*coord.Completed{}}
+	if c.cfg.FileStorage {
+		s.file = newFileStore(c)
+	}
+	return s
 }
 
 // Store writes a checkpoint, after a latency, unless a fault fails it.
@@ -37,6 +44,9 @@ func (s *Storage) Store(cp *coord.Completed) error {
 	}
 	s.c.observe(Obs{Kind: ObsStoreBegin, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID, Sum: StateSum(cp)})
 	s.c.sleep(s.c.cfg.Workload.StorageLatency)
+	if s.file != nil {
+		return s.storeFile(cp)
+	}
 	if s.c.injected(s.c.cfg.Faults.StorageFail, FaultStorage, cp.Job, cp.Pipeline, cp.ID) {
 		s.c.W.Note("fault: storage write fails job %d pipeline %d id %d", cp.Job, cp.Pipeline, cp.ID)
 		err := fmt.Errorf("simulated storage failure")
@@ -94,17 +104,25 @@ func (s *Storage) Delete(job int64, pipeline int, ids []int64) error {
 	s.c.leases.effect("Storage.Delete")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := PipelineID{job, pipeline}
-	s.m[k] = slices.DeleteFunc(s.m[k], func(c *coord.Completed) bool { return slices.Contains(ids, c.ID) })
+	var err error
+	if s.file != nil {
+		err = s.deleteFile(job, pipeline, ids)
+	} else {
+		k := PipelineID{job, pipeline}
+		s.m[k] = slices.DeleteFunc(s.m[k], func(c *coord.Completed) bool { return slices.Contains(ids, c.ID) })
+	}
 	s.Deleted += len(ids)
 	s.c.observe(Obs{Kind: ObsDeleted, Job: job, Pipeline: pipeline, IDs: slices.Clone(ids)})
-	return nil
+	return err
 }
 
 // Load returns a stored checkpoint by id, or nil when it is not stored.
 func (s *Storage) Load(job int64, pipeline int, id int64) (*coord.Completed, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.file != nil {
+		return s.loadFile(job, pipeline, id)
+	}
 	for _, c := range s.m[PipelineID{job, pipeline}] {
 		if c.ID == id {
 			return c, nil
@@ -117,6 +135,9 @@ func (s *Storage) Load(job int64, pipeline int, id int64) (*coord.Completed, err
 // them: no lock (the simulator runs one thread at a time), so the run is
 // unchanged.
 func (s *Storage) Peek(job int64, pipeline int) []int64 {
+	if s.file != nil {
+		return s.peekFile(PipelineID{job, pipeline})
+	}
 	var ids []int64
 	for _, c := range s.m[PipelineID{job, pipeline}] {
 		ids = append(ids, c.ID)
@@ -128,6 +149,9 @@ func (s *Storage) Peek(job int64, pipeline int) []int64 {
 func (s *Storage) Latest(job int64, pipeline int) (*coord.Completed, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.file != nil {
+		return s.latestFile(job, pipeline)
+	}
 	l := s.m[PipelineID{job, pipeline}]
 	var latest *coord.Completed
 	if len(l) > 0 {
@@ -148,6 +172,9 @@ func (s *Storage) IDs(job int64, pipeline int) ([]int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var ids []int64
+	if s.file != nil {
+		ids = s.peekFile(PipelineID{job, pipeline})
+	}
 	for _, c := range s.m[PipelineID{job, pipeline}] {
 		ids = append(ids, c.ID)
 	}
@@ -177,6 +204,9 @@ func StateSum(cp *coord.Completed) uint64 {
 func (s *Storage) Has(job int64, pipeline int, id int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.file != nil {
+		return slices.Contains(s.peekFile(PipelineID{job, pipeline}), id)
+	}
 	return slices.ContainsFunc(s.m[PipelineID{job, pipeline}], func(c *coord.Completed) bool { return c.ID == id })
 }
 
@@ -184,6 +214,9 @@ func (s *Storage) Has(job int64, pipeline int, id int64) bool {
 func (s *Storage) Count(job int64, pipeline int) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.file != nil {
+		return len(s.peekFile(PipelineID{job, pipeline}))
+	}
 	return len(s.m[PipelineID{job, pipeline}])
 }
 

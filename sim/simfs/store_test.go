@@ -381,3 +381,31 @@ func TestRottedSavepointIsRefused(t *testing.T) {
 		t.Fatalf("listed %v after the rot, want [1] (the rotted bundle skipped)", got)
 	}
 }
+
+// TestCheckpointDeleteSurvivesACrash: a checkpoint deleted through
+// savepoint.Checkpoints stays deleted when the file system crashes after
+// the delete returned. Found by the file-storage scenario: Delete removed
+// the file without syncing its directory, so a storage crash brought back
+// every checkpoint retention had deleted since the pipeline's last store
+// (storage-retention: orphans in every pipeline at once).
+func TestCheckpointDeleteSurvivesACrash(t *testing.T) {
+	f := simfs.New(nil) // a crash loses every unsynced change
+	c := savepoint.NewCheckpoints(f, ns, 0, nil)
+	for id := int64(1); id <= 3; id++ {
+		if err := c.Store(state(1, id, savepoint.TypeCheckpoint)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Delete(job, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Crash()
+	f.Restart()
+	ids, err := c.List(job, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ids, []int64{3, 2}) {
+		t.Errorf("after a delete of 1 and a crash, pipeline 1 holds %v, want [3 2]", ids)
+	}
+}

@@ -68,6 +68,9 @@ const (
 	BoundedFinish      = "bounded-finish"
 	BlockedForever     = "blocked-forever"
 	SavepointOutcome   = "savepoint-outcome"
+
+	// Lifecycle calls the harness drove (progress.go).
+	CancelStops = "cancel-stops"
 )
 
 // checks is the registry: one entry per check, the single list CHECKS.md
@@ -246,6 +249,11 @@ var checks = []Check{
 		"each savepoint the harness requested (Manager.TriggerSavepoint) and the outcome its future returned",
 		"every requested savepoint completes or fails with an error by the end of the run",
 		"savepoint requests dropped on a reset or restore", "mutants `savepoint-never-completes`, `savepoint-start-error-leaves-request`"},
+	{CancelStops, Safety, Boundary,
+		"the harness's cancel of a job (ObsCanceled, after coord.Manager.Cancel returned, run.cancel) and IDCounter.Next returns (ObsAllocate) per pipeline",
+		"a pipeline whose job's cancel returned allocates no checkpoint id afterwards (and is exempt from checkpoint-progress and bounded-finish)",
+		"a cancel that leaves a trigger chain armed, a restore or re-arm that revives a canceled pipeline",
+		"TestCancelStops; the harness's cancel planted without its Manager.Cancel call (ObsCanceled alone) fails lifecycle seeds 0 and 1 (`checkpoint 41 allocated after the harness's cancel of the job returned at 3m30s`)"},
 	{BoundedFinish, Liveness, Boundary,
 		"the pipelines whose sources the harness finished (ObsSourcesFinished, workload.finish_after) and each one's status key in the simulated status store at the end of the run",
 		"every pipeline whose sources the harness finished ends FINISHED (its COMPLETED_POINT completed and no restore followed)", "a final checkpoint lost to a clean, a restore or a rejected trigger",

@@ -19,15 +19,22 @@ import (
 // the run (the harness's own store, read without a scheduling point); the
 // time the harness stopped its faults; and virtual time. No coordinator
 // event (EvCompleted, EvFinished) enters the verdict.
+//
+// A pipeline the harness canceled (cluster.ObsCanceled: its job's
+// Manager.Cancel returned) is exempt from both, as one whose sources it
+// finished is from checkpoint-progress, and cancel-stops holds it to the
+// cancel: no checkpoint id is allocated for it (IDCounter.Next returns,
+// ObsAllocate) after its cancel returned.
 type Progress struct {
-	f      *Findings
-	now    func() time.Duration
-	stored map[cluster.PipelineID][]time.Duration // (job, pipeline) -> each durable store's return
+	f        *Findings
+	now      func() time.Duration
+	stored   map[cluster.PipelineID][]time.Duration // (job, pipeline) -> each durable store's return
+	canceled map[cluster.PipelineID]time.Duration   // (job, pipeline) -> when its cancel returned
 }
 
 // NewProgress returns the progress checks reporting to f.
 func NewProgress(f *Findings, now func() time.Duration) *Progress {
-	return &Progress{f: f, now: now, stored: map[cluster.PipelineID][]time.Duration{}}
+	return &Progress{f: f, now: now, stored: map[cluster.PipelineID][]time.Duration{}, canceled: map[cluster.PipelineID]time.Duration{}}
 }
 
 // Attach subscribes to the cluster's boundary observations (before Start).
@@ -35,10 +42,25 @@ func (p *Progress) Attach(c *cluster.Cluster) { c.OnBoundary(p.Observe) }
 
 // Observe records one boundary observation.
 func (p *Progress) Observe(o cluster.Obs) {
-	if o.Kind == cluster.ObsStored {
-		k := cluster.PipelineID{Job: o.Job, Pipeline: o.Pipeline}
+	k := cluster.PipelineID{Job: o.Job, Pipeline: o.Pipeline}
+	switch o.Kind {
+	case cluster.ObsStored:
 		p.stored[k] = append(p.stored[k], p.now())
+	case cluster.ObsCanceled:
+		if _, ok := p.canceled[k]; !ok {
+			p.canceled[k] = p.now()
+		}
+	case cluster.ObsAllocate:
+		if at, ok := p.canceled[k]; ok {
+			p.f.Add(CancelStops, p.now(), Subject(o.Job, o.Pipeline), "checkpoint %d allocated after the harness's cancel of the job returned at %v", o.ID, at)
+		}
 	}
+}
+
+// Canceled reports whether the harness canceled the pipeline's job.
+func (p *Progress) Canceled(job int64, pipeline int) bool {
+	_, ok := p.canceled[cluster.PipelineID{Job: job, Pipeline: pipeline}]
+	return ok
 }
 
 // StoredWithin reports whether a checkpoint of the pipeline was stored
@@ -61,6 +83,7 @@ type Pipe struct {
 	Pipeline int
 	Status   string
 	Finished bool
+	Canceled bool // the harness canceled its job (ObsCanceled)
 }
 
 // finishedStatus is the status a pipeline whose final COMPLETED_POINT
@@ -74,7 +97,7 @@ const finishedStatus = finishedValue
 func (p *Progress) Stalled(pipes []Pipe, healAt, within time.Duration) []Pipe {
 	var stuck []Pipe
 	for _, q := range pipes {
-		if q.Finished || p.StoredWithin(q.Job, q.Pipeline, healAt, healAt+within) {
+		if q.Finished || q.Canceled || p.StoredWithin(q.Job, q.Pipeline, healAt, healAt+within) {
 			continue
 		}
 		stuck = append(stuck, q)
@@ -92,7 +115,7 @@ func (p *Progress) Stalled(pipes []Pipe, healAt, within time.Duration) []Pipe {
 func (p *Progress) Unfinished(pipes []Pipe) {
 	var open []Pipe
 	for _, q := range pipes {
-		if q.Finished && q.Status != finishedStatus {
+		if q.Finished && !q.Canceled && q.Status != finishedStatus {
 			open = append(open, q)
 		}
 	}

@@ -89,10 +89,12 @@ func TestProgressFromStoredCheckpoints(t *testing.T) {
 	store(s(130), 0, 1) // within the window
 	store(s(200), 0, 2) // after the window
 	now = s(300)
-	pipes := []Pipe{{0, 0, "RUNNING", false}, {0, 1, "RUNNING", false}, {0, 2, "RUNNING", false},
-		{0, 3, "FINISHED", true},  // the harness finished it: it may stop
-		{0, 4, "FINISHED", false}, // says FINISHED on its own: not excused
-		{0, 5, "RUNNING", true}}   // the harness finished it, it never finished
+	pipes := []Pipe{{0, 0, "RUNNING", false, false}, {0, 1, "RUNNING", false, false}, {0, 2, "RUNNING", false, false},
+		{0, 3, "FINISHED", true, false},  // the harness finished it: it may stop
+		{0, 4, "FINISHED", false, false}, // says FINISHED on its own: not excused
+		{0, 5, "RUNNING", true, false},   // the harness finished it, it never finished
+		{0, 6, "CANCELED", false, true},  // the harness canceled its job: it may stop
+		{0, 7, "CANCELED", true, true}}   // finished, then canceled: need not finish
 	stuck := p.Stalled(pipes, s(100), s(60))
 	if len(stuck) != 3 || stuck[0].Pipeline != 0 || stuck[1].Pipeline != 2 || stuck[2].Pipeline != 4 {
 		t.Fatalf("stalled %v, want pipelines 0, 2 and 4", stuck)
@@ -144,5 +146,30 @@ func TestFinishFromIntentAndBoundary(t *testing.T) {
 	}
 	if _, ok := fi.SourcesFinished(0, 0); ok {
 		t.Fatal("pipeline 0's sources were never finished")
+	}
+}
+
+// TestCancelStops: an id allocated for a pipeline after the harness's
+// cancel of its job returned is a cancel-stops finding; one allocated
+// before, or for another pipeline, is not.
+func TestCancelStops(t *testing.T) {
+	var f Findings
+	now := time.Duration(0)
+	p := NewProgress(&f, func() time.Duration { return now })
+	p.Observe(cluster.Obs{Kind: cluster.ObsAllocate, Job: 1, Pipeline: 0, ID: 4})
+	now = time.Second
+	p.Observe(cluster.Obs{Kind: cluster.ObsCanceled, Job: 1, Pipeline: 0})
+	p.Observe(cluster.Obs{Kind: cluster.ObsAllocate, Job: 1, Pipeline: 1, ID: 9}) // not canceled
+	p.Observe(cluster.Obs{Kind: cluster.ObsAllocate, Job: 0, Pipeline: 0, ID: 9}) // another job
+	if got := f.List(); len(got) != 0 {
+		t.Fatalf("findings before a late allocation: %v", got)
+	}
+	if !p.Canceled(1, 0) || p.Canceled(1, 1) {
+		t.Fatalf("Canceled(1,0)=%v Canceled(1,1)=%v", p.Canceled(1, 0), p.Canceled(1, 1))
+	}
+	now = 2 * time.Second
+	p.Observe(cluster.Obs{Kind: cluster.ObsAllocate, Job: 1, Pipeline: 0, ID: 5})
+	if got := f.List(); len(got) != 1 || got[0].Check != CancelStops || !strings.Contains(got[0].Message, "checkpoint 5") {
+		t.Fatalf("findings %v, want one cancel-stops for checkpoint 5", got)
 	}
 }

@@ -1,0 +1,299 @@
+package cluster
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/core/savepoint"
+	"github.com/ckptsim/ckptsim/sim"
+	"github.com/ckptsim/ckptsim/sim/simfs"
+)
+
+// fileStore is Storage's file mode (Config.FileStorage): checkpoints go
+// through core's production checkpoint store (savepoint.Checkpoints) onto
+// a crashable simulated file system (sim/simfs), encoded, checksummed and
+// decoded by core, instead of the in-memory map.
+//
+// The faults keep their meaning: a storage failure fails one step of the
+// store's file-system sequence (mkdir, write, fsync, rename) or, half the
+// time, crashes the storage at one of its steps (syncdir too) and restarts
+// it at once (what survives is resolved adversarially, simfs's model);
+// whether the write landed is then read back from the file system, so a
+// crash whose resolution kept the rename is reported as a landed write
+// with a lost reply (ObsStoreFailed "landed"). A lost reply lets the whole store land. Bit rot flips one bit
+// of the committed file, so that core's own checksum refuses it.
+type fileStore struct {
+	fs  *simfs.FS
+	cps *savepoint.Checkpoints
+	// rotted: the ids whose file the harness rotted (a read that skips
+	// one of them is justified).
+	rotted  map[PipelineID]map[int64]bool
+	crashes int
+	log     []string
+}
+
+// fileNS is the namespace the simulated checkpoint store is rooted at.
+const fileNS = "ns"
+
+func newFileStore(c *Cluster) *fileStore {
+	f := &fileStore{fs: simfs.New(c.W.Rand(sim.StreamCrashStore)), rotted: map[PipelineID]map[int64]bool{}}
+	// maxRetained 0: the coordinator's retention decides what is deleted
+	// (the oracle judges it); the store never rotates behind it.
+	f.cps = savepoint.NewCheckpoints(f.fs, fileNS, 0, func(format string, args ...any) {
+		f.log = append(f.log, fmt.Sprintf(format, args...))
+	})
+	return f
+}
+
+// FileStorage reports whether the cluster stores checkpoints in files
+// (Config.FileStorage), and how often the storage crashed.
+func (s *Storage) FileStorage() (on bool, crashes int) {
+	if s.file == nil {
+		return false, 0
+	}
+	return true, s.file.crashes
+}
+
+// storeFile is Store in file mode, after the begin observation and the
+// latency.
+func (s *Storage) storeFile(cp *coord.Completed) error {
+	f := s.file
+	fail := s.c.injected(s.c.cfg.Faults.StorageFail, FaultStorage, cp.Job, cp.Pipeline, cp.ID)
+	step, crash := 0, false
+	if fail {
+		// Every store takes at least the steps write, fsync, rename and
+		// syncdir (after mkdirs when its directory is new). A crash may hit
+		// any of the four; a failure one of the first three, so that a
+		// failed store never leaves a visible entry its directory does not
+		// hold durably (the oracle would count it landed, and a later
+		// crash could lose it).
+		crash = s.c.faults.IntN(2) == 0
+		if crash {
+			step = s.c.faults.IntN(4)
+		} else {
+			step = s.c.faults.IntN(3)
+		}
+	}
+	s.mu.Lock() // the hooks count this store's steps only: no other call runs a step until Unlock
+	defer s.mu.Unlock()
+	if fail {
+		n := 0
+		if crash {
+			s.c.W.Note("fault: storage crashes at step %d of the store of job %d pipeline %d id %d", step, cp.Job, cp.Pipeline, cp.ID)
+			f.fs.CrashAt(step)
+		} else {
+			s.c.W.Note("fault: storage step %d fails in the store of job %d pipeline %d id %d", step, cp.Job, cp.Pipeline, cp.ID)
+			f.fs.SetFailHook(func(op, path string) error {
+				n++
+				if n == step+1 {
+					return errors.New("simulated storage failure")
+				}
+				return nil
+			})
+		}
+	}
+	err := f.cps.Store(toCheckpoint(cp))
+	if fail {
+		f.fs.SetCrashHook(nil)
+		f.fs.SetFailHook(nil)
+		if f.fs.Crashed() {
+			f.crashes++
+			f.fs.Restart()
+			s.c.W.Note("storage restarted after crash %d", f.crashes)
+		}
+	}
+	k := PipelineID{cp.Job, cp.Pipeline}
+	landed := slices.Contains(s.peekFile(k), cp.ID)
+	if err != nil && !landed {
+		if s.OnStore != nil {
+			s.OnStore(cp, err, false)
+		}
+		s.c.observe(Obs{Kind: ObsStoreFailed, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID})
+		return err
+	}
+	if err == nil && s.c.injected(s.c.cfg.Faults.StoreReplyLost, FaultReplyLost, cp.Job, cp.Pipeline, cp.ID) {
+		s.c.W.Note("fault: storage reply lost job %d pipeline %d id %d (the write landed)", cp.Job, cp.Pipeline, cp.ID)
+		err = fmt.Errorf("simulated storage failure: reply lost")
+	}
+	if err != nil { // the write landed; the caller sees an error
+		if s.OnStore != nil {
+			s.OnStore(cp, err, false)
+		}
+		s.c.observe(Obs{Kind: ObsStoreFailed, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID, Value: "landed"})
+		s.rotFile(k, cp)
+		return err
+	}
+	s.c.observe(Obs{Kind: ObsStored, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID})
+	s.rotFile(k, cp)
+	return nil
+}
+
+// rotFile draws the BitRot fault for a checkpoint file just committed:
+// one bit of the file flips (anywhere: magic, version, payload or
+// checksum), written back durably.
+//
+// A file rots only while every other file its pipeline stores is intact
+// and there is one: with at most one rotted file per pipeline and
+// max-retained 2 or more, a restore always finds an intact checkpoint.
+// core's production store fails closed when none of a pipeline's
+// checkpoints is readable (Checkpoints.Latest), where the coordinator's
+// own fall-back (Coordinator.latestIntact) restores as from empty
+// storage: such a pipeline fails every restore for good, which the
+// liveness and generation checks would report.
+func (s *Storage) rotFile(k PipelineID, cp *coord.Completed) {
+	f := s.file
+	intact := 0
+	for _, id := range s.peekFile(k) {
+		if f.rotted[k][id] {
+			return
+		}
+		if id != cp.ID {
+			intact++
+		}
+	}
+	if intact == 0 || !s.c.injected(s.c.cfg.Faults.BitRot, FaultBitRot, cp.Job, cp.Pipeline, cp.ID) {
+		return
+	}
+	name := fmt.Sprintf("%s/%s/%d/%d/%d.ser", fileNS, savepoint.CheckpointDir, cp.Job, cp.Pipeline, cp.ID)
+	b, err := f.fs.ReadFile(name)
+	if err != nil || len(b) == 0 {
+		panic(fmt.Sprintf("bit rot: read back %s: %v", name, err)) // the store just landed it
+	}
+	b[s.c.faults.IntN(len(b))] ^= 1 << s.c.faults.IntN(8)
+	if err := f.fs.WriteFile(name, b); err != nil {
+		panic(fmt.Sprintf("bit rot: write %s: %v", name, err))
+	}
+	if f.rotted[k] == nil {
+		f.rotted[k] = map[int64]bool{}
+	}
+	f.rotted[k][cp.ID] = true
+	s.c.W.Note("fault: bit rot job %d pipeline %d id %d (file %s)", cp.Job, cp.Pipeline, cp.ID, name)
+}
+
+// peekFile lists a pipeline's stored ids oldest first, with no scheduling
+// point (the simulated file system's lock is not the simulator's).
+func (s *Storage) peekFile(k PipelineID) []int64 {
+	ids, err := s.file.cps.List(k.Job, int32(k.Pipeline))
+	if err != nil {
+		panic(fmt.Sprintf("list checkpoints of %v: %v", k, err)) // simfs fails a read only while crashed
+	}
+	slices.Reverse(ids)
+	return ids
+}
+
+// latestFile is Latest in file mode: core's Checkpoints.Latest, which
+// skips files it cannot read. The register read reported to OnLatest is
+// the newest id listed when every newer file it skipped is one the
+// harness rotted (a justified skip; restore-integrity judges the
+// content), and the id it returned otherwise (so that an unjustified skip
+// reads stale in the register model).
+func (s *Storage) latestFile(job int64, pipeline int) (*coord.Completed, error) {
+	k := PipelineID{job, pipeline}
+	listed := s.peekFile(k)
+	cp, err := s.file.cps.Latest(job, int32(pipeline))
+	if errors.Is(err, savepoint.ErrNotFound) {
+		cp, err = nil, nil
+	}
+	got := int64(0)
+	if cp != nil {
+		got = cp.CheckpointID
+	}
+	read := got
+	justified := true
+	for _, id := range slices.Backward(listed) {
+		if id == got {
+			break
+		}
+		justified = justified && s.file.rotted[k][id]
+	}
+	if justified && len(listed) > 0 {
+		read = listed[len(listed)-1]
+	}
+	if s.OnLatest != nil {
+		s.OnLatest(job, pipeline, read)
+	}
+	if err != nil || cp == nil {
+		return nil, err
+	}
+	return fromCheckpoint(cp), nil
+}
+
+// loadFile is Load in file mode.
+func (s *Storage) loadFile(job int64, pipeline int, id int64) (*coord.Completed, error) {
+	cp, err := s.file.cps.Read(job, int32(pipeline), id)
+	if errors.Is(err, savepoint.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return fromCheckpoint(cp), nil
+}
+
+// deleteFile is Delete in file mode.
+func (s *Storage) deleteFile(job int64, pipeline int, ids []int64) error {
+	var errs []error
+	for _, id := range ids {
+		if err := s.file.cps.Delete(job, int32(pipeline), id); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// The coordinator's checkpoint as a file holds it: one action
+// ("pipeline-task") with a subtask per task; the action's coordinator
+// state carries what the file format has no field for (the trigger and
+// completion instants in nanoseconds, the coordinator's own checksum Sum),
+// and one vertex's statistics carry each task's state size.
+const fileAction = "pipeline-task"
+
+func toCheckpoint(c *coord.Completed) *savepoint.CompletedCheckpoint {
+	out := &savepoint.CompletedCheckpoint{JobID: c.Job, PipelineID: int32(c.Pipeline), CheckpointID: c.ID,
+		Type: c.Type, TriggerTimestampMs: c.TriggeredAt.UnixMilli(), CompletedTimestampMs: c.CompletedAt.UnixMilli()}
+	meta := binary.BigEndian.AppendUint64(nil, uint64(c.TriggeredAt.UnixNano()))
+	meta = binary.BigEndian.AppendUint64(meta, uint64(c.CompletedAt.UnixNano()))
+	meta = append(meta, c.Sum[:]...)
+	tasks := make([]coord.TaskID, 0, len(c.States))
+	for t := range c.States {
+		tasks = append(tasks, t)
+	}
+	slices.Sort(tasks)
+	as := savepoint.ActionState{Key: fileAction, Parallelism: int32(len(tasks)), Coordinator: meta}
+	st := savepoint.TaskStatistics{VertexID: 1, Parallelism: int32(len(tasks))}
+	for _, t := range tasks {
+		as.Subtasks = append(as.Subtasks, savepoint.SubtaskState{Index: int32(t), State: [][]byte{c.States[t]}})
+		st.Subtasks = append(st.Subtasks, savepoint.SubtaskStatistics{Index: int32(t), AckTimestampMs: c.CompletedAt.UnixMilli(),
+			StateSize: int64(len(c.States[t])), Status: savepoint.StatusRunning})
+	}
+	out.ActionStates = []savepoint.ActionState{as}
+	out.TaskStatistics = []savepoint.TaskStatistics{st}
+	return out
+}
+
+// fromCheckpoint is toCheckpoint's inverse; it panics on a file core
+// decoded but the harness did not write that way (a harness bug).
+func fromCheckpoint(cp *savepoint.CompletedCheckpoint) *coord.Completed {
+	if len(cp.ActionStates) != 1 || cp.ActionStates[0].Key != fileAction || len(cp.ActionStates[0].Coordinator) != 16+len(coord.Completed{}.Sum) {
+		panic(fmt.Sprintf("checkpoint file of job %d pipeline %d id %d: not the harness's layout", cp.JobID, cp.PipelineID, cp.CheckpointID))
+	}
+	as := cp.ActionStates[0]
+	meta := as.Coordinator
+	c := &coord.Completed{Job: cp.JobID, Pipeline: int(cp.PipelineID), ID: cp.CheckpointID, Type: cp.Type,
+		TriggeredAt: time.Unix(0, int64(binary.BigEndian.Uint64(meta))).In(sim.Epoch.Location()),
+		CompletedAt: time.Unix(0, int64(binary.BigEndian.Uint64(meta[8:]))).In(sim.Epoch.Location()),
+		States:      map[coord.TaskID][]byte{}}
+	copy(c.Sum[:], meta[16:])
+	for _, st := range as.Subtasks {
+		var b []byte
+		if len(st.State) > 0 && len(st.State[0]) > 0 {
+			b = st.State[0]
+		}
+		c.States[coord.TaskID(st.Index)] = b
+	}
+	return c
+}

@@ -33,8 +33,9 @@ const (
 var timedWakeThreads = []int{10, 100, 500}
 
 // timedWake is one arm: it runs rounds rounds of the workload with n
-// threads and returns the wakes it counted and the real time they took.
-type timedWake func(n, rounds int) (wakes int, wall time.Duration)
+// threads and returns the wakes it counted and the real time and the
+// process's CPU time (user plus system, every OS thread) they took.
+type timedWake func(n, rounds int) (wakes int, wall, cpu time.Duration)
 
 // realNow reads the OS clock directly (vDSO gettimeofday): inside a
 // synctest bubble time.Now is the bubble's clock, which does not move
@@ -48,7 +49,7 @@ func realNow() time.Duration {
 }
 
 // timedWakeSim is the workload on a sim.World (random strategy, seed 1).
-func timedWakeSim(n, rounds int) (wakes int, wall time.Duration) {
+func timedWakeSim(n, rounds int) (wakes int, wall, cpu time.Duration) {
 	w := sim.New(sim.Config{Seed: 1})
 	r := w.Run(func() {
 		mu := w.NewMutex("timedwake")
@@ -63,20 +64,20 @@ func timedWakeSim(n, rounds int) (wakes int, wall time.Duration) {
 			})
 		}
 		w.Sleep(wakeStart)
-		start := realNow()
+		start, cpu0 := realNow(), cpuTime()
 		w.Sleep(time.Duration(rounds) * wakePeriod)
-		wall = realNow() - start
+		wall, cpu = realNow()-start, cpuTime()-cpu0
 	})
 	if r.Outcome != sim.OutcomeDone {
 		panic(fmt.Sprintf("timed wake on sim: %v %s", r.Outcome, r.Reason))
 	}
-	return wakes, wall
+	return wakes, wall, cpu
 }
 
 // timedWakeSynctest is the workload in a testing/synctest bubble. The
 // wakers stop at the first wake after the window (Test waits for every
 // bubble goroutine to return); those wakes are not counted.
-func timedWakeSynctest(n, rounds int) (wakes int, wall time.Duration) {
+func timedWakeSynctest(n, rounds int) (wakes int, wall, cpu time.Duration) {
 	inBubble(func() {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
@@ -96,15 +97,15 @@ func timedWakeSynctest(n, rounds int) (wakes int, wall time.Duration) {
 			})
 		}
 		time.Sleep(wakeStart)
-		start := realNow()
+		start, cpu0 := realNow(), cpuTime()
 		time.Sleep(time.Duration(rounds) * wakePeriod)
-		wall = realNow() - start
+		wall, cpu = realNow()-start, cpuTime()-cpu0
 		mu.Lock()
 		stop = true
 		mu.Unlock()
 		wg.Wait()
 	})
-	return wakes, wall
+	return wakes, wall, cpu
 }
 
 // inBubble runs f in a synctest bubble. synctest.Test takes a *testing.T,
@@ -129,8 +130,10 @@ func inBubble(f func()) {
 
 // BenchmarkTimedWake is the timed-wake workload on each simulator: one op
 // is one wake (b.N wakes rounded up to whole rounds of N threads). ns/wake
-// is the measured window over the wakes in it; ns/op also counts thread
-// creation and teardown.
+// (cpu-ns/wake) is the measured window's real (CPU) time over the wakes in
+// it; ns/op also counts thread creation and teardown. On a loaded machine
+// the CPU figure is the steadier one: it leaves out the time the process
+// waited for a core.
 func BenchmarkTimedWake(b *testing.B) {
 	for _, impl := range []struct {
 		name string
@@ -139,42 +142,49 @@ func BenchmarkTimedWake(b *testing.B) {
 		for _, n := range timedWakeThreads {
 			b.Run(fmt.Sprintf("impl=%s/threads=%d", impl.name, n), func(b *testing.B) {
 				rounds := (b.N + n - 1) / n
-				wakes, wall := impl.run(n, rounds)
+				wakes, wall, cpu := impl.run(n, rounds)
 				if wakes != rounds*n {
 					b.Fatalf("%d wakes in %d rounds of %d threads", wakes, rounds, n)
 				}
 				b.ReportMetric(float64(wall)/float64(wakes), "ns/wake")
+				b.ReportMetric(float64(cpu)/float64(wakes), "cpu-ns/wake")
 			})
 		}
 	}
 }
 
 // BenchmarkTimedWakeRatio runs both arms in one process, one after the
-// other, for each op (which goes first alternates), about
-// timedWakeRounds wakes each, and reports each arm's median ns/wake over the ops and the
-// median over the ops of synctest's ns/wake over sim's (synctest/sim:
-// how many times faster sim is). Pairs measured seconds apart see the same
-// machine, so the ratio is the figure to compare across machines; CI
-// gates it (bench-ci).
+// other, for each op (which goes first alternates), about timedWakeRounds
+// wakes each. It reports each arm's median ns/wake and cpu-ns/wake over
+// the ops, and the median over the ops of synctest's figure over sim's
+// (synctest/sim on real time, cpu-synctest/sim on CPU time: how many times
+// faster sim is). The two arms of an op run a few milliseconds apart and
+// see the same machine, so the ratios are the figures to compare across
+// machines; CI gates them (bench-ci).
 func BenchmarkTimedWakeRatio(b *testing.B) {
 	for _, n := range timedWakeThreads {
 		b.Run(fmt.Sprintf("threads=%d", n), func(b *testing.B) {
 			rounds := max(1, timedWakeRounds/n)
-			var simNs, stNs, ratio []float64
+			var wall, cpu [2][]float64 // per arm: sim, synctest
+			var ratio, cpuRatio []float64
 			for i := range b.N {
 				arms := [2]timedWake{timedWakeSim, timedWakeSynctest}
-				var per [2]float64
+				var w, c [2]float64
 				for j := range arms {
 					k := (i + j) % 2
-					wakes, wall := arms[k](n, rounds)
-					per[k] = float64(wall) / float64(wakes)
+					wakes, wk, ck := arms[k](n, rounds)
+					w[k], c[k] = float64(wk)/float64(wakes), float64(ck)/float64(wakes)
+					wall[k], cpu[k] = append(wall[k], w[k]), append(cpu[k], c[k])
 				}
-				simNs, stNs = append(simNs, per[0]), append(stNs, per[1])
-				ratio = append(ratio, per[1]/per[0])
+				ratio = append(ratio, w[1]/w[0])
+				cpuRatio = append(cpuRatio, c[1]/c[0])
 			}
-			b.ReportMetric(median(simNs), "sim-ns/wake")
-			b.ReportMetric(median(stNs), "synctest-ns/wake")
+			b.ReportMetric(median(wall[0]), "sim-ns/wake")
+			b.ReportMetric(median(wall[1]), "synctest-ns/wake")
+			b.ReportMetric(median(cpu[0]), "sim-cpu-ns/wake")
+			b.ReportMetric(median(cpu[1]), "synctest-cpu-ns/wake")
 			b.ReportMetric(median(ratio), "synctest/sim")
+			b.ReportMetric(median(cpuRatio), "cpu-synctest/sim")
 		})
 	}
 }

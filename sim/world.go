@@ -125,6 +125,7 @@ type thread struct {
 	since    int64 // virtual time of its current block
 	held     []*mutex
 	prio     int64     // PCT priority
+	prioIdx  int       // index in PCT's heap of runnable threads, -1 if absent
 	heldBuf  [4]*mutex // held's first backing array
 
 	// The thread table (World.Threads): who spawned it and when, and when
@@ -430,7 +431,7 @@ type killed struct{}
 
 func (w *World) spawn(name string, body Runner) *thread {
 	t := w.threadSlab.new()
-	t.id, t.name, t.runIdx = int32(len(w.threads)), name, -1
+	t.id, t.name, t.runIdx, t.prioIdx = int32(len(w.threads)), name, -1, -1
 	t.held = t.heldBuf[:0]
 	t.parent, t.spawnAt = -1, w.now
 	if w.current != nil {
@@ -532,6 +533,7 @@ func (w *World) makeRunnable(t *thread) {
 	t.waitOn = waitReason{}
 	t.runIdx = len(w.runq)
 	w.runq = append(w.runq, t)
+	w.strategy.runnable(t)
 }
 
 func (w *World) removeRunnable(t *thread) {
@@ -544,6 +546,7 @@ func (w *World) removeRunnable(t *thread) {
 	last.runIdx = i
 	w.runq = w.runq[:len(w.runq)-1]
 	t.runIdx = -1
+	w.strategy.blocked(t)
 }
 
 // self returns the calling simulated thread.

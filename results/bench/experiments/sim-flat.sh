@@ -17,7 +17,7 @@ root=$(git rev-parse --show-toplevel)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 git worktree add -q --detach "$tmp/wt" HEAD
-(cd "$tmp/wt" && git checkout -q a27ce22 -- sim && go test -c -o "$tmp/base.test" ./bench/)
+(cd "$tmp/wt" && rm -rf sim && git checkout -q a27ce22 -- sim && go test -c -o "$tmp/base.test" ./bench/)
 git worktree remove --force "$tmp/wt"
 go test -c -o "$tmp/head.test" ./bench/
 run() { # run ARM ARGS...: one benchmark run of an arm, names tagged with it

@@ -101,7 +101,9 @@ bench-peer:
 	  GO=$(GO) bench/side.sh -r $(SIDE_ROUNDS) -n $(SIDE_N) $(R)/trigger-precise.txt $(R)/trigger-jdk.txt && \
 	  $(GO) run ./bench/cmd/plot -dir $(R) > $(R)/tables.md
 
-## bench-ci: the short deterministic set, gated against the committed baseline
+## bench-ci: the short deterministic set, gated against the committed baseline, and the
+## timed-wake ratio of sim.World to testing/synctest (synctest/sim, cpu-synctest/sim:
+## gated at 30% by their Unit lines' gate=30)
 bench-ci:
 	$(GO) test ./cmd/benchgate/ ./bench/
 	@set -e; head=$$(mktemp -d)/bench-head.txt; \
@@ -109,6 +111,7 @@ bench-ci:
 	  $(GO) test -run '^$$' -bench '^BenchmarkSim$$' -benchtime 1x ./bench/ >> $$head; \
 	  $(GO) test -run '^$$' -bench '^BenchmarkSaturationSim(LeaderFollower)?$$' -benchtime 1000x ./bench/ >> $$head; \
 	  $(GO) test -run '^$$' -bench '^BenchmarkTrigger(Precise)?$$/design=(shared|leader-follower)/pipelines=10$$|^BenchmarkTimerFloor$$' -benchtime 100x ./bench/ >> $$head; \
+	  $(GO) test -run '^$$' -bench '^BenchmarkTimedWakeRatio$$' -benchtime 15x ./bench/ >> $$head; \
 	  $(GO) run golang.org/x/perf/cmd/benchstat base=$(R)/baseline-ci.txt head=$$head || true; \
 	  $(GO) run ./cmd/benchgate -max 10 $(R)/baseline-ci.txt $$head
 
@@ -116,7 +119,8 @@ bench-ci:
 bench-baseline:
 	bench/run.sh $(R)/baseline-ci.txt sh -c "$(GO) test -run '^$$' -bench '^BenchmarkSim$$' -benchtime 1x ./bench/ && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkSaturationSim(LeaderFollower)?$$' -benchtime 1000x ./bench/ && \
-	  $(GO) test -run '^$$' -bench '^BenchmarkTrigger(Precise)?$$/design=(shared|leader-follower)/pipelines=10$$|^BenchmarkTimerFloor$$' -benchtime 100x ./bench/"
+	  $(GO) test -run '^$$' -bench '^BenchmarkTrigger(Precise)?$$/design=(shared|leader-follower)/pipelines=10$$|^BenchmarkTimerFloor$$' -benchtime 100x ./bench/ && \
+	  $(GO) test -run '^$$' -bench '^BenchmarkTimedWakeRatio$$' -benchtime 15x ./bench/"
 
 ## benchstat: head against the committed baseline
 benchstat: bench-ci

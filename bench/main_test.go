@@ -36,6 +36,17 @@ var units = []string{
 	"Unit steps/s better=higher",
 	"Unit steps/op assume=exact better=lower",
 	"Unit allocs/step assume=exact better=lower",
+	"Unit switches/step better=lower",
+	"Unit ns/wake better=lower",
+	"Unit cpu-ns/wake better=lower",
+	"Unit sim-ns/wake better=lower",
+	"Unit synctest-ns/wake better=lower",
+	"Unit sim-cpu-ns/wake better=lower",
+	"Unit synctest-cpu-ns/wake better=lower",
+	// Ratios of two arms measured back to back in one process: wall-clock
+	// figures, yet steady enough for cmd/benchgate to gate (gate=PCT).
+	"Unit synctest/sim better=higher gate=30",
+	"Unit cpu-synctest/sim better=higher gate=30",
 }
 
 func TestMain(m *testing.M) {

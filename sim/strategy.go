@@ -35,6 +35,9 @@ func ParseStrategy(s string) (StrategyKind, bool) {
 type strategy interface {
 	pick(w *World, runq []*thread) int // index into runq, -1 on divergence
 	spawned(w *World, t *thread)
+	// runnable and blocked follow the run queue: t joined it, t left it.
+	runnable(t *thread)
+	blocked(t *thread)
 }
 
 func newStrategy(cfg Config, r *rand.Rand) strategy {
@@ -52,16 +55,23 @@ type randomWalk struct{}
 
 func (randomWalk) pick(w *World, runq []*thread) int { return w.sched.IntN(len(runq)) }
 func (randomWalk) spawned(*World, *thread)           {}
+func (randomWalk) runnable(*thread)                  {}
+func (randomWalk) blocked(*thread)                   {}
 
 // pct is Probabilistic Concurrency Testing: random distinct priorities,
 // always run the highest, and at d-1 random steps drop the running
 // thread's priority below every initial one. For n threads and k steps a
 // bug of depth d is hit with probability at least 1/(n·k^(d-1)).
+//
+// The runnable threads are kept in a heap, highest priority (then lowest
+// id) on top, so a pick costs no scan of the run queue. The order is
+// total (ids are unique), so the top is the thread a scan finds.
 type pct struct {
 	r       *rand.Rand
 	depth   int
 	changes []int64 // sorted steps at which a priority change happens
 	next    int
+	q       prioHeap
 }
 
 func newPCT(cfg Config, r *rand.Rand) *pct {
@@ -84,25 +94,85 @@ func (p *pct) spawned(w *World, t *thread) {
 	t.prio = int64(p.depth) + p.r.Int64N(1<<40)
 }
 
-func (p *pct) highest(runq []*thread) int {
-	best := 0
-	for i, t := range runq {
-		b := runq[best]
-		if t.prio > b.prio || (t.prio == b.prio && t.id < b.id) {
-			best = i
-		}
-	}
-	return best
-}
+func (p *pct) runnable(t *thread) { p.q.push(t) }
+func (p *pct) blocked(t *thread)  { p.q.remove(t) }
 
 func (p *pct) pick(w *World, runq []*thread) int {
-	i := p.highest(runq)
+	top := p.q[0]
 	for p.next < len(p.changes) && p.changes[p.next] <= w.steps {
-		runq[i].prio = int64(p.depth - 1 - p.next)
+		top.prio = int64(p.depth - 1 - p.next)
 		p.next++
-		i = p.highest(runq)
+		p.q.down(0)
+		top = p.q[0]
 	}
-	return i
+	return top.runIdx
+}
+
+// prioHeap is a max-heap of threads by (prio, -id); thread.prioIdx is a
+// thread's index in it (-1: absent).
+type prioHeap []*thread
+
+func (h prioHeap) above(i, j int) bool {
+	a, b := h[i], h[j]
+	return a.prio > b.prio || a.prio == b.prio && a.id < b.id
+}
+
+func (h prioHeap) swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].prioIdx, h[j].prioIdx = i, j
+}
+
+func (h *prioHeap) push(t *thread) {
+	t.prioIdx = len(*h)
+	*h = append(*h, t)
+	h.up(t.prioIdx)
+}
+
+func (h *prioHeap) remove(t *thread) {
+	i := t.prioIdx
+	if i < 0 {
+		return
+	}
+	old := *h
+	n := len(old) - 1
+	if i != n {
+		old.swap(i, n)
+	}
+	old[n] = nil
+	*h = old[:n]
+	t.prioIdx = -1
+	if i != n {
+		h.down(i)
+		h.up(i)
+	}
+}
+
+func (h prioHeap) up(j int) {
+	for j > 0 {
+		i := (j - 1) / 2
+		if !h.above(j, i) {
+			return
+		}
+		h.swap(i, j)
+		j = i
+	}
+}
+
+func (h prioHeap) down(i int) {
+	for {
+		j := 2*i + 1
+		if j >= len(h) {
+			return
+		}
+		if j2 := j + 1; j2 < len(h) && h.above(j2, j) {
+			j = j2
+		}
+		if !h.above(j, i) {
+			return
+		}
+		h.swap(i, j)
+		i = j
+	}
 }
 
 // replay follows a recorded decision list.
@@ -112,17 +182,19 @@ type replay struct {
 }
 
 func (r *replay) spawned(*World, *thread) {}
+func (r *replay) runnable(*thread)        {}
+func (r *replay) blocked(*thread)         {}
 
+// pick finds the recorded thread by id (its index in World.threads), not
+// by a scan of the run queue; -1 if it is not runnable.
 func (r *replay) pick(w *World, runq []*thread) int {
 	if r.i >= len(r.decisions) {
 		return -1
 	}
 	id := r.decisions[r.i]
 	r.i++
-	for j, t := range runq {
-		if t.id == id {
-			return j
-		}
+	if id < 0 || int(id) >= len(w.threads) {
+		return -1
 	}
-	return -1
+	return w.threads[id].runIdx
 }

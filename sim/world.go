@@ -125,6 +125,7 @@ type thread struct {
 	since    int64 // virtual time of its current block
 	held     []*mutex
 	prio     int64     // PCT priority
+	prioIdx  int       // index in PCT's heap of runnable threads, -1 if absent
 	heldBuf  [4]*mutex // held's first backing array
 
 	// The thread table (World.Threads): who spawned it and when, and when
@@ -147,7 +148,7 @@ type World struct {
 	threads  []*thread
 	runq     []*thread
 	current  *thread
-	timers   timerHeap
+	timers   timerQueue
 	timerSeq uint64
 	nextObj  int32
 	strategy strategy
@@ -430,7 +431,7 @@ type killed struct{}
 
 func (w *World) spawn(name string, body Runner) *thread {
 	t := w.threadSlab.new()
-	t.id, t.name, t.runIdx = int32(len(w.threads)), name, -1
+	t.id, t.name, t.runIdx, t.prioIdx = int32(len(w.threads)), name, -1, -1
 	t.held = t.heldBuf[:0]
 	t.parent, t.spawnAt = -1, w.now
 	if w.current != nil {
@@ -532,6 +533,7 @@ func (w *World) makeRunnable(t *thread) {
 	t.waitOn = waitReason{}
 	t.runIdx = len(w.runq)
 	w.runq = append(w.runq, t)
+	w.strategy.runnable(t)
 }
 
 func (w *World) removeRunnable(t *thread) {
@@ -544,6 +546,7 @@ func (w *World) removeRunnable(t *thread) {
 	last.runIdx = i
 	w.runq = w.runq[:len(w.runq)-1]
 	t.runIdx = -1
+	w.strategy.blocked(t)
 }
 
 // self returns the calling simulated thread.
@@ -697,75 +700,10 @@ func (w *World) killAll() {
 	}
 	w.coros, w.idle = nil, nil
 	w.runq = nil
-	w.timers = nil
+	w.timers = timerQueue{}
 }
 
 // ---- timers
-
-type timerEntry struct {
-	at  int64
-	seq uint64
-	t   *thread
-	gen uint64
-	c   *cond // a WaitFor deadline: on firing, t leaves c's waiters and times out
-}
-
-// timerHeap is a min-heap by (at, seq). push and pop are container/heap's
-// algorithms on the concrete type (no boxing, so no allocation per timer),
-// which keeps the order, and so every trace hash, unchanged.
-type timerHeap []timerEntry
-
-func (h timerHeap) less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
-	}
-	return h[i].seq < h[j].seq
-}
-
-func (h *timerHeap) push(e timerEntry) {
-	*h = append(*h, e)
-	h.up(len(*h) - 1)
-}
-
-func (h *timerHeap) pop() timerEntry {
-	old := *h
-	n := len(old) - 1
-	old[0], old[n] = old[n], old[0]
-	old.down(0, n)
-	e := old[n]
-	*h = old[:n]
-	return e
-}
-
-func (h timerHeap) up(j int) {
-	for {
-		i := (j - 1) / 2 // parent
-		if i == j || !h.less(j, i) {
-			break
-		}
-		h[i], h[j] = h[j], h[i]
-		j = i
-	}
-}
-
-func (h timerHeap) down(i0, n int) {
-	i := i0
-	for {
-		j1 := 2*i + 1
-		if j1 >= n || j1 < 0 {
-			break
-		}
-		j := j1 // left child
-		if j2 := j1 + 1; j2 < n && h.less(j2, j1) {
-			j = j2
-		}
-		if !h.less(j, i) {
-			break
-		}
-		h[i], h[j] = h[j], h[i]
-		i = j
-	}
-}
 
 // addTimer wakes t at now+d unless t is woken otherwise first; with c, the
 // wake-up is a WaitFor timing out on c.
@@ -778,8 +716,8 @@ func (w *World) addTimer(t *thread, d time.Duration, c *cond) {
 // advance moves the clock to the earliest live deadline and fires every
 // timer due then. It reports false when no deadline is pending.
 func (w *World) advance() bool {
-	for len(w.timers) > 0 {
-		e := w.timers[0]
+	for w.timers.len() > 0 {
+		e := w.timers.peek()
 		if e.gen != e.t.timerGen || e.t.state == tDone {
 			w.timers.pop()
 			continue
@@ -795,7 +733,7 @@ func (w *World) advance() bool {
 }
 
 func (w *World) fireDue() {
-	for len(w.timers) > 0 && w.timers[0].at <= w.now {
+	for w.timers.len() > 0 && w.timers.peek().at <= w.now {
 		e := w.timers.pop()
 		if e.gen != e.t.timerGen || e.t.state == tDone {
 			continue

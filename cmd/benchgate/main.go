@@ -6,13 +6,17 @@
 // Both files are in the Go benchmark format. Benchmarks are matched by
 // name without the -N GOMAXPROCS suffix, so a baseline taken on another
 // core count still gates. Units are declared by "Unit" metadata lines
-// (better=higher|lower, assume=exact|nothing), which bench/ prints. A unit
-// with assume=exact (simulator scheduling points per scenario, allocations
-// per scheduling point, the simulated saturation latencies) is
-// deterministic: its median may not move in the worse direction by more
-// than -max percent, and a gated figure of the baseline that head lacks
-// is a failure. Every other figure (wall-clock times on noisy machines) is
-// printed with benchmath's comparison but never fails the gate.
+// (better=higher|lower, assume=exact|nothing, gate=PCT), which bench/
+// prints. A unit with assume=exact (simulator scheduling points per
+// scenario, allocations per scheduling point, the simulated saturation
+// latencies) is deterministic: its median may not move in the worse
+// direction by more than -max percent. A unit with gate=PCT is a
+// wall-clock figure steady enough to gate all the same (a ratio of two
+// implementations measured back to back in one process): its median may
+// not move in the worse direction by more than PCT percent. A gated
+// figure of the baseline that head lacks is a failure. Every other figure
+// (wall-clock times on noisy machines) is printed with benchmath's
+// comparison but never fails the gate.
 //
 // Exit status: 0 pass, 1 a deterministic figure regressed, 2 a usage
 // error or a missing, unreadable or empty input (benchstat would have
@@ -26,6 +30,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strconv"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
@@ -110,7 +115,7 @@ func compare(base, head *file, units benchfmt.UnitMetadataMap, maxPct float64, w
 			fmt.Fprintf(w, "new   %s %s\n", k.name, k.unit)
 			continue
 		}
-		exact := units.GetAssumption(k.unit) == benchmath.AssumeExact
+		limit, gated := gateOf(units, k.unit, maxPct)
 		better := units.GetBetter(k.unit)
 		a := units.GetAssumption(k.unit)
 		sb := benchmath.NewSample(old, &benchmath.DefaultThresholds)
@@ -119,28 +124,42 @@ func compare(base, head *file, units benchfmt.UnitMetadataMap, maxPct float64, w
 		pct := delta(cb.Center, ch.Center)
 		verdict := "info "
 		switch {
-		case exact && better == 0:
+		case gated && better == 0:
 			verdict = "undir"
-		case exact && worse(better, pct, maxPct):
+		case gated && worse(better, pct, limit):
 			verdict = "FAIL "
 			failed++
-		case exact:
+		case gated:
 			verdict = "ok   "
 		}
 		cmp := a.Compare(sb, sh)
 		fmt.Fprintf(w, "%s %s %s: %.4g -> %.4g (%s)\n", verdict, k.name, k.unit, cb.Center, ch.Center, cmp.FormatDelta(cb.Center, ch.Center))
 	}
 	for _, k := range base.order {
-		if _, ok := head.samples[k]; !ok && units.GetAssumption(k.unit) == benchmath.AssumeExact {
+		if _, gated := gateOf(units, k.unit, maxPct); !gated {
+			continue
+		}
+		if _, ok := head.samples[k]; !ok {
 			fmt.Fprintf(w, "GONE  %s %s: gated in the baseline, missing from head\n", k.name, k.unit)
 			failed++
 		}
 	}
 	if failed > 0 {
-		fmt.Fprintf(w, "benchgate: %d deterministic figure(s) regressed by more than %g%% or missing from head\n", failed, maxPct)
+		fmt.Fprintf(w, "benchgate: %d gated figure(s) regressed by more than their limit (-max %g%% for deterministic ones) or missing from head\n", failed, maxPct)
 		return 1
 	}
 	return 0
+}
+
+// gateOf returns the largest tolerated regression of unit, in percent, and
+// whether it is gated at all: maxPct for assume=exact, PCT for gate=PCT.
+func gateOf(units benchfmt.UnitMetadataMap, unit string, maxPct float64) (float64, bool) {
+	if m := units.Get(unit, "gate"); m != nil {
+		if pct, err := strconv.ParseFloat(m.Value, 64); err == nil && pct >= 0 {
+			return pct, true
+		}
+	}
+	return maxPct, units.GetAssumption(unit) == benchmath.AssumeExact
 }
 
 func delta(old, cur float64) float64 {

@@ -112,8 +112,9 @@ bench-ci:
 	  $(GO) test -run '^$$' -bench '^BenchmarkSaturationSim(LeaderFollower)?$$' -benchtime 1000x ./bench/ >> $$head; \
 	  $(GO) test -run '^$$' -bench '^BenchmarkTrigger(Precise)?$$/design=(shared|leader-follower)/pipelines=10$$|^BenchmarkTimerFloor$$' -benchtime 100x ./bench/ >> $$head; \
 	  $(GO) test -run '^$$' -bench '^BenchmarkTimedWakeRatio$$' -benchtime 15x ./bench/ >> $$head; \
-	  $(GO) run golang.org/x/perf/cmd/benchstat base=$(R)/baseline-ci.txt head=$$head || true; \
-	  $(GO) run ./cmd/benchgate -max 10 $(R)/baseline-ci.txt $$head
+	  $(GO) run golang.org/x/perf/cmd/benchstat base=$(R)/baseline-ci.txt head=$$head > $$head.benchstat 2>&1 || true; \
+	  echo "bench-ci: benchstat of base and head in $$head.benchstat (every figure: $(GO) run ./cmd/benchgate $(R)/baseline-ci.txt $$head)"; \
+	  $(GO) run ./cmd/benchgate -quiet -max 10 $(R)/baseline-ci.txt $$head
 
 ## bench-baseline: regenerate the CI baseline (on purpose, after a change that moves it)
 bench-baseline:

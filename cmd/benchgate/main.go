@@ -51,11 +51,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("benchgate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	maxPct := fs.Float64("max", 10, "largest tolerated regression of a deterministic figure, in percent")
+	quiet := fs.Bool("quiet", false, "print only the regressions and missing figures, then one line of counts")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() != 2 {
-		fmt.Fprintln(stderr, "usage: benchgate [-max pct] base.txt head.txt")
+		fmt.Fprintln(stderr, "usage: benchgate [-max pct] [-quiet] base.txt head.txt")
 		return 2
 	}
 	units := benchfmt.UnitMetadataMap{}
@@ -63,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		var head *file
 		if head, err = load(fs.Arg(1), units); err == nil {
-			return compare(base, head, units, *maxPct, stdout)
+			return compare(base, head, units, *maxPct, *quiet, stdout)
 		}
 	}
 	fmt.Fprintln(stderr, "benchgate:", err)
@@ -106,13 +107,17 @@ func load(path string, units benchfmt.UnitMetadataMap) (*file, error) {
 	return out, nil
 }
 
-// compare prints one line per figure of head and returns the exit status.
-func compare(base, head *file, units benchfmt.UnitMetadataMap, maxPct float64, w io.Writer) int {
-	failed := 0
+// compare prints one line per figure of head (quiet: only the failing
+// ones, then a line of counts) and returns the exit status.
+func compare(base, head *file, units benchfmt.UnitMetadataMap, maxPct float64, quiet bool, w io.Writer) int {
+	failed, passed, info, fresh := 0, 0, 0, 0
 	for _, k := range head.order {
 		old, ok := base.samples[k]
 		if !ok {
-			fmt.Fprintf(w, "new   %s %s\n", k.name, k.unit)
+			fresh++
+			if !quiet {
+				fmt.Fprintf(w, "new   %s %s\n", k.name, k.unit)
+			}
 			continue
 		}
 		limit, gated := gateOf(units, k.unit, maxPct)
@@ -131,6 +136,12 @@ func compare(base, head *file, units benchfmt.UnitMetadataMap, maxPct float64, w
 			failed++
 		case gated:
 			verdict = "ok   "
+			passed++
+		default:
+			info++
+		}
+		if quiet && verdict != "FAIL " {
+			continue
 		}
 		cmp := a.Compare(sb, sh)
 		fmt.Fprintf(w, "%s %s %s: %.4g -> %.4g (%s)\n", verdict, k.name, k.unit, cb.Center, ch.Center, cmp.FormatDelta(cb.Center, ch.Center))
@@ -143,6 +154,9 @@ func compare(base, head *file, units benchfmt.UnitMetadataMap, maxPct float64, w
 			fmt.Fprintf(w, "GONE  %s %s: gated in the baseline, missing from head\n", k.name, k.unit)
 			failed++
 		}
+	}
+	if quiet {
+		fmt.Fprintf(w, "benchgate: %d gated figures within their limit, %d regressed or missing; %d figures not gated, %d new\n", passed, failed, info, fresh)
 	}
 	if failed > 0 {
 		fmt.Fprintf(w, "benchgate: %d gated figure(s) regressed by more than their limit (-max %g%% for deterministic ones) or missing from head\n", failed, maxPct)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -25,6 +26,8 @@ func TestGate(t *testing.T) {
 		{"gated ratio past its limit", []string{"testdata/ratio-base.txt", "testdata/ratio-head-bad.txt"}, 1, "FAIL  BenchmarkTimedWakeRatio/threads=500 synctest/sim"},
 		{"gated ratio missing from head", []string{"testdata/ratio-base.txt", "testdata/ratio-head-gone.txt"}, 1, "GONE  BenchmarkTimedWakeRatio/threads=500 synctest/sim"},
 		{"ungated wall-clock figure", []string{"testdata/ratio-base.txt", "testdata/ratio-head-gone.txt"}, 1, "info  BenchmarkTimedWakeRatio/threads=500 sim-sec/wake"},
+		{"quiet: the regression and the counts", []string{"-quiet", "testdata/base.txt", "testdata/head-steps.txt"}, 1, "FAIL  BenchmarkSim/pipelines=10 steps/op"},
+		{"quiet: counts only when all pass", []string{"-quiet", "testdata/base.txt", "testdata/head-ok.txt"}, 0, "gated figures within their limit, 0 regressed"},
 		{"missing input", []string{"testdata/base.txt", "testdata/nope.txt"}, 2, ""},
 		{"empty input", []string{"testdata/empty.txt", "testdata/base.txt"}, 2, ""},
 		{"usage", []string{"testdata/base.txt"}, 2, ""},
@@ -37,6 +40,9 @@ func TestGate(t *testing.T) {
 			}
 			if !strings.Contains(out.String(), c.out) {
 				t.Fatalf("output lacks %q:\n%s", c.out, out.String())
+			}
+			if slices.Contains(c.args, "-quiet") && c.want == 0 && strings.Count(out.String(), "\n") != 1 {
+				t.Fatalf("quiet output of a passing gate is more than its line of counts:\n%s", out.String())
 			}
 		})
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/ckptsim/ckptsim/core/coord"
 	"github.com/ckptsim/ckptsim/core/sched"
 	"github.com/ckptsim/ckptsim/sim"
-	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
 // simSpan is the virtual length of one BenchmarkSim scenario run.

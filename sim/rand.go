@@ -12,7 +12,7 @@ import (
 type Stream uint64
 
 // The registry of a simulation's random streams: every stream that the
-// simulator, the simulated cluster (sim/cluster) and the harness
+// simulator, the simulated cluster (workloads/cluster) and the harness
 // (workloads) draw from is one of these, and NewRand(seed, s) derives it
 // from the seed. A package that needs a stream adds one here, at the end
 // (a stream's number is its derivation: renumbering one moves every trace
@@ -24,10 +24,10 @@ const (
 	StreamSched Stream = iota + 1
 	// StreamFaults draws the cluster's rate faults: status-store retries,
 	// storage, id, barrier, notify and trigger failures, dropped
-	// acknowledgements, task-reported errors (sim/cluster).
+	// acknowledgements, task-reported errors (workloads/cluster).
 	StreamFaults
 	// StreamWorkload draws the cluster's latencies, task slowness and
-	// restart delays (sim/cluster).
+	// restart delays (workloads/cluster).
 	StreamWorkload
 	// StreamStrategy draws the strategy's own choices (PCT's priorities
 	// and change points).
@@ -47,19 +47,19 @@ const (
 	// leaves of unsynced changes (workloads).
 	StreamCrashFS
 	// StreamPipelines draws the sources' poll jitter and batch sizes and
-	// the sinks' delays and order (sim/cluster).
+	// the sinks' delays and order (workloads/cluster).
 	StreamPipelines
-	// StreamSinkFaults draws sink failures (sim/cluster).
+	// StreamSinkFaults draws sink failures (workloads/cluster).
 	StreamSinkFaults
 	// StreamIdle draws when idle tasks ask to close and when bounded
-	// sources finish (sim/cluster).
+	// sources finish (workloads/cluster).
 	StreamIdle
 	// StreamSwarmConfig draws a swarm seed's scheduler design, timer lead,
 	// pool and executor sizes and keep-alives and latency shapes, before
 	// the World exists (workloads.SwarmConfig).
 	StreamSwarmConfig
 	// StreamCrashStore resolves what a crash of the checkpoint file system
-	// keeps (sim/cluster's file storage, Config.FileStorage).
+	// keeps (workloads/cluster's file storage, Config.FileStorage).
 	StreamCrashStore
 
 	streamEnd // one past the last stream

@@ -8,7 +8,7 @@
 // # A run
 //
 // Run builds a sim.World from the seed, the scenario's strategy and
-// budgets, and the cluster of sim/cluster. It starts the jobs, lets the
+// budgets, and the cluster of workloads/cluster. It starts the jobs, lets the
 // fault injector work for run.duration (the safety phase), heals the
 // cluster and waits run.heal (the liveness phase), then judges.
 // Variants (core/variant) select historical behaviours of the core; a
@@ -38,7 +38,7 @@
 // (sim.StreamInjector for the scheduled faults, sim.StreamSwarm for a
 // swarm seed's fault kinds and magnitudes, sim.StreamSwarmConfig for its
 // scheduler design and options, sim.StreamCrashFS for the
-// savepoint file system's crashes; the cluster's own in sim/cluster), and
+// savepoint file system's crashes; the cluster's own in workloads/cluster), and
 // map order never shows.
 // TestPinnedTraceHashes pins (scenario, seed, variants) to trace hash for
 // every embedded scenario in testdata/trace-hashes.txt; make pin-hashes

@@ -148,7 +148,7 @@ func TestFoundSeeds(t *testing.T) {
 		// 300 more after core/coord's re-arm checked the generation too).
 		// The scheduler had cancelled the re-arm (its Schedule was in flight,
 		// already registered, when CancelAll took its snapshot); the lease
-		// decorator missed that cancel and reported the chain (sim/cluster,
+		// decorator missed that cancel and reported the chain (workloads/cluster,
 		// TestCancelAllDuringScheduleIsCancelled). With the decorator fixed
 		// the four later seeds pass, and the seven earlier ones pass even
 		// with the generation check removed (mutant rearm-ignores-generation).

@@ -8,7 +8,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
@@ -59,7 +59,7 @@ func HazardCatalog() ([]Hazard, error) {
 // H<n>, a title, an embedded hazard scenario with the variants that
 // reintroduce the hazard and the checks that find it (or, without a
 // scenario, a detector and a test), variants the core knows, registered
-// check ids and a race window sim/cluster counts.
+// check ids and a race window workloads/cluster counts.
 func ParseHazards(file string, src []byte) ([]Hazard, error) {
 	var f hazardFile
 	if err := yaml.UnmarshalWithOptions(src, &f, yaml.Strict()); err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/ckptsim/ckptsim/core/coord"
-	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/ckptsim/ckptsim/sim"
-	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
 // TestWatermarkLivenessNamesStuckPartitions: a partition assigned at the

@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/ckptsim/ckptsim/sim"
-	"github.com/ckptsim/ckptsim/sim/cluster"
 	"github.com/ckptsim/ckptsim/workloads"
 	"github.com/ckptsim/ckptsim/workloads/campaign"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
 func variantText(v map[string]string) string {

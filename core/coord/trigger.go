@@ -96,7 +96,7 @@ func (c *Coordinator) rearm(typ Type, delay time.Duration, tok, gen uint64) {
 	// reported on savepoint-storm seeds 5600063 and 6 others of 300 with
 	// BUGGIFY rearm-races-cancel; those were the lease decorator missing a
 	// cancel that the restore's CancelAll made while the re-arm's Schedule
-	// was in flight, fixed in sim/cluster: the seeds pass without this
+	// was in flight, fixed in workloads/cluster: the seeds pass without this
 	// check too.) No lock: genNow mirrors the generation, so the check adds
 	// no scheduling point.
 	if c.cfg.Variants.TriggerFence == variant.TriggerGeneration && c.genNow.Load() != gen {

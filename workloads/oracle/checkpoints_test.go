@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/coord"
-	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
 // TestCheckpointsFromBoundaries feeds the checkpoint-sequence checks

@@ -20,7 +20,7 @@ const (
 	DispatchBound = "dispatch-bound"
 	WorkerDied    = "worker-died"
 
-	// The scheduler's contract, from outside the lease (sim/cluster/leasecheck.go).
+	// The scheduler's contract, from outside the lease (workloads/cluster/leasecheck.go).
 	LeaseCancelEffect    = "lease-cancel-effect"
 	LeaseCancelBeforeDue = "lease-cancel-before-due"
 	LeaseOutstanding     = "lease-outstanding"
@@ -39,7 +39,7 @@ const (
 	ModelSavepoints = "model-savepoints"
 	ModelWatermark  = "model-watermark"
 
-	// The simulated broker and pipeline runtime (sim/cluster/pipeline.go).
+	// The simulated broker and pipeline runtime (workloads/cluster/pipeline.go).
 	WatermarkStaleCommit      = "watermark-stale-commit"
 	WatermarkUnassignedCommit = "watermark-unassigned-commit"
 	WatermarkBackwards        = "watermark-backwards"
@@ -50,7 +50,7 @@ const (
 	WatermarkMisuse           = "watermark-misuse"
 	WatermarkUnderCommit      = "watermark-under-commit"
 
-	// Idle-task closing (sim/cluster/idle.go): what the simulated tasks see
+	// Idle-task closing (workloads/cluster/idle.go): what the simulated tasks see
 	// at the transport and what storage holds.
 	IdleCloseUncommitted = "idle-close-uncommitted"
 	BarrierToClosed      = "barrier-to-closed-task"

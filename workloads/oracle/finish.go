@@ -3,7 +3,7 @@ package oracle
 import (
 	"time"
 
-	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
 // Finish holds the checks of a pipeline's end, judged from the harness's

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
 // script feeds boundary observations at virtual times to the generation

@@ -3,7 +3,7 @@ package oracle
 import (
 	"time"
 
-	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
 // Idle holds the checks of idle-task closing, judged from what the

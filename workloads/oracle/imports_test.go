@@ -40,7 +40,7 @@ var feedRule = struct {
 		"github.com/ckptsim/ckptsim/workloads":      nil,
 	},
 	forbidden: map[string][]string{
-		"github.com/ckptsim/ckptsim/sim/cluster": {"Record", "Recorder", "Violation"},
+		"github.com/ckptsim/ckptsim/workloads/cluster": {"Record", "Recorder", "Violation"},
 	},
 	fields: []string{"Recorder", "OnEvent"},
 }
@@ -139,10 +139,10 @@ func f(ev coord.Event) bool { return ev.Kind == coord.EvFinished }`, "coord.Even
 import "github.com/ckptsim/ckptsim/core/sched"
 var _ sched.Design`, "imports github.com/ckptsim/ckptsim/core/sched"},
 		{`package oracle
-import c "github.com/ckptsim/ckptsim/sim/cluster"
+import c "github.com/ckptsim/ckptsim/workloads/cluster"
 func f(r c.Record) {}`, "c.Record"},
 		{`package oracle
-import "github.com/ckptsim/ckptsim/sim/cluster"
+import "github.com/ckptsim/ckptsim/workloads/cluster"
 func f(c *cluster.Cluster) int { return len(c.Recorder.Violations) }`, ".Recorder"},
 		{`package oracle
 import "github.com/ckptsim/ckptsim/core/coord"

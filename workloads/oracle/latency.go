@@ -3,7 +3,7 @@ package oracle
 import (
 	"time"
 
-	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
 // Latency measures latency-bound's checkpoint series at the boundary, not

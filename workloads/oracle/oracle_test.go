@@ -51,8 +51,8 @@ func TestRegistry(t *testing.T) {
 // reports (violate("id", ...)) is registered.
 func TestClusterChecksRegistered(t *testing.T) {
 	re := regexp.MustCompile(`violate\("([a-z-]+)"`)
-	consts := regexp.MustCompile(`\n\s+Check[A-Za-z]+ += "([a-z-]+)"`) // sim/cluster/leasecheck.go
-	for _, f := range []string{"../../sim/cluster/pipeline.go", "../../sim/cluster/recorder.go", "../../sim/cluster/leasecheck.go"} {
+	consts := regexp.MustCompile(`\n\s+Check[A-Za-z]+ += "([a-z-]+)"`) // workloads/cluster/leasecheck.go
+	for _, f := range []string{"../../workloads/cluster/pipeline.go", "../../workloads/cluster/recorder.go", "../../workloads/cluster/leasecheck.go"} {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
 // Progress holds the liveness checks checkpoint-progress and

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
 // Storage judges checkpoint storage against the retention protocol, from

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
 // TestStorageFromBoundaries feeds the storage checks (max-retained 2)

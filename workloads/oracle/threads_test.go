@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/sim"
-	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
 func TestRole(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"github.com/ckptsim/ckptsim/core/sched"
 	"github.com/ckptsim/ckptsim/core/variant"
 	"github.com/ckptsim/ckptsim/sim"
-	"github.com/ckptsim/ckptsim/sim/cluster"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
 func smoke(seed uint64, v variant.Set, faults cluster.FaultRates) (sim.Result, *cluster.Cluster) {

@@ -10,8 +10,8 @@ import (
 	"github.com/ckptsim/ckptsim/linearizability"
 	"github.com/ckptsim/ckptsim/model"
 	"github.com/ckptsim/ckptsim/sim"
-	"github.com/ckptsim/ckptsim/sim/cluster"
 	"github.com/ckptsim/ckptsim/workloads"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
 type pipeRun struct {

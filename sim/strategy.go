@@ -74,17 +74,28 @@ type pct struct {
 	q       prioHeap
 }
 
+// pctHorizonBits bounds the log-uniform change points of a PCT run without
+// Config.PCTSteps: up to 2^24 (16.7 M) steps.
+const pctHorizonBits = 24
+
 func newPCT(cfg Config, r *rand.Rand) *pct {
 	d, k := cfg.PCTDepth, cfg.PCTSteps
 	if d <= 0 {
 		d = 3
 	}
-	if k <= 0 {
-		k = 20000
-	}
 	p := &pct{r: r, depth: d}
 	for range d - 1 {
-		p.changes = append(p.changes, 1+r.Int64N(int64(k)))
+		if k > 0 {
+			p.changes = append(p.changes, 1+r.Int64N(int64(k)))
+			continue
+		}
+		// No horizon given: a change point's step is drawn log-uniformly
+		// over 1..2^pctHorizonBits (a power of two uniformly, then a step
+		// below it), so a run of n steps gets each change point inside it
+		// with probability about log2(n)/pctHorizonBits, at its own scale,
+		// whatever its length.
+		bits := 1 + r.IntN(pctHorizonBits)
+		p.changes = append(p.changes, 1+r.Int64N(int64(1)<<bits))
 	}
 	slices.Sort(p.changes)
 	return p

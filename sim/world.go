@@ -20,7 +20,10 @@ type Config struct {
 	Seed     uint64
 	Strategy StrategyKind // default Random
 	// PCTDepth is d for PCT (default 3); PCTSteps the expected run length
-	// over which change points are spread (default 20 000).
+	// over which change points are spread uniformly (PCT's bound holds for
+	// runs of about that length). Zero: each change point's step is drawn
+	// log-uniformly over 1..2^24, so PCT works out of the box on a run of
+	// any length, at some cost to the bound.
 	PCTDepth int
 	PCTSteps int
 	// Replay is the decision list for StrategyReplay.

@@ -91,7 +91,7 @@ func Run(cfg RunConfig) Result {
 	if cfg.Ops == 0 {
 		cfg.Ops = 25
 	}
-	w := sim.New(sim.Config{Seed: cfg.Seed, Strategy: cfg.Strategy, PCTSteps: 2000, MaxSteps: 1_000_000, MaxTime: time.Hour})
+	w := sim.New(sim.Config{Seed: cfg.Seed, Strategy: cfg.Strategy, MaxSteps: 1_000_000, MaxTime: time.Hour})
 	work := w.Rand(sim.StreamWorkload)
 	var events []porcupine.Event
 	id := 0

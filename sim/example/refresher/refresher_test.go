@@ -37,8 +37,8 @@ func TestCorrectCacheIsLinearizable(t *testing.T) {
 // detectWithin is the stated detection bound: under each strategy, every
 // window of this many consecutive seeds holds a seed that catches the
 // buggy cache (measured by TestBuggyCacheIsCaught -v: 16 of seeds 0-99
-// caught under the random walk, 17 under PCT; the longest runs of seeds
-// not caught are 16 and 19).
+// caught under the random walk, 19 under PCT with no PCTSteps; the longest
+// runs of seeds not caught are 16 and 19).
 const detectWithin = 20
 
 // TestBuggyCacheIsCaught runs the buggy cache over seeds 0-99 under each

@@ -85,7 +85,7 @@ func (w *World) Buggify(s env.Site) bool {
 // OnBuggify subscribes fn to every site firing, with the simulated thread
 // that took the rare path (the harness's own record of what it injected).
 // Without a BuggifyConfig nothing fires and fn is never called.
-func (w *World) OnBuggify(fn func(s env.Site, thread int32)) {
+func (w *Harness) OnBuggify(fn func(s env.Site, thread int32)) {
 	if w.bug != nil {
 		w.bug.onFire = fn
 	}
@@ -93,7 +93,7 @@ func (w *World) OnBuggify(fn func(s env.Site, thread int32)) {
 
 // PauseBuggify switches every site off for the rest of the run (the
 // liveness phase, where faults stop).
-func (w *World) PauseBuggify() {
+func (w *Harness) PauseBuggify() {
 	if w.bug != nil {
 		w.bug.paused = true
 	}
@@ -101,7 +101,7 @@ func (w *World) PauseBuggify() {
 
 // BuggifyReport returns what each site did, in site order (nil when the
 // run has no BuggifyConfig).
-func (w *World) BuggifyReport() []SiteReport {
+func (w *Harness) BuggifyReport() []SiteReport {
 	if w.bug == nil {
 		return nil
 	}

@@ -26,7 +26,7 @@ func buggifyRun(cfg Config, n int) (Result, []SiteReport, []bool) {
 		}
 		w.Sleep(msDur(10 * n))
 	})
-	return res, w.BuggifyReport(), answers
+	return res, w.Harness().BuggifyReport(), answers
 }
 
 // msDur is a millisecond count as a duration, for brevity here.
@@ -82,7 +82,7 @@ func TestBuggifyIsSeededRecordedAndSwarmed(t *testing.T) {
 	onSeeds := make([]int, len(env.Sites())+1)
 	for seed := range uint64(40) {
 		w := New(Config{Seed: seed, Buggify: &BuggifyConfig{}})
-		for _, r := range w.BuggifyReport() {
+		for _, r := range w.Harness().BuggifyReport() {
 			if r.On {
 				onSeeds[r.Site]++
 			}
@@ -114,7 +114,7 @@ func TestBuggifyOverridesAndPause(t *testing.T) {
 	if !env.Buggify(w, env.SiteExecutorRejects) {
 		t.Fatal("an on site with probability 1 did not fire")
 	}
-	w.PauseBuggify()
+	w.Harness().PauseBuggify()
 	if env.Buggify(w, env.SiteExecutorRejects) {
 		t.Fatal("a site fired after PauseBuggify")
 	}

@@ -128,7 +128,7 @@ func TestLockOrderCycleWithoutDeadlock(t *testing.T) {
 	if r := w.Run(opposite(w, false)); r.Outcome != OutcomeDone {
 		t.Fatalf("outcome %v: %s", r.Outcome, r.Reason)
 	}
-	cycles := w.LockGraph().Cycles()
+	cycles := w.Harness().LockGraph().Cycles()
 	if len(cycles) != 1 {
 		t.Fatalf("want one cycle, got %v", cycles)
 	}

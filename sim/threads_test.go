@@ -20,7 +20,7 @@ func TestThreadTable(t *testing.T) {
 		w.Sleep(10 * time.Second)
 	})
 	byName := map[string]ThreadInfo{}
-	for _, ti := range w.Threads() {
+	for _, ti := range w.Harness().Threads() {
 		byName[ti.Name] = ti
 	}
 	main, short, child, forever := byName["main"], byName["short-1"], byName["child-1"], byName["forever-1"]

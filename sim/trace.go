@@ -73,13 +73,13 @@ func (w *World) Note(format string, args ...any) {
 // the thread that made it, whether or not the trace is kept (a timeline
 // of the run collects the harness's faults this way). fn must not call
 // back into the world.
-func (w *World) OnNote(fn func(at time.Duration, thread, msg string)) { w.onNote = fn }
+func (w *Harness) OnNote(fn func(at time.Duration, thread, msg string)) { w.onNote = fn }
 
 // OnSpawn makes fn see every thread a simulated thread starts, as it is
 // started: the starting thread's id and the new one's (threads started
 // from outside the run, before it, are not reported). fn must not call
 // back into the world.
-func (w *World) OnSpawn(fn func(parent, child int32)) { w.onSpawn = fn }
+func (w *Harness) OnSpawn(fn func(parent, child int32)) { w.onSpawn = fn }
 
 // Events returns the readable trace (empty unless Config.Trace).
 func (w *World) Events() []Event { return w.events }

@@ -217,7 +217,7 @@ func (w *World) Steps() int64 { return w.steps }
 func (w *World) Elapsed() time.Duration { return time.Duration(w.now) }
 
 // LockGraph returns the run's lock-order graph (nil unless Config.LockOrder).
-func (w *World) LockGraph() *LockGraph { return w.locks }
+func (w *Harness) LockGraph() *LockGraph { return w.locks }
 
 // ThreadName returns the name of the running simulated thread ("" outside).
 func (w *World) ThreadName() string {
@@ -229,7 +229,7 @@ func (w *World) ThreadName() string {
 
 // LiveThreads counts started threads that have not returned, by name prefix
 // ("" counts all).
-func (w *World) LiveThreads(prefix string) int {
+func (w *Harness) LiveThreads(prefix string) int {
 	n := 0
 	for _, t := range w.threads {
 		if t.state != tDone && hasPrefix(t.name, prefix) {
@@ -256,7 +256,7 @@ type ThreadInfo struct {
 // in the run, with its spawn and, for those that ended before the run did,
 // its exit. Threads still alive when the run ended (stopped by the
 // teardown) have Exited false.
-func (w *World) Threads() []ThreadInfo {
+func (w *Harness) Threads() []ThreadInfo {
 	out := make([]ThreadInfo, len(w.threads))
 	for i, t := range w.threads {
 		out[i] = ThreadInfo{ID: t.id, Name: t.name, Parent: t.parent, Spawned: time.Duration(t.spawnAt),

@@ -161,8 +161,8 @@ func (r *runner) run(out Outcome) Outcome {
 	res := r.w.Run(r.main)
 	out.TraceHash = fmt.Sprintf("%016x", res.TraceHash)
 	out.SimNs, out.Steps = int64(res.Elapsed), res.Steps
-	out.Events, out.Decisions, out.LockGraph = r.w.Events(), res.Decisions, r.w.LockGraph()
-	out.Buggify = siteOutcomes(r.w.BuggifyReport())
+	out.Events, out.Decisions, out.LockGraph = r.w.Events(), res.Decisions, r.w.Harness().LockGraph()
+	out.Buggify = siteOutcomes(r.w.Harness().BuggifyReport())
 	out.Verdict = Pass
 	switch res.Outcome {
 	case sim.OutcomeDeadlock:
@@ -243,8 +243,8 @@ func (r *runner) main() {
 	r.gens.Buggify = r.s.buggifyConfig(r.opt.Buggify) != nil
 	if r.gens.Buggify {
 		r.gens.SiteCauses = true
-		r.w.OnBuggify(func(s env.Site, thread int32) { r.gens.SiteFired(s.String(), thread) })
-		r.w.OnSpawn(r.gens.Spawned)
+		r.w.Harness().OnBuggify(func(s env.Site, thread int32) { r.gens.SiteFired(s.String(), thread) })
+		r.w.Harness().OnSpawn(r.gens.Spawned)
 	}
 	r.gens.Attach(r.c)
 	r.prog = oracle.NewProgress(&r.find, r.w.Elapsed)
@@ -324,7 +324,7 @@ func (r *runner) threads() {
 	if closed == 0 {
 		closed = r.w.Elapsed() // the run ended before the harness closed the scheduler
 	}
-	th.Judge(&r.find, r.w.Threads(), r.c.BodyEnds(), closed)
+	th.Judge(&r.find, r.w.Harness().Threads(), r.c.BodyEnds(), closed)
 }
 
 func (r *runner) now() time.Duration { return r.w.Elapsed() }
@@ -389,7 +389,7 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	for _, v := range r.sp.check() {
 		r.find.Add(oracle.SavepointRetention, r.now(), "savepoint store", "%s", v)
 	}
-	for _, cyc := range r.w.LockGraph().Cycles() {
+	for _, cyc := range r.w.Harness().LockGraph().Cycles() {
 		r.find.Add(oracle.LockOrder, r.now(), "lock-order graph", "%s", cyc.String())
 	}
 	r.models(out)

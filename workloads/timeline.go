@@ -42,7 +42,7 @@ type note struct {
 }
 
 func (t *tl) attach(w *sim.World) {
-	w.OnNote(func(at time.Duration, _ string, msg string) { t.notes = append(t.notes, note{at, msg}) })
+	w.Harness().OnNote(func(at time.Duration, _ string, msg string) { t.notes = append(t.notes, note{at, msg}) })
 }
 
 // check records a check that fired; job and pipeline are -1 when it is not

@@ -285,7 +285,7 @@ func inSim(t *testing.T, seeds int, p func(t testing.TB, e env.Env)) {
 		if res.Outcome != sim.OutcomeDone {
 			t.Fatalf("seed %d: %v: %s", seed, res.Outcome, res.Reason)
 		}
-		if cyc := w.LockGraph().Cycles(); len(cyc) > 0 {
+		if cyc := w.Harness().LockGraph().Cycles(); len(cyc) > 0 {
 			t.Fatalf("seed %d: %v", seed, cyc)
 		}
 		if t.Failed() {

@@ -252,7 +252,7 @@ func (c *Cluster) Reactivate() {
 func (c *Cluster) Heal() {
 	c.W.Note("heal: faults off")
 	c.healed = true
-	c.W.PauseBuggify()
+	c.W.Harness().PauseBuggify()
 	c.Reactivate()
 }
 

@@ -80,8 +80,8 @@ func TestPipelinesCommitAndPassTheModel(t *testing.T) {
 		if len(r.c.Recorder.Violations) > 0 {
 			t.Fatalf("seed %d: %v", seed, r.c.Recorder.Violations)
 		}
-		if cyc := r.res; len(r.c.W.LockGraph().Cycles()) > 0 {
-			t.Fatalf("seed %d: lock-order cycles %v (%v)", seed, r.c.W.LockGraph().Cycles(), cyc.Outcome)
+		if cyc := r.res; len(r.c.W.Harness().LockGraph().Cycles()) > 0 {
+			t.Fatalf("seed %d: lock-order cycles %v (%v)", seed, r.c.W.Harness().LockGraph().Cycles(), cyc.Outcome)
 		}
 		st := r.c.Pipelines.Stats
 		total.Revokes += st.Revokes
@@ -148,7 +148,7 @@ func TestPipelinesThreadCount(t *testing.T) {
 		c.Start()
 		w.Sleep(10 * time.Second)
 		for i, prefix := range []string{"source-", "sink-", "pipeline-runtime-"} {
-			counts[i] = w.LiveThreads(prefix)
+			counts[i] = w.Harness().LiveThreads(prefix)
 		}
 		if c.Pipelines.Stats.Commits == 0 {
 			panic("no commits")

@@ -30,15 +30,12 @@ func (v Violation) String() string {
 }
 
 type pipeState struct {
-	triggeredAt map[int64]time.Duration
-	restoredAt  time.Duration
-	awaitFirst  bool
-	expiredAt   time.Duration
-	restoring   bool
-	savepoint   int64 // pending savepoint id, 0: none
-	lastDone    time.Duration
-	completed   int
-	finished    bool
+	expiredAt time.Duration
+	restoring bool
+	savepoint int64 // pending savepoint id, 0: none
+	lastDone  time.Duration
+	completed int
+	finished  bool
 }
 
 // Recorder keeps the coordinator event log (traces and diagnostics) and
@@ -54,11 +51,11 @@ type Recorder struct {
 	nrecords   int
 	Violations []Violation
 	pipes      map[PipelineID]*pipeState
-	// Latencies in virtual time.
-	TriggerToComplete []time.Duration
-	FailoverToFirst   []time.Duration
-	ExpiryToTrigger   []time.Duration
-	Counts            map[coord.EventKind]int
+	// ExpiryToTrigger, in virtual time, from core's own events: a
+	// diagnostic only (trigger to complete and failover to first, which
+	// latency-bound judges, are oracle.Latency's, from the boundary).
+	ExpiryToTrigger []time.Duration
+	Counts          map[coord.EventKind]int
 	// Windows counts named race windows reached (see coverage).
 	Windows map[string]int
 	// OnEvent, when set, sees every record (event checks and diagnostics).
@@ -118,7 +115,7 @@ func (r *Recorder) pipe(job int64, p int) *pipeState {
 	k := PipelineID{job, p}
 	s, ok := r.pipes[k]
 	if !ok {
-		s = &pipeState{triggeredAt: map[int64]time.Duration{}}
+		s = &pipeState{}
 		r.pipes[k] = s
 	}
 	return s
@@ -167,14 +164,13 @@ func (r *Recorder) observe(ev coord.Event) {
 			s.expiredAt = now
 		}
 	case coord.EvRestored:
-		r.restored(s, now)
+		r.restored(s)
 	case coord.EvFinished:
 		s.finished = true
 	}
 }
 
 func (r *Recorder) triggered(s *pipeState, ev coord.Event, now time.Duration) {
-	s.triggeredAt[ev.ID] = now
 	if s.expiredAt > 0 {
 		r.ExpiryToTrigger = append(r.ExpiryToTrigger, now-s.expiredAt)
 		s.expiredAt = 0
@@ -182,21 +178,12 @@ func (r *Recorder) triggered(s *pipeState, ev coord.Event, now time.Duration) {
 }
 
 func (r *Recorder) completed(s *pipeState, ev coord.Event, now time.Duration) {
-	if t, ok := s.triggeredAt[ev.ID]; ok {
-		r.TriggerToComplete = append(r.TriggerToComplete, now-t)
-		delete(s.triggeredAt, ev.ID)
-	}
-	if s.awaitFirst {
-		r.FailoverToFirst = append(r.FailoverToFirst, now-s.restoredAt)
-		s.awaitFirst = false
-	}
 	s.lastDone = now
 	s.completed++
 }
 
-func (r *Recorder) restored(s *pipeState, now time.Duration) {
-	s.restoredAt, s.awaitFirst, s.finished, s.restoring = now, true, false, false
-	clear(s.triggeredAt)
+func (r *Recorder) restored(s *pipeState) {
+	s.finished, s.restoring = false, false
 }
 
 // LastCompleted returns when a pipeline last completed a checkpoint and

@@ -88,6 +88,7 @@ func main() {
 	quick := flag.Bool("quick", false, "a quick pass for testing: 2 campaigns of 8 seeds, 8 fixed seeds per strategy, no shrinking (overrides those flags)")
 	spreadID := flag.String("spread", "", "instead of the catalog: the scheduling-delay spread of one row's scenario, bug variant against the fixed design (see -seeds)")
 	seeds := flag.Int("seeds", 40, "with -spread: seeds per design and strategy")
+	reproOnly := flag.Bool("repro-only", false, "run nothing: rewrite hazards/repro.mk from the committed hazards.json (the replay commands its runs found)")
 	flag.Parse()
 	if *quick {
 		cfg.campaigns, cfg.cap, cfg.fixed, cfg.shrink = 2, 8, 8, false
@@ -95,6 +96,12 @@ func main() {
 	var err error
 	if cfg.catalog, err = workloads.HazardCatalog(); err != nil {
 		fail(err)
+	}
+	if *reproOnly {
+		if err := rewriteRepro(cfg.out); err != nil {
+			fail(err)
+		}
+		return
 	}
 	if *spreadID != "" {
 		if err := spread(os.Stdout, cfg, strings.ToUpper(*spreadID), *seeds); err != nil {
@@ -112,6 +119,19 @@ func main() {
 	if err := run(cfg); err != nil {
 		fail(err)
 	}
+}
+
+// rewriteRepro writes out/hazards/repro.mk from out/hazards.json.
+func rewriteRepro(out string) error {
+	b, err := os.ReadFile(filepath.Join(out, "hazards.json"))
+	if err != nil {
+		return err
+	}
+	var rs []result
+	if err := json.Unmarshal(b, &rs); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(out, "hazards.json"), err)
+	}
+	return writeAtomic(filepath.Join(out, "hazards", "repro.mk"), []byte(reproMk(rs)))
 }
 
 func fail(err error) {

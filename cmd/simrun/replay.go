@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/workloads"
+	"github.com/ckptsim/ckptsim/workloads/campaign"
 )
 
 const replayAbout = `Runs one seed of a scenario again and prints its verdict, trace hash,
@@ -27,9 +28,14 @@ checkpoints, faults, restores, expiries, hand-offs and the check that
 fired on one virtual-time axis) in its artefact directory; --timeline FILE
 writes that page to FILE whatever the verdict.
 
+With --expect ID[,ID] the replay is a reproduction (make repro-hN runs one):
+it says whether one of the named checks fired (campaign.Found: a safety or
+liveness verdict carrying the id) and exits 0 when it did, 1 when not.
+
 exit: the seed's verdict: 0 pass, 1 safety, 2 liveness, 3 crash, 4 budget or unknown;
-64 usage or scenario error, or an --out or --timeline that cannot be written; 3 when
-an output could not be written after the run (the verdict's code when it is worse).`
+with --expect, 0 reproduced and 1 not; 64 usage or scenario error, or an --out or
+--timeline that cannot be written; 3 when an output could not be written after the
+run (the verdict's code when it is worse).`
 
 // traceInline is the longest trace replay --trace prints; a longer one
 // goes to a file.
@@ -37,7 +43,7 @@ const traceInline = 200
 
 func replayCmd(args []string, stdout, stderr io.Writer) int {
 	var f runFlags
-	var ref, timelineFile string
+	var ref, timelineFile, expect string
 	var trace bool
 	fs := newFlagSet("replay", "[--scenario] NAME|FILE --seed S [flags]", replayAbout, stdout, stderr)
 	fs.StringVar(&ref, "scenario", "", "scenario `name|file` (required)")
@@ -47,6 +53,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	f.addJSON(fs, "print the outcome as one JSON line instead of the report (the trace only goes to --out)")
 	fs.BoolVar(&trace, "trace", false, fmt.Sprintf("the readable trace: printed up to %d lines, else written to a file whose path is printed", traceInline))
 	fs.StringVar(&timelineFile, "timeline", "", "write the run's timeline page (self-contained HTML) to `file`")
+	fs.StringVar(&expect, "expect", "", "check `ids` (comma-separated) the replay must fire: exit 0 when one did, 1 when none did")
 	if c := parse(fs, args, stderr); c >= 0 {
 		return c
 	}
@@ -76,11 +83,18 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		ioErrs = append(ioErrs, fmt.Sprintf("writing %s: %v", f.out, err))
 	}
 	code := verdictExit(out.Verdict)
+	var reproduced string
+	if expect != "" {
+		code, reproduced = expectExit(out, strings.Split(expect, ","))
+	}
 	if len(ioErrs) > 0 {
 		code = worse(code, exitCrash)
 	}
 	if f.json {
 		stdout.Write(jsonLine(out))
+		if reproduced != "" {
+			fmt.Fprintln(stderr, reproduced)
+		}
 		return reportIOErrors(stderr, "replay", ioErrs, code)
 	}
 	var tracePath string
@@ -95,7 +109,20 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	if tracePath != "" {
 		fmt.Fprintf(stdout, "trace: %s (%d lines)\n", tracePath, len(out.Events))
 	}
+	if reproduced != "" {
+		fmt.Fprintln(stdout, reproduced)
+	}
 	return reportIOErrors(stderr, "replay", ioErrs, code)
+}
+
+// expectExit judges a reproduction: exit 0 when one of want fired
+// (campaign.Found), else 1, and the line that says which.
+func expectExit(out workloads.Outcome, want []string) (int, string) {
+	if id, ok := campaign.Found(out, want...); ok {
+		return 0, fmt.Sprintf("reproduced: %s fired (%s seed %d, verdict %s)", id, out.Scenario, out.Seed, out.Verdict)
+	}
+	return 1, fmt.Sprintf("not reproduced: none of %s fired (%s seed %d, verdict %s, checks %v)",
+		strings.Join(want, ", "), out.Scenario, out.Seed, out.Verdict, out.Checks)
 }
 
 // reportIOErrors prints the outputs that could not be written and returns

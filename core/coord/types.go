@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"time"
@@ -90,7 +89,12 @@ func Checksum(c *Completed) [sha256.Size]byte {
 	h.Write(b[:])
 	binary.BigEndian.PutUint64(b[:], uint64(c.Type))
 	h.Write(b[:])
-	tasks := slices.Sorted(maps.Keys(c.States))
+	var buf [32]TaskID // a pipeline's tasks fit: no allocation per completion
+	tasks := buf[:0]
+	for t := range c.States {
+		tasks = append(tasks, t)
+	}
+	slices.Sort(tasks)
 	for _, t := range tasks {
 		binary.BigEndian.PutUint64(b[:], uint64(t))
 		h.Write(b[:])

@@ -1,0 +1,29 @@
+#!/bin/sh
+# cost.sh [OUT]: what the default campaign costs on this machine, in the Go
+# benchmark format under bench/header.sh's lines (command, commit, machine,
+# date), so cmd/resultsdoc reads it as it reads results/bench: seeds, CPU
+# seconds (user + sys of the simrun process, from /usr/bin/time), wall
+# seconds, seeds per CPU-second and peak RSS. It fails when the campaign
+# does not pass: a failing campaign's cost is not the figure.
+# make campaign-cost runs it into results/campaign/default-cost.txt.
+set -eu
+out=${1:-results/campaign/default-cost.txt}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/simrun" ./cmd/simrun
+/usr/bin/time -f '%U %S %e %M' -o "$tmp/time" "$tmp/simrun" --out "$tmp/run" >"$tmp/log" 2>&1 || {
+	echo "cost.sh: the default campaign did not pass; see its summary:" >&2
+	tail -20 "$tmp/log" >&2
+	exit 1
+}
+read -r user sys wall rss <"$tmp/time"
+seeds=$(sed -n 's/.*"seeds": *\([0-9]*\).*/\1/p' "$tmp/run/summary.json" | head -1)
+{
+	"$(dirname "$0")/../../bench/header.sh" results/campaign/cost.sh "$out"
+	awk -v s="$seeds" -v u="$user" -v y="$sys" -v w="$wall" -v r="$rss" 'BEGIN {
+		cpu = u + y
+		printf "BenchmarkDefaultCampaign 1 %.0f ns/op %d seeds %.2f cpu-s %.3f seeds/cpu-s %.0f peak-rss-kb\n", w * 1e9, s, cpu, s / cpu, r
+	}'
+} >"$out.tmp"
+mv "$out.tmp" "$out"
+cat "$out"

@@ -36,7 +36,7 @@ func TestReadmeFiguresCurrent(t *testing.T) {
 func copyResults(t *testing.T) string {
 	t.Helper()
 	dst := t.TempDir()
-	for _, p := range []string{"bench/sim.txt", "bench/trigger-precise.txt", "bench/trigger-jdk.txt", "mutants.json",
+	for _, p := range []string{"bench/sim.txt", "campaign/default-cost.txt", "bench/trigger-precise.txt", "bench/trigger-jdk.txt", "mutants.json",
 		"hazards.json", "hazards.md", "coverage/README.md"} {
 		b, err := os.ReadFile(filepath.Join(root, "results", p))
 		if err != nil {
@@ -70,7 +70,7 @@ func TestFiguresFollowTheData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"**96 of 101** planted bugs found by the check they name on a seed the unpatched tree passes", "PRESENT 17, ABSENT 6", "[`bench/sim.txt`](bench/sim.txt)", "commit `bf1c731`"} {
+	for _, want := range []string{"**96 of 101** planted bugs found by the check they name on a seed the unpatched tree passes", "PRESENT 17, ABSENT 6", "[`bench/sim.txt`](bench/sim.txt)", "commit `bf1c731`", "seeds per CPU-second"} {
 		if !strings.Contains(before, want) {
 			t.Fatalf("figures lack %q (the committed data changed? then change this test):\n%s", want, before)
 		}

@@ -460,11 +460,25 @@ func (r *report) writeReadme(w io.Writer, header string) {
 	if len(r.skipped) > 0 && r.skipped[0] != "" {
 		fmt.Fprintf(w, "Not counted (`-skip`): `%s`; by default the wall-mode env, which a simulation never runs.\n\n", strings.Join(r.skipped, "`, `"))
 	}
+	multi := len(r.names) > 1
+	r.writePackageTable(w, multi)
+	r.writeReasonTable(w)
+
+	r.writeNeverEntered(w)
+	if multi {
+		r.writeBeyondBaseline(w)
+	}
+	r.writeLeastReached(w)
+}
+
+// writePackageTable is the per-package statement table, one column per
+// profile (and, with several, their union and what only the later ones
+// reached).
+func (r *report) writePackageTable(w io.Writer, multi bool) {
 	fmt.Fprint(w, "| package | statements |")
 	for _, n := range r.names {
 		fmt.Fprintf(w, " reached (%s) |", n)
 	}
-	multi := len(r.names) > 1
 	if multi {
 		fmt.Fprint(w, " reached (any) | only beyond the first |")
 	}
@@ -502,8 +516,10 @@ func (r *report) writeReadme(w io.Writer, header string) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w)
-	r.writeReasonTable(w)
+}
 
+// writeNeverEntered lists, per package, the functions no profile entered.
+func (r *report) writeNeverEntered(w io.Writer) {
 	var never []*function
 	for _, f := range r.funcs {
 		if f.union == 0 {
@@ -526,28 +542,36 @@ func (r *report) writeReadme(w io.Writer, header string) {
 		}
 	}
 	fmt.Fprintln(w)
-	if multi {
-		var only []*block
-		for _, b := range r.blocks {
-			if b.covered && !b.coveredByBaseline {
-				only = append(only, b)
-			}
+}
+
+// writeBeyondBaseline lists the blocks only the profiles after the first
+// reached (BUGGIFY's, in make coverage).
+func (r *report) writeBeyondBaseline(w io.Writer) {
+	var only []*block
+	for _, b := range r.blocks {
+		if b.covered && !b.coveredByBaseline {
+			only = append(only, b)
 		}
-		fmt.Fprintf(w, "## Blocks reached only beyond `%s` (%d blocks, %d statements)\n\n", r.names[0], len(only), stmtsOf(only))
-		if len(only) == 0 {
-			fmt.Fprintln(w, "None.")
-		}
-		for _, b := range only {
-			var by []string
-			for i, h := range b.hit {
-				if h {
-					by = append(by, r.names[i])
-				}
-			}
-			fmt.Fprintf(w, "- [%s:%d-%d](../../%s#L%d) `%s` (%d statements; %s)\n", b.file, b.startLine, b.endLine, b.file, b.startLine, b.fn.name, b.stmts, strings.Join(by, ", "))
-		}
-		fmt.Fprintln(w)
 	}
+	fmt.Fprintf(w, "## Blocks reached only beyond `%s` (%d blocks, %d statements)\n\n", r.names[0], len(only), stmtsOf(only))
+	if len(only) == 0 {
+		fmt.Fprintln(w, "None.")
+	}
+	for _, b := range only {
+		var by []string
+		for i, h := range b.hit {
+			if h {
+				by = append(by, r.names[i])
+			}
+		}
+		fmt.Fprintf(w, "- [%s:%d-%d](../../%s#L%d) `%s` (%d statements; %s)\n", b.file, b.startLine, b.endLine, b.file, b.startLine, b.fn.name, b.stmts, strings.Join(by, ", "))
+	}
+	fmt.Fprintln(w)
+}
+
+// writeLeastReached lists the entered functions that ran under half their
+// statements, the most blocks never run first.
+func (r *report) writeLeastReached(w io.Writer) {
 	fmt.Fprintln(w, "## The least-reached functions (entered, under half their statements)")
 	fmt.Fprintln(w)
 	var low []*function

@@ -21,9 +21,11 @@ repro-h7:
 
 all: test
 
-## test: the whole suite (lint, unit, property, simulation and end-to-end tests)
+## test: the whole suite (lint, unit, property, simulation and end-to-end tests); go test's own
+## lines, with a line every 20 s naming the packages still running (cmd/testprogress)
 test: lint
-	$(GO) test -timeout 30m ./...
+	@echo "test: go test -timeout 30m ./... (about 3 minutes on 2 idle cores)"
+	$(GO) run ./cmd/testprogress -every 20s -- -timeout 30m ./...
 
 ## race: wall-mode tests under the race detector (simulated seeds are cut to a tenth),
 ## and the bench package's unit tests and a short run of its concurrent benchmarks

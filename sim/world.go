@@ -6,6 +6,7 @@ import (
 	"iter"
 	"math/rand/v2"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"time"
 
@@ -31,6 +32,14 @@ type Config struct {
 	// MaxSteps and MaxTime end a run with OutcomeBudget (0: unlimited).
 	MaxSteps int64
 	MaxTime  time.Duration
+	// MaxHeap ends a run with OutcomeBudget once the process's heap
+	// (runtime/metrics /memory/classes/heap/objects:bytes, read every
+	// 65 536 steps) passes it (0: unlimited): a run whose state explodes
+	// stops with a verdict instead of taking the machine down. It is the
+	// process's heap, not this world's: with several worlds at once, give
+	// each its share. Where it trips depends on the garbage collector, so
+	// a run it ends is a budget verdict, not a reproducible trace.
+	MaxHeap int64
 	// Trace keeps a readable event list (costly); the hash is always kept.
 	Trace bool
 	// RecordDecisions keeps the decision list needed for replay.
@@ -343,7 +352,24 @@ func (w *World) overBudget() bool {
 		w.end(OutcomeBudget, fmt.Sprintf("virtual-time budget %v exhausted", w.cfg.MaxTime))
 		return true
 	}
+	if w.cfg.MaxHeap > 0 && w.steps&0xffff == 0 {
+		if h := heapBytes(); h > w.cfg.MaxHeap {
+			w.end(OutcomeBudget, fmt.Sprintf("heap budget exhausted: the process's heap reached %d MiB at step %d, above the %d MiB this run may use",
+				h>>20, w.steps, w.cfg.MaxHeap>>20))
+			return true
+		}
+	}
 	return false
+}
+
+// heapBytes is the process's heap in use by objects, live or not yet swept.
+func heapBytes() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
 }
 
 func (w *World) end(o Outcome, reason string) {

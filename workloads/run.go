@@ -43,6 +43,10 @@ type Options struct {
 	Strategy string // override run.strategy
 	Trace    bool   // keep the readable trace
 	MaxSteps int64  // override run.max_steps
+	// MaxHeap, when positive, is the process heap a seed may reach before
+	// it ends with a budget verdict (sim.Config.MaxHeap); simrun gives each
+	// of its --parallel seeds a share of the memory a seed may use.
+	MaxHeap int64
 	// Replay, when set, makes Run follow a recorded decision list.
 	Replay []int32
 	// RecordDecisions keeps the decision list in the outcome.

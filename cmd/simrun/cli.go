@@ -196,10 +196,22 @@ func (f *runFlags) addRunOptions(fs *flag.FlagSet) {
 	fs.Var(&f.buggify, "buggify", "BUGGIFY sites `on` or off in core (default: the scenario's buggify.enabled)")
 }
 
+// heapShare is the heap each of parallel seeds may reach before it ends
+// with a budget verdict: three quarters of the memory a seed may use on
+// this machine (workloads.MachineMemory), split between them; 0 (no
+// budget) when the machine's memory is unknown.
+func heapShare(parallel int) int64 {
+	if workloads.MachineMemory <= 0 {
+		return 0
+	}
+	return workloads.MachineMemory / 4 * 3 / int64(max(parallel, 1))
+}
+
 // options builds the workloads options of one seed.
 func (f *runFlags) options(seed uint64) workloads.Options {
 	opt := workloads.Options{Seed: seed, Variants: f.expanded(f.profile), Profile: f.profile,
-		Strategy: string(f.strategy), MaxSteps: int64(f.budget), Buggify: string(f.buggify)}
+		Strategy: string(f.strategy), MaxSteps: int64(f.budget), Buggify: string(f.buggify),
+		MaxHeap: heapShare(f.parallel)}
 	if f.out != "" && filepath.Ext(f.out) == "" {
 		// porcupine's visualisation of a failing check goes next to the results
 		opt.ArtifactDir = filepath.Join(f.out, "artifacts")

@@ -12,13 +12,13 @@ import (
 // whose sources the harness never finished) and finish-before-close (a
 // pipeline the harness finished is told FINISHED before every task either
 // acknowledged a final barrier and was told of that final checkpoint, or
-// closed as idle on a stored checkpoint that named it).
+// closed as idle).
 //
 // Its evidence: the harness's own action of finishing a pipeline's sources
 // (cluster.ObsSourcesFinished), the status store's writes (ObsStatusSet),
 // the acknowledgements the simulated tasks sent (ObsAck), the completion
-// notices they received (ObsNotified) and the checkpoints Storage.Store
-// returned durable (ObsStored).
+// notices they received (ObsNotified) and the idle tasks that closed
+// (ObsTaskClosed; whether each closed rightly is oracle.Idle's to judge).
 type Finish struct {
 	f     *Findings
 	now   func() time.Duration
@@ -30,10 +30,9 @@ type Finish struct {
 type finishPipe struct {
 	sourcesAt  time.Duration
 	sources    bool
-	stored     map[int64]bool         // checkpoint ids Storage.Store returned durable
 	finalAcked map[int]map[int64]bool // task -> stamps of the final barriers it acknowledged
 	finalTold  map[int]bool           // task -> told of a final checkpoint it acknowledged
-	closedIdle map[int]bool           // task -> told it closes by a stored, non-final checkpoint
+	closedIdle map[int]bool           // task -> closed idle (ObsTaskClosed of a non-final checkpoint)
 }
 
 // finishedValue is the status value of a pipeline whose final
@@ -53,7 +52,7 @@ func (fi *Finish) pipe(job int64, pipeline int) *finishPipe {
 	k := cluster.PipelineID{Job: job, Pipeline: pipeline}
 	p, ok := fi.pipes[k]
 	if !ok {
-		p = &finishPipe{stored: map[int64]bool{}, finalAcked: map[int]map[int64]bool{},
+		p = &finishPipe{finalAcked: map[int]map[int64]bool{},
 			finalTold: map[int]bool{}, closedIdle: map[int]bool{}}
 		fi.pipes[k] = p
 	}
@@ -68,8 +67,6 @@ func (fi *Finish) Observe(o cluster.Obs) {
 		if !p.sources {
 			p.sources, p.sourcesAt = true, fi.now()
 		}
-	case cluster.ObsStored:
-		fi.pipe(o.Job, o.Pipeline).stored[o.ID] = true
 	case cluster.ObsAck:
 		if o.Final {
 			p := fi.pipe(o.Job, o.Pipeline)
@@ -80,11 +77,14 @@ func (fi *Finish) Observe(o cluster.Obs) {
 		}
 	case cluster.ObsNotified:
 		p := fi.pipe(o.Job, o.Pipeline)
-		switch {
-		case o.Final && p.finalAcked[o.Task][o.Stamp]:
+		if o.Final && p.finalAcked[o.Task][o.Stamp] {
 			p.finalTold[o.Task] = true
-		case !o.Final && o.Closes && p.stored[o.ID]:
-			p.closedIdle[o.Task] = true
+		}
+	case cluster.ObsTaskClosed:
+		// whether the checkpoint that closed it was stored, and the task
+		// asked, is idle-close-uncommitted's (oracle.Idle), not judged twice
+		if !o.Final {
+			fi.pipe(o.Job, o.Pipeline).closedIdle[o.Task] = true
 		}
 	case cluster.ObsStatusSet:
 		if o.Value == finishedValue {
@@ -109,7 +109,7 @@ func (fi *Finish) finished(job int64, pipeline int) {
 	}
 	if len(open) > 0 {
 		fi.f.Once(FinishBeforeClose, fi.now(), subj,
-			"told FINISHED with tasks %v neither acknowledging a final barrier and told of that final checkpoint, nor closed idle on a stored checkpoint (sources finished at %v)",
+			"told FINISHED with tasks %v neither acknowledging a final barrier and told of that final checkpoint, nor closed idle (sources finished at %v)",
 			open, p.sourcesAt)
 	}
 }

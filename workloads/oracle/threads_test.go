@@ -125,12 +125,13 @@ func TestFinishFromIntentAndBoundary(t *testing.T) {
 	obs(cluster.Obs{Kind: cluster.ObsSourcesFinished, Pipeline: 1})
 	obs(cluster.Obs{Kind: cluster.ObsStored, Pipeline: 1, ID: 4})
 	obs(cluster.Obs{Kind: cluster.ObsNotified, Pipeline: 1, ID: 4, Task: 0, Closes: true})
+	obs(cluster.Obs{Kind: cluster.ObsTaskClosed, Pipeline: 1, ID: 4, Task: 0})
 	obs(cluster.Obs{Kind: cluster.ObsAck, Pipeline: 1, ID: 9, Task: 1, Final: true, Stamp: 77})
 	obs(cluster.Obs{Kind: cluster.ObsNotified, Pipeline: 1, ID: 9, Task: 1, Final: true, Stamp: 77})
 	finished(1)
 	// Pipeline 2: the harness finished it; task 1 is told of a final it
-	// never acknowledged (another trigger timestamp), task 0 closes on a
-	// checkpoint that was never stored.
+	// never acknowledged (another trigger timestamp), task 0 is told it
+	// closes but never closes.
 	obs(cluster.Obs{Kind: cluster.ObsSourcesFinished, Pipeline: 2})
 	obs(cluster.Obs{Kind: cluster.ObsNotified, Pipeline: 2, ID: 5, Task: 0, Closes: true})
 	obs(cluster.Obs{Kind: cluster.ObsAck, Pipeline: 2, ID: 9, Task: 1, Final: true, Stamp: 1})

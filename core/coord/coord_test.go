@@ -468,3 +468,47 @@ func TestRestoreSkipsCorruptCheckpoint(t *testing.T) {
 		}
 	})
 }
+
+// TestRestoreFailsClosedWhenEveryCheckpointRotted rots every stored
+// checkpoint and restores: the restore must fail with
+// ErrNoIntactCheckpoint and hand the tasks nothing. Before, the fall-back
+// restarted the pipeline as from empty storage, dropping its state
+// without a word, while the production store (Checkpoints.Latest) failed
+// closed on the same situation.
+func TestRestoreFailsClosedWhenEveryCheckpointRotted(t *testing.T) {
+	inSim(t, 1000, func(t testing.TB, e env.Env) {
+		r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: time.Second})
+		defer r.close()
+		r.keep = true
+		r.c.Start()
+		if !r.waitFor(30*time.Second, func() bool { return r.completed() >= 3 }) {
+			t.Fatalf("only %d checkpoints completed", r.completed())
+		}
+		r.gate.block() // no completion moves storage meanwhile
+		r.mu.Lock()
+		for _, id := range r.stored {
+			cp := r.kept[id]
+			if cp == nil || len(cp.States[0]) == 0 {
+				t.Fatalf("checkpoint %d kept without task 0's state", id)
+			}
+			rot := *cp
+			rot.States = map[TaskID][]byte{}
+			for task, b := range cp.States {
+				rot.States[task] = slices.Clone(b)
+			}
+			rot.States[0][0] ^= 0x10
+			r.kept[id] = &rot
+		}
+		r.notified = nil
+		r.mu.Unlock()
+		err := r.c.Restore(true)
+		if !errors.Is(err, ErrNoIntactCheckpoint) {
+			t.Fatalf("restore over only rotted checkpoints returned %v; want ErrNoIntactCheckpoint", err)
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if len(r.notified) != 0 {
+			t.Fatalf("the restore handed the tasks checkpoint %d; want nothing", r.notified[0].ID)
+		}
+	})
+}

@@ -268,17 +268,20 @@ func (c *Coordinator) reloadLatest() error {
 
 // latestIntact is the restore's fall-back when the latest stored
 // checkpoint (corrupt) fails its checksum: the newest older one that
-// passes, or nil when none does (the restore then starts as from empty
-// storage). A corrupt checkpoint is skipped, never loaded: its states
-// would be handed to the tasks as they are (bit rot in committed bytes;
+// passes. A corrupt checkpoint is skipped, never loaded: its states would
+// be handed to the tasks as they are (bit rot in committed bytes;
 // restore-integrity). Corrupt ones stay stored, and retention deletes them
-// in turn.
+// in turn. When none passes, the restore fails closed with
+// ErrNoIntactCheckpoint, as the production store's Checkpoints.Latest
+// does when no checkpoint is readable: starting as from empty storage
+// would drop the pipeline's state without a word.
 func (c *Coordinator) latestIntact(corrupt int64) (*Completed, error) {
 	ids, err := c.d.Storage.IDs(c.job, c.pipeline)
 	if err != nil {
 		return nil, fmt.Errorf("list checkpoints: %w", err)
 	}
 	c.log().Warn("latest checkpoint fails its checksum; restoring an older one", "id", corrupt)
+	skipped := []int64{corrupt}
 	for i := len(ids) - 1; i >= 0; i-- {
 		if ids[i] >= corrupt {
 			continue
@@ -290,9 +293,12 @@ func (c *Coordinator) latestIntact(corrupt int64) (*Completed, error) {
 		if l != nil && l.Intact() {
 			return l, nil
 		}
+		if l != nil {
+			skipped = append(skipped, ids[i])
+		}
 		c.log().Warn("stored checkpoint fails its checksum; skipped", "id", ids[i])
 	}
-	return nil, nil
+	return nil, fmt.Errorf("job %d pipeline %d: checkpoints %v: %w", c.job, c.pipeline, skipped, ErrNoIntactCheckpoint)
 }
 
 func (c *Coordinator) loadReadyToClose() ([]TaskID, error) {

@@ -162,4 +162,10 @@ var (
 	ErrShutdown      = errors.New("coord: coordinator shut down or completed")
 	ErrTasksNotReady = errors.New("coord: not all tasks ready")
 	ErrRetryable     = errors.New("coord: operation needs retry")
+	// ErrNoIntactCheckpoint: a restore found stored checkpoints of the
+	// pipeline but every one fails its checksum. The restore fails closed
+	// rather than start from empty storage (which would silently drop the
+	// pipeline's state and re-read its sources from the start); an
+	// operator restores from a savepoint or discards the checkpoints.
+	ErrNoIntactCheckpoint = errors.New("coord: no stored checkpoint passes its checksum")
 )

@@ -139,11 +139,10 @@ func (s *Storage) storeFile(cp *coord.Completed) error {
 // A file rots only while every other file its pipeline stores is intact
 // and there is one: with at most one rotted file per pipeline and
 // max-retained 2 or more, a restore always finds an intact checkpoint.
-// core's production store fails closed when none of a pipeline's
-// checkpoints is readable (Checkpoints.Latest), where the coordinator's
-// own fall-back (Coordinator.latestIntact) restores as from empty
-// storage: such a pipeline fails every restore for good, which the
-// liveness and generation checks would report.
+// Both core's production store (Checkpoints.Latest, when no checkpoint is
+// readable) and the coordinator (coord.ErrNoIntactCheckpoint, when none
+// passes its checksum) fail such a restore closed: the pipeline needs an
+// operator, which the liveness checks would report as stuck.
 func (s *Storage) rotFile(k PipelineID, cp *coord.Completed) {
 	f := s.file
 	intact := 0

@@ -23,6 +23,8 @@ type Storage struct {
 	// file: checkpoints go to files through core's production store
 	// (Config.FileStorage); nil: the in-memory map.
 	file *fileStore
+	// rotted: the in-memory checkpoints BitRot flipped, per pipeline.
+	rotted map[PipelineID]map[int64]bool
 }
 
 func newStorage(c *Cluster) *Storage {
@@ -79,8 +81,23 @@ func (s *Storage) Store(cp *coord.Completed) error {
 // rot draws the BitRot fault for a checkpoint just committed: the stored
 // copy (a copy, so the caller's states stay intact) gets one byte of one
 // task's state flipped, the checksum it carries left as written.
+//
+// As in rotFile, a checkpoint rots only while every other one its pipeline
+// stores is intact and there is one: a restore always finds an intact
+// checkpoint. When none is intact core fails the restore closed
+// (coord.ErrNoIntactCheckpoint), an outcome that needs an operator, which
+// a campaign's liveness checks would report as a stuck pipeline.
 func (s *Storage) rot(k PipelineID, cp *coord.Completed) {
-	if len(cp.States) == 0 || !s.c.injected(s.c.cfg.Faults.BitRot, FaultBitRot, cp.Job, cp.Pipeline, cp.ID) {
+	intact := 0
+	for _, o := range s.m[k] {
+		if s.rotted[k][o.ID] {
+			return
+		}
+		if o.ID != cp.ID {
+			intact++
+		}
+	}
+	if intact == 0 || len(cp.States) == 0 || !s.c.injected(s.c.cfg.Faults.BitRot, FaultBitRot, cp.Job, cp.Pipeline, cp.ID) {
 		return
 	}
 	tasks := slices.Sorted(maps.Keys(cp.States))
@@ -94,6 +111,13 @@ func (s *Storage) rot(k PipelineID, cp *coord.Completed) {
 	b := slices.Clone(r.States[t])
 	b[s.c.faults.IntN(len(b))] ^= 1 << s.c.faults.IntN(8)
 	r.States[t] = b
+	if s.rotted == nil {
+		s.rotted = map[PipelineID]map[int64]bool{}
+	}
+	if s.rotted[k] == nil {
+		s.rotted[k] = map[int64]bool{}
+	}
+	s.rotted[k][cp.ID] = true
 	s.c.W.Note("fault: bit rot job %d pipeline %d id %d task %d", cp.Job, cp.Pipeline, cp.ID, t)
 	l := s.m[k]
 	l[slices.Index(l, cp)] = &r

@@ -107,29 +107,7 @@ func (s *Storage) storeFile(cp *coord.Completed) error {
 		}
 	}
 	k := PipelineID{cp.Job, cp.Pipeline}
-	landed := slices.Contains(s.peekFile(k), cp.ID)
-	if err != nil && !landed {
-		if s.OnStore != nil {
-			s.OnStore(cp, err, false)
-		}
-		s.c.observe(Obs{Kind: ObsStoreFailed, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID})
-		return err
-	}
-	if err == nil && s.c.injected(s.c.cfg.Faults.StoreReplyLost, FaultReplyLost, cp.Job, cp.Pipeline, cp.ID) {
-		s.c.W.Note("fault: storage reply lost job %d pipeline %d id %d (the write landed)", cp.Job, cp.Pipeline, cp.ID)
-		err = fmt.Errorf("simulated storage failure: reply lost")
-	}
-	if err != nil { // the write landed; the caller sees an error
-		if s.OnStore != nil {
-			s.OnStore(cp, err, false)
-		}
-		s.c.observe(Obs{Kind: ObsStoreFailed, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID, Value: "landed"})
-		s.rotFile(k, cp)
-		return err
-	}
-	s.c.observe(Obs{Kind: ObsStored, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID})
-	s.rotFile(k, cp)
-	return nil
+	return s.settle(k, cp, err, slices.Contains(s.peekFile(k), cp.ID))
 }
 
 // rotFile draws the BitRot fault for a checkpoint file just committed:

@@ -49,33 +49,44 @@ func (s *Storage) Store(cp *coord.Completed) error {
 	if s.file != nil {
 		return s.storeFile(cp)
 	}
+	k := PipelineID{cp.Job, cp.Pipeline}
 	if s.c.injected(s.c.cfg.Faults.StorageFail, FaultStorage, cp.Job, cp.Pipeline, cp.ID) {
 		s.c.W.Note("fault: storage write fails job %d pipeline %d id %d", cp.Job, cp.Pipeline, cp.ID)
-		err := fmt.Errorf("simulated storage failure")
-		if s.OnStore != nil {
-			s.OnStore(cp, err, false)
-		}
-		s.c.observe(Obs{Kind: ObsStoreFailed, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID})
-		return err
+		return s.settle(k, cp, fmt.Errorf("simulated storage failure"), false)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := PipelineID{cp.Job, cp.Pipeline}
 	s.m[k] = append(s.m[k], cp)
 	slices.SortFunc(s.m[k], func(a, b *coord.Completed) int { return int(a.ID - b.ID) })
-	if s.c.injected(s.c.cfg.Faults.StoreReplyLost, FaultReplyLost, cp.Job, cp.Pipeline, cp.ID) {
+	return s.settle(k, cp, nil, true)
+}
+
+// settle ends a store call of either backend: a write that landed may
+// still lose its reply (StoreReplyLost), and once landed its bytes may rot
+// (BitRot). It tells OnStore and the checks the outcome the caller sees.
+func (s *Storage) settle(k PipelineID, cp *coord.Completed, err error, landed bool) error {
+	if err == nil && s.c.injected(s.c.cfg.Faults.StoreReplyLost, FaultReplyLost, cp.Job, cp.Pipeline, cp.ID) {
 		s.c.W.Note("fault: storage reply lost job %d pipeline %d id %d (the write landed)", cp.Job, cp.Pipeline, cp.ID)
-		err := fmt.Errorf("simulated storage failure: reply lost")
-		if s.OnStore != nil {
-			s.OnStore(cp, err, false)
-		}
-		s.c.observe(Obs{Kind: ObsStoreFailed, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID, Value: "landed"})
-		s.rot(k, cp)
-		return err
+		err = fmt.Errorf("simulated storage failure: reply lost")
 	}
-	s.c.observe(Obs{Kind: ObsStored, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID})
-	s.rot(k, cp)
-	return nil
+	if err != nil && s.OnStore != nil {
+		s.OnStore(cp, err, false)
+	}
+	switch {
+	case err != nil && !landed:
+		s.c.observe(Obs{Kind: ObsStoreFailed, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID})
+		return err
+	case err != nil: // the write landed; the caller sees an error
+		s.c.observe(Obs{Kind: ObsStoreFailed, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID, Value: "landed"})
+	default:
+		s.c.observe(Obs{Kind: ObsStored, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID})
+	}
+	if s.file != nil {
+		s.rotFile(k, cp)
+	} else {
+		s.rot(k, cp)
+	}
+	return err
 }
 
 // rot draws the BitRot fault for a checkpoint just committed: the stored

@@ -17,7 +17,7 @@ type fakeSeeds struct {
 	ran   []uint64
 }
 
-func (f *fakeSeeds) run(_ context.Context, first uint64, n int, _ string, each func(seedLine) bool) error {
+func (f *fakeSeeds) run(_ context.Context, first uint64, n int, _ string, each func(seedLine) bool) (float64, error) {
 	for s := first; s < first+uint64(n); s++ {
 		l, ok := f.lines[s]
 		if !ok {
@@ -28,10 +28,10 @@ func (f *fakeSeeds) run(_ context.Context, first uint64, n int, _ string, each f
 		f.ran = append(f.ran, s)
 		f.mu.Unlock()
 		if !each(l) {
-			return nil
+			return float64(s - first + 1), nil // one CPU second a seed
 		}
 	}
-	return nil
+	return float64(n), nil
 }
 
 func fires(check string) seedLine {
@@ -80,6 +80,9 @@ func TestControlPassesLaterSeed(t *testing.T) {
 	}
 	if last := patched.ran[len(patched.ran)-1]; last != 13 {
 		t.Errorf("campaign ran on to seed %d; it stops at the detection", last)
+	}
+	if c.CPUS != 4 { // the fake charges one CPU second a seed: seeds 10-13
+		t.Errorf("campaign cpu_s %v, want the patched run's 4 up to the detection (controls not counted)", c.CPUS)
 	}
 	r := &Result{Mutant: m, Campaigns: []Campaign{c}}
 	summarize(r)

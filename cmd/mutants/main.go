@@ -110,6 +110,11 @@ type Campaign struct {
 	// control failed.
 	ControlStop bool    `json:"control_stop,omitempty"`
 	WallS       float64 `json:"wall_s"`
+	// CPUS: CPU seconds (user + system) of the mutant's simrun process
+	// over the campaign, up to the detecting seed when found (the seeds
+	// running beside it under -seed-parallel included); the controls'
+	// runs are not counted. Absent in rows measured before it was kept.
+	CPUS float64 `json:"cpu_s,omitempty"`
 }
 
 // Result is one mutant's row.

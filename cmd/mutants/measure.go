@@ -35,8 +35,10 @@ func (l seedLine) outcome() workloads.Outcome {
 
 // seedsFunc runs seeds first .. first+n-1 of a mutant's scenario with a
 // strategy on one tree (the mutant's, or the unpatched control) and hands
-// each seed's line to each, in seed order, until each returns false.
-type seedsFunc func(ctx context.Context, first uint64, n int, strategy string, each func(seedLine) bool) error
+// each seed's line to each, in seed order, until each returns false. It
+// returns the CPU seconds (user + system) the run took, up to the seed
+// each stopped at (0 when not measured).
+type seedsFunc func(ctx context.Context, first uint64, n int, strategy string, each func(seedLine) bool) (cpuS float64, err error)
 
 // errTimedOut: the campaign ran past its wall-clock limit.
 var errTimedOut = errors.New("timed out")
@@ -123,7 +125,7 @@ func runCampaign(ctx context.Context, m *Mutant, strategy string, first uint64, 
 	start := time.Now()
 	c := Campaign{Strategy: strategy, Seed: -1, Controls: []Control{}, Fired: []string{}}
 	fired, other := map[string]bool{}, map[string]bool{}
-	err := patched(ctx, first, limit, strategy, func(l seedLine) bool {
+	cpu, err := patched(ctx, first, limit, strategy, func(l seedLine) bool {
 		c.Ran++
 		o := l.outcome()
 		if o.Verdict == workloads.Pass {
@@ -166,13 +168,14 @@ func runCampaign(ctx context.Context, m *Mutant, strategy string, first uint64, 
 	}
 	c.Other = slices.Sorted(mapKeysBool(other))
 	c.WallS = time.Since(start).Seconds()
+	c.CPUS = cpu
 	return c
 }
 
 // runControl runs one seed on the unpatched tree.
 func runControl(ctx context.Context, control seedsFunc, seed uint64, strategy string) Control {
 	ctl := Control{Seed: seed, Verdict: "error", First: "no result"}
-	err := control(ctx, seed, 1, strategy, func(l seedLine) bool {
+	_, err := control(ctx, seed, 1, strategy, func(l seedLine) bool {
 		ctl = Control{Seed: seed, Verdict: l.Verdict, Checks: l.Checks, First: firstLine(l.Violations)}
 		return true
 	})
@@ -196,7 +199,7 @@ func seedText(l seedLine, id string) string {
 // and BUGGIFY setting, parallel seeds at once, each call cut off after
 // timeout.
 func simrunSeeds(bin, dir string, m *Mutant, parallel int, timeout time.Duration) seedsFunc {
-	return func(ctx context.Context, first uint64, n int, strategy string, each func(seedLine) bool) error {
+	return func(ctx context.Context, first uint64, n int, strategy string, each func(seedLine) bool) (float64, error) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		args := []string{"run", "--scenario", m.Scenario, "--seeds", fmt.Sprint(n), "--seed", fmt.Sprint(first),
@@ -208,10 +211,10 @@ func simrunSeeds(bin, dir string, m *Mutant, parallel int, timeout time.Duration
 		cmd.Stderr = &tail{buf: &stderr, max: 4096}
 		out, err := cmd.StdoutPipe()
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if err := cmd.Start(); err != nil {
-			return err
+			return 0, err
 		}
 		stopped := false
 		sc := bufio.NewScanner(out)
@@ -229,16 +232,20 @@ func simrunSeeds(bin, dir string, m *Mutant, parallel int, timeout time.Duration
 		}
 		_, _ = io.Copy(io.Discard, out)
 		werr := cmd.Wait()
+		cpu := 0.0
+		if ps := cmd.ProcessState; ps != nil { // killed at the detecting seed: its CPU up to there
+			cpu = (ps.UserTime() + ps.SystemTime()).Seconds()
+		}
 		var ee *exec.ExitError
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			return errTimedOut
+			return cpu, errTimedOut
 		case stopped || ctx.Err() != nil:
-			return nil
+			return cpu, nil
 		case werr != nil && errors.As(werr, &ee) && ee.ExitCode() == 64:
-			return fmt.Errorf("simrun usage error: %s", strings.TrimSpace(stderr.String()))
+			return cpu, fmt.Errorf("simrun usage error: %s", strings.TrimSpace(stderr.String()))
 		}
-		return nil
+		return cpu, nil
 	}
 }
 

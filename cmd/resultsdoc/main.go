@@ -360,14 +360,14 @@ func findingCost(b *strings.Builder, root string) error {
 				Strategy string  `json:"strategy"`
 				Found    int     `json:"seeds_to_detection"`
 				WallS    float64 `json:"wall_s"`
+				CPUS     float64 `json:"cpu_s"`
 			} `json:"campaigns"`
 		} `json:"results"`
 	}
 	if err := readJSON(root, "mutants.json", &rep); err != nil {
 		return err
 	}
-	var walls []float64
-	sum := 0.0
+	var walls, cpus []float64
 	for _, r := range rep.Results {
 		if !r.Detected || r.Control != "passes" {
 			continue
@@ -375,15 +375,21 @@ func findingCost(b *strings.Builder, root string) error {
 		for _, c := range r.Campaigns { // the first strategy that found it, in the order the run measured them
 			if c.Found > 0 {
 				walls = append(walls, c.WallS)
-				sum += c.WallS
+				if c.CPUS > 0 {
+					cpus = append(cpus, c.CPUS)
+				}
 				break
 			}
 		}
 	}
 	fmt.Fprintf(b, "- **What finding a bug costs**: the default campaign runs **%.1f seeds per CPU-second** (%.0f seeds in %.1f CPU-s, user + sys)", rate, seeds, cpu)
-	if len(walls) > 0 {
-		fmt.Fprintf(b, "; a planted bug is found (with its control) after **%.1f s** of wall time at the median, %.0f s for all %d together (the detecting campaign's wall time, on the cores the mutants run shared)",
-			median(walls), sum, len(walls))
+	switch {
+	case len(walls) > 0 && len(cpus) == len(walls):
+		fmt.Fprintf(b, "; a planted bug is found (with its control) after **%.1f CPU-s** at the median, %.0f CPU-s for all %d together (the mutant's simrun process up to its detecting seed, user + sys)",
+			median(cpus), sum(cpus), len(cpus))
+	case len(walls) > 0:
+		fmt.Fprintf(b, "; a planted bug is found (with its control) after **%.1f s** of wall time at the median, %.0f s for all %d together (the detecting campaign's wall time, on the cores the mutants run shared: this run of cmd/mutants kept no CPU time)",
+			median(walls), sum(walls), len(walls))
 	}
 	b.WriteString(".\n")
 	source(b, "campaign/default-cost.txt", code(bf.command), code(bf.commit)+", "+bf.date)
@@ -613,4 +619,12 @@ func readJSON(root, name string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+func sum(xs []float64) float64 {
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t
 }

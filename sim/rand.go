@@ -61,6 +61,9 @@ const (
 	// StreamCrashStore resolves what a crash of the checkpoint file system
 	// keeps (workloads/cluster's file storage, Config.FileStorage).
 	StreamCrashStore
+	// StreamSavepointRot draws the savepoint_rot fault: whether a committed
+	// savepoint rots, which pipeline's payload and which bit (workloads).
+	StreamSavepointRot
 
 	streamEnd // one past the last stream
 )
@@ -68,7 +71,8 @@ const (
 var streamNames = [streamEnd]string{StreamSched: "sched", StreamFaults: "faults", StreamWorkload: "workload",
 	StreamStrategy: "strategy", StreamBuggify: "buggify", StreamInjector: "injector", StreamSwarm: "swarm",
 	StreamCrashFS: "crash-fs", StreamPipelines: "pipelines", StreamSinkFaults: "sink-faults", StreamIdle: "idle",
-	StreamSwarmConfig: "swarm-config", StreamCrashStore: "crash-store"}
+	StreamSwarmConfig: "swarm-config", StreamCrashStore: "crash-store",
+	StreamSavepointRot: "savepoint-rot"}
 
 // String is the stream's name in the registry.
 func (s Stream) String() string {

@@ -104,15 +104,18 @@ func Run(s *Scenario, opt Options) (out Outcome) {
 }
 
 type runner struct {
-	s        *Scenario
-	opt      Options
-	ccfg     cluster.Config
-	faults   Faults
-	swarm    map[string]string // the swarm's choice (nil: no swarm)
-	options  map[string]string // the swarm's options (SwarmConfig; nil: no swarm)
-	w        *sim.World
-	c        *cluster.Cluster
-	sp       *savepoints
+	s       *Scenario
+	opt     Options
+	ccfg    cluster.Config
+	faults  Faults
+	swarm   map[string]string // the swarm's choice (nil: no swarm)
+	options map[string]string // the swarm's options (SwarmConfig; nil: no swarm)
+	w       *sim.World
+	c       *cluster.Cluster
+	sp      *savepoints
+	// plantLoad, when set (tests only), replaces the restore from a
+	// savepoint with a planted one (TestSavepointRotIsNeverLoaded).
+	planted  plantedLoad
 	h        *histories
 	wm       *watermarks
 	delays   []time.Duration
@@ -260,6 +263,10 @@ func (r *runner) main() {
 	r.wm.attach(r.c)
 	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines, r.faults.MasterCrash.On())
 	r.sp.h = r.h
+	r.sp.rotWith(r.faults.SavepointRot, r.c.Healed)
+	if r.planted != nil {
+		r.sp.load = r.planted(r.sp)
+	}
 	r.sp.onError = func(job int64, pipeline int, id int64, err error) {
 		r.gens.Observe(cluster.Obs{Kind: cluster.ObsFault, Job: job, Pipeline: pipeline, ID: id, Fault: cluster.FaultSavepoint,
 			Thread: r.w.ThreadID()})
@@ -383,6 +390,9 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	for _, v := range rec.Violations { // the simulated broker's and runtimes' checks, and the lease checks
 		r.find.Add(v.Check, v.At, oracle.Subject(v.Job, v.Pipeline), "%s", v.Message)
 	}
+	r.sp.integrityFindings(func(at time.Duration, job int64, pipeline int, msg string) {
+		r.find.Add(oracle.RestoreIntegrity, at, oracle.Subject(job, pipeline), "%s", msg)
+	})
 	for _, v := range r.sp.findings {
 		r.find.Add(oracle.SavepointCrash, r.now(), "savepoint store", "%s", v)
 	}

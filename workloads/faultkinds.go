@@ -107,6 +107,7 @@ var faultKinds = []FaultKind{
 	rateKind("task_error", func(f *Faults) *float64 { return &f.TaskError }, func(c *cluster.FaultRates) *float64 { return &c.TaskError }),
 	rateKind("storage_reply_lost", func(f *Faults) *float64 { return &f.StorageReplyLost }, func(c *cluster.FaultRates) *float64 { return &c.StoreReplyLost }),
 	rateKind("bit_rot", func(f *Faults) *float64 { return &f.BitRot }, func(c *cluster.FaultRates) *float64 { return &c.BitRot }),
+	rateKind("savepoint_rot", func(f *Faults) *float64 { return &f.SavepointRot }, func(c *cluster.FaultRates) *float64 { return &c.SavepointRot }),
 }
 
 // FaultKinds returns the table of fault kinds, in schema order.

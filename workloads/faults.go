@@ -136,6 +136,8 @@ func (in *injector) savepoint(Schedule) {
 		req.answered, req.err = true, err // the boundary that requested it saw the outcome
 		if err != nil {
 			in.w.Note("savepoint of job %d failed: %v", m.Job(), err)
+		} else {
+			in.sp.restoreFrom(m.Job()) // read back what a start from the savepoint loads
 		}
 		if err := in.c.Restore(m.Job()); err != nil {
 			in.w.Note("resume after savepoint: %v", err)

@@ -179,6 +179,13 @@ func (h *histories) savepointCommitUnknown(job int64, id int64, call int64) {
 	_, _ = h.sp.Invoke(fmt.Sprintf("savepoint-%d-crashed-%d", job, id), call, model.SavepointCommit{Job: int(job), ID: id})
 }
 
+// savepointRotted records the savepoint_rot fault as a delete: a rotted
+// savepoint leaves the set List may return (List skips a bundle that
+// fails any check of Read).
+func (h *histories) savepointRotted(job int64, id int64) {
+	_ = h.sp.Record(fmt.Sprintf("savepoint-rot-%d", job), h.now(), h.now(), model.SavepointDelete{Job: int(job), ID: id}, nil)
+}
+
 func (h *histories) savepointList(job int64, ids []int64) {
 	_ = h.sp.Record(fmt.Sprintf("savepoint-list-%d", job), h.now(), h.now(), model.SavepointList{Job: int(job)}, model.SavepointIDs(ids))
 }

@@ -1,14 +1,19 @@
 package workloads
 
 import (
+	"errors"
 	"fmt"
+	"math/rand/v2"
+	"path"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/coord"
 	"github.com/ckptsim/ckptsim/core/savepoint"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/simfs"
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
 // savepoints writes job savepoints through the real savepoint store on a
@@ -32,6 +37,34 @@ type savepoints struct {
 	ambiguous map[savepointID]bool            // a crash hit the commit: it may or may not have committed
 	crashes   int
 	findings  []string // savepoint-crash
+
+	// The savepoint_rot fault and the restore from a savepoint.
+	rot       *rand.Rand            // sim.StreamSavepointRot; nil: the fault is off
+	rotRate   float64               // probability that a committed savepoint rots
+	healed    func() bool           // faults have stopped: nothing rots
+	rotted    map[savepointID]int32 // a rotted savepoint -> the pipeline whose payload rotted
+	sums      map[spPipeline]uint64 // the states digest (cluster.StateSum) of each payload written
+	load      func(job int64, pipeline int32) (*savepoint.CompletedCheckpoint, error)
+	integrity []spLoad // restore-integrity: restores that loaded states other than written
+}
+
+// plantedLoad builds a planted restore from a savepoint over the
+// harness's savepoint store (tests only: runner.planted).
+type plantedLoad func(sp *savepoints) func(job int64, pipeline int32) (*savepoint.CompletedCheckpoint, error)
+
+// spPipeline names the payload of one checkpoint of one pipeline.
+type spPipeline struct {
+	job      int64
+	pipeline int32
+	id       int64
+}
+
+// spLoad is a restore from a savepoint that loaded states other than the
+// harness wrote.
+type spLoad struct {
+	at        time.Duration
+	pipeline  spPipeline
+	got, want uint64
 }
 
 // savepointID names one savepoint of one job.
@@ -48,9 +81,22 @@ func newSavepoints(w *sim.World, pipelines int, crashes bool) *savepoints {
 		fs = simfs.New(nil)
 	}
 	sp := &savepoints{w: w, pipelines: pipelines, fs: fs, committed: map[int64][]int64{}, crashIn: -1,
-		written: map[savepointID]map[int32]int64{}, ambiguous: map[savepointID]bool{}}
+		written: map[savepointID]map[int32]int64{}, ambiguous: map[savepointID]bool{},
+		rotted: map[savepointID]int32{}, sums: map[spPipeline]uint64{}, healed: func() bool { return false }}
+	sp.load = sp.restore
 	sp.open()
 	return sp
+}
+
+// rotWith switches the savepoint_rot fault on: each savepoint that
+// commits while faults are on rots with probability rate. Its draws come
+// from a stream of their own, made only when the fault is on, so a run
+// without it draws as before.
+func (sp *savepoints) rotWith(rate float64, healed func() bool) {
+	if rate <= 0 {
+		return
+	}
+	sp.rot, sp.rotRate, sp.healed = sp.w.Rand(sim.StreamSavepointRot), rate, healed
 }
 
 // open (re-)opens the store over the file system, as a restarted master does.
@@ -94,6 +140,7 @@ func (s *session) WritePipeline(c *coord.Completed) error {
 			s.sp.written[k] = map[int32]int64{}
 		}
 		s.sp.written[k][int32(c.Pipeline)] = c.ID
+		s.sp.sums[spPipeline{s.job, int32(c.Pipeline), c.ID}] = cluster.StateSum(c)
 		err = s.w.WritePipeline(toSavepoint(c))
 	}
 	if err != nil && s.sp.onError != nil { // the savepoint store refused: a failure cause the harness sees
@@ -124,6 +171,7 @@ func (s *session) Commit() error {
 		s.sp.h.savepointCommit(s.job, s.id, true, call)
 		s.sp.committed[s.job] = append(s.sp.committed[s.job], s.id)
 		s.sp.w.Note("savepoint %d of job %d committed", s.id, s.job)
+		s.sp.maybeRot(s.job, s.id)
 	}
 	if crash && s.sp.fs.Crashed() {
 		s.sp.ambiguous[savepointID{s.job, s.id}] = err != nil
@@ -186,6 +234,9 @@ func (sp *savepoints) checkWhole(job int64) {
 		newest = max(newest, id)
 	}
 	for _, id := range sp.committed[job] {
+		if _, rotted := sp.rotted[savepointID{job, id}]; rotted {
+			continue // List skips it: its payload no longer matches its manifest
+		}
 		if !listed[id] {
 			sp.crashFinding("committed savepoint %d of job %d is not listed after the restart", id, job)
 		}
@@ -262,10 +313,117 @@ func (sp *savepoints) check() []string {
 		}
 		sp.h.savepointList(j, ids)
 		for _, id := range sp.committed[j] {
-			if !have[id] {
+			if _, rotted := sp.rotted[savepointID{j, id}]; !have[id] && !rotted {
 				out = append(out, fmt.Sprintf("savepoint-retention: committed savepoint %d of job %d is gone without a delete", id, j))
 			}
 		}
 	}
 	return out
+}
+
+// maybeRot draws the savepoint_rot fault for a savepoint that just
+// committed: one bit of one pipeline's state flips in its payload file,
+// durably, the manifest's SHA-256 of the payload left as written. The
+// payload ends with the pipeline's last task's state (toSavepoint writes
+// no task statistics), so the flipped bit is state: the payload still
+// decodes, with the same ids and other states, and only the checksum can
+// tell. A rotted savepoint leaves the set of savepoints List may return,
+// so the model sees the rot as a delete.
+func (sp *savepoints) maybeRot(job, id int64) {
+	if sp.rot == nil || sp.healed() || sp.rot.Float64() >= sp.rotRate {
+		return
+	}
+	p := int32(sp.rot.IntN(sp.pipelines))
+	ck := sp.written[savepointID{job, id}][p]
+	name := path.Join("ns", savepoint.SavepointDir, strconv.FormatInt(job, 10), strconv.FormatInt(id, 10), savepoint.PayloadFile(p, ck))
+	data, err := sp.fs.ReadFile(name)
+	if err != nil {
+		panic(fmt.Sprintf("savepoint rot: read back %s: %v", name, err)) // the commit just landed it
+	}
+	last := lastState(data, name)
+	if err := sp.fs.Flip(name, len(data)-1-sp.rot.IntN(len(last)), 1<<sp.rot.IntN(8)); err != nil {
+		panic(fmt.Sprintf("savepoint rot: flip %s: %v", name, err))
+	}
+	if rotted, _ := sp.fs.ReadFile(name); sp.sumOf(lastDecoded(rotted, name)) == sp.sums[spPipeline{job, p, ck}] {
+		panic(fmt.Sprintf("savepoint rot: %s still carries the states written", name))
+	}
+	sp.rotted[savepointID{job, id}] = p
+	sp.h.savepointRotted(job, id)
+	sp.w.Note("fault: savepoint rot job %d savepoint %d pipeline %d (file %s)", job, id, p, name)
+}
+
+// lastState is the state that ends a payload the harness wrote.
+func lastState(data []byte, name string) []byte {
+	c := lastDecoded(data, name)
+	as := c.ActionStates
+	if len(as) == 0 || len(as[len(as)-1].Subtasks) == 0 {
+		panic(fmt.Sprintf("savepoint rot: %s holds no task state", name))
+	}
+	ss := as[len(as)-1].Subtasks
+	st := ss[len(ss)-1].State
+	if len(st) == 0 || len(st[len(st)-1]) == 0 {
+		panic(fmt.Sprintf("savepoint rot: %s ends with an empty state", name))
+	}
+	return st[len(st)-1]
+}
+
+func lastDecoded(data []byte, name string) *savepoint.CompletedCheckpoint {
+	c, err := savepoint.DecodePayload(data)
+	if err != nil {
+		panic(fmt.Sprintf("savepoint rot: decode %s: %v", name, err))
+	}
+	return c
+}
+
+// sumOf is cluster.StateSum of a stored payload's task states (one state
+// per subtask, as toSavepoint writes them).
+func (sp *savepoints) sumOf(c *savepoint.CompletedCheckpoint) uint64 {
+	cp := &coord.Completed{States: map[coord.TaskID][]byte{}}
+	for _, as := range c.ActionStates {
+		for _, s := range as.Subtasks {
+			for _, st := range s.State {
+				cp.States[coord.TaskID(s.Index)] = st
+			}
+		}
+	}
+	return cluster.StateSum(cp)
+}
+
+// restore is what a job started from its savepoints reads for a pipeline:
+// core's savepoint.Restore, the newest committed savepoint that List
+// returns (none here falls back to checkpoints, of which this file
+// system holds none).
+func (sp *savepoints) restore(job int64, pipeline int32) (*savepoint.CompletedCheckpoint, error) {
+	return savepoint.Restore(sp.store, savepoint.NewCheckpoints(sp.fs, "ns", 1, sp.logf), job, pipeline)
+}
+
+// restoreFrom reads every pipeline's restore point from the job's
+// savepoints, as the job resumed from its savepoint does, and keeps each
+// load whose states are not those the harness wrote for that checkpoint
+// (restore-integrity): a restore must skip or refuse a rotted savepoint,
+// never load it.
+func (sp *savepoints) restoreFrom(job int64) {
+	for p := range int32(sp.pipelines) {
+		c, err := sp.load(job, p)
+		if err != nil {
+			if !errors.Is(err, savepoint.ErrNotFound) {
+				sp.logf("savepoint: restore job %d pipeline %d: %v", job, p, err)
+			}
+			continue
+		}
+		k := spPipeline{job, p, c.CheckpointID}
+		want, ok := sp.sums[k]
+		if got := sp.sumOf(c); ok && got != want {
+			sp.integrity = append(sp.integrity, spLoad{at: sp.w.Elapsed(), pipeline: k, got: got, want: want})
+		}
+	}
+}
+
+// integrityFindings renders the restores that loaded rotted states.
+func (sp *savepoints) integrityFindings(add func(at time.Duration, job int64, pipeline int, msg string)) {
+	for _, l := range sp.integrity {
+		add(l.at, l.pipeline.job, int(l.pipeline.pipeline), fmt.Sprintf(
+			"a restore from the job's savepoints loaded checkpoint %d with states (digest %016x) other than the savepoint writer wrote (digest %016x): "+
+				"corrupt stored bytes were loaded instead of skipped", l.pipeline.id, l.got, l.want))
+	}
 }

@@ -170,6 +170,9 @@ type Faults struct {
 	StorageReplyLost float64 `yaml:"storage_reply_lost,omitempty"`
 	// BitRot: a committed checkpoint's stored bytes rot (one byte flips).
 	BitRot float64 `yaml:"bit_rot,omitempty"`
+	// SavepointRot: a committed savepoint's stored bytes rot (one bit of
+	// one pipeline's state flips in its payload file).
+	SavepointRot float64 `yaml:"savepoint_rot,omitempty"`
 }
 
 // Buggify switches core's rare paths (env.Site, FoundationDB's BUGGIFY) on

@@ -512,3 +512,35 @@ func TestRestoreFailsClosedWhenEveryCheckpointRotted(t *testing.T) {
 		}
 	})
 }
+
+// TestRearmOfReplacedGenerationIsStopped: a periodic re-arm that reaches
+// the lease after a restore switched the generation but before the
+// restore's resume started the new chain (so its chain token is still the
+// live one) arms nothing: it is stopped as a trigger of an earlier
+// generation. Without the check (mutant rearm-ignores-generation) it arms
+// a trigger of the replaced generation. No campaign sees that: the
+// resume's newChain cancels the task before the new chain starts, and if
+// it runs first its body is fenced (staleTrigger) and makes no boundary
+// call, so this test pins the check.
+func TestRearmOfReplacedGenerationIsStopped(t *testing.T) {
+	inSim(t, 5, func(t testing.TB, e env.Env) {
+		r := boundedRig(t, e)
+		defer r.close()
+		c := r.c
+		old, _ := c.Generation()
+		c.restoreMu.Lock()
+		c.newGeneration() // a restore's switch; its resume has not run
+		c.periodicMu.Lock()
+		tok := c.periodicTok
+		c.periodicMu.Unlock()
+		armed := r.count(EvTriggerArmed, nil)
+		c.rearm(Checkpoint, time.Second, tok, old)
+		c.restoreMu.Unlock()
+		if got := r.count(EvTriggerArmed, nil); got != armed {
+			t.Fatalf("a re-arm of generation %d armed %d trigger(s) after the restore switched the generation", old, got-armed)
+		}
+		if r.count(EvTriggerStopped, func(ev Event) bool { return ev.Reason == "trigger of an earlier generation" }) == 0 {
+			t.Fatalf("the re-arm was not stopped as a trigger of an earlier generation: %v", r.events)
+		}
+	})
+}

@@ -59,6 +59,10 @@ type FaultRates struct {
 	NotifyFail      float64 // notify-complete fails
 	TriggerThrow    float64 // an exception in the trigger path (H4)
 	TaskError       float64 // a task reports a checkpoint error instead of acknowledging
+	// SavepointRot: a committed savepoint's payload rots (one state bit
+	// flips). The harness's savepoint store draws it (workloads), not the
+	// cluster: the cluster stores no savepoint.
+	SavepointRot float64
 }
 
 // Config configures a cluster.

@@ -20,7 +20,8 @@ const (
 	DispatchBound = "dispatch-bound"
 	WorkerDied    = "worker-died"
 
-	// The scheduler's contract, from outside the lease (workloads/cluster/leasecheck.go).
+	// The scheduler's contract, from outside the lease (lease.go, fed by
+	// the lease decorator's observations, cluster.Leases).
 	LeaseCancelEffect    = "lease-cancel-effect"
 	LeaseCancelBeforeDue = "lease-cancel-before-due"
 	LeaseOutstanding     = "lease-outstanding"
@@ -134,7 +135,7 @@ var checks = []Check{
 		"lost tasks: a close or CancelAll that drops tasks without settling them",
 		"found the Close bug (TestCloseSettlesWaitingTasks); mutants `close-skips-settle` (that bug planted back), `close-drops-unsettled` (Outstanding 0, Done false); the per-pipeline reset that dropped a task armed during CancelAll (TestCancelAllSettlesConcurrentSchedule, mutant `per-pipeline-reset-drops-armed`: Close settles it before this check looks)"},
 	{LeaseTriggerChains, Safety, Harness | Boundary,
-		"the lease decorator: which body (by simulated thread) scheduled each task; chains by causality; roots scheduled by the harness's schema-change thread are not periodic",
+		"the lease decorator: which body (by simulated thread) scheduled each task; chains by causality; roots scheduled by the harness's schema-change thread are not periodic; a task whose Schedule call a CancelAll overlapped is not counted live (the scheduler may have cancelled it, which the boundary cannot tell: its Cancelled is not read)",
 		"at most one live periodic trigger chain per pipeline (live: a task scheduled, not settled, not cancelled)",
 		"double trigger chains after a reset or restore",
 		"found the double chain after a schema change (TestOnePeriodicChainAfterSchemaChange); mutants `arm-keeps-live-chain`, `schema-end-arms-directly` (swarm); its own miscount of a re-arm a CancelAll cancelled while the re-arm's Schedule was in flight, reported as a second chain (BUGGIFY rearm-races-cancel, savepoint-storm seeds 5600063 and 5800036; TestCancelAllDuringScheduleIsCancelled): the seeds of mutant `rearm-ignores-generation` pass since"},

@@ -14,8 +14,7 @@
 // (imports_test.go) fails on any file here that uses coord.Event, the
 // cluster's Recorder, or anything of core/coord beyond the boundary values
 // the feed carries, or that imports core/sched. Checks still judged outside
-// this package (the lease checks in workloads/cluster/leasecheck.go, the
-// broker's in workloads/cluster/pipeline.go, the idle-close checks in
+// this package (the broker's in workloads/cluster/pipeline.go, the idle-close checks in
 // workloads/cluster/idle.go, retention and the thread checks in workloads) are
 // not yet under that test. A check that still reads a field the code
 // under test computed about itself (a pool's own statistics, a task's Done)

@@ -57,8 +57,8 @@ type lease struct {
 	upto         map[int32]int
 	begun, ended int
 	chains       int
-	done         map[int64]bool // ObsLeaseDone
-	outstanding  int            // ObsLeaseOutstanding
+	done         map[int64]bool // the scheduler's Done, by task (lease_selfreport.go)
+	outstanding  int            // the lease's Outstanding (lease_selfreport.go)
 	reported     map[string]bool
 }
 
@@ -145,14 +145,8 @@ func (k *Lease) Observe(o cluster.Obs) {
 		k.lease(o).start(k.lease(o).tasks[o.ID-1], o.Thread)
 	case cluster.ObsBodyEnd:
 		k.end(k.lease(o).tasks[o.ID-1], o.Thread)
-	case cluster.ObsLeaseDone:
-		l := k.lease(o)
-		if l.done == nil {
-			l.done = map[int64]bool{}
-		}
-		l.done[o.ID] = true
-	case cluster.ObsLeaseOutstanding:
-		k.lease(o).outstanding = int(o.ID)
+	default:
+		k.selfReport(o) // lease_selfreport.go
 	}
 }
 
@@ -358,31 +352,4 @@ func appendUnique(s []int, v int) []int {
 		}
 	}
 	return append(s, v)
-}
-
-// Quiesce is lease-outstanding, after the run (the scheduler closed, then
-// cluster.QuiesceGrace passed, then the self-report handed over): every task
-// settled, by the boundary's account or the scheduler's own (Done), and the
-// lease counts no outstanding task.
-func (k *Lease) Quiesce() {
-	for _, l := range k.leases {
-		if l == nil {
-			continue
-		}
-		var open []string
-		for _, t := range l.tasks {
-			if t.settled() || (l.done[t.seq] && (!t.started || t.ended)) {
-				continue
-			}
-			if len(open) < 5 {
-				open = append(open, fmt.Sprintf("task %d (scheduled %v, due %v, started %v)", t.seq, t.scheduledAt, t.due, t.started))
-			} else if len(open) == 5 {
-				open = append(open, "...")
-			}
-		}
-		if len(open) > 0 || l.outstanding > 0 {
-			l.report(LeaseOutstanding, "quiesce", "at quiesce (scheduler closed %v before) tasks never settled %v; Outstanding is %d",
-				cluster.QuiesceGrace, open, l.outstanding)
-		}
-	}
 }

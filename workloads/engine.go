@@ -117,7 +117,7 @@ type runner struct {
 	wm       *watermarks
 	delays   []time.Duration
 	find     oracle.Findings // every check reports here (workloads/oracle)
-	late     oracle.Findings // the lease and pipeline checks report here, added to find after the run in their order
+	late     oracle.Findings // the lease and pipeline checks report here, added to find after the run in their order (as the verdict always listed them)
 	lease    *oracle.Lease
 	cps      *oracle.Checkpoints
 	store    *oracle.Storage
@@ -259,6 +259,9 @@ func (r *runner) main() {
 	r.lat.Attach(r.c)
 	r.lease = oracle.NewLease(&r.late, r.w.Elapsed)
 	r.lease.Attach(r.c)
+	broker := oracle.NewBroker(&r.late, r.w.Elapsed)
+	broker.Note = r.w.Note // the trace has always carried the broker's findings
+	broker.Attach(r.c)
 	r.h.attachGenerations(r.c, r.gens)
 	r.wm = newWatermarks(r.w, r.s.Cluster.Pipelines)
 	r.wm.attach(r.c)
@@ -385,10 +388,7 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 		r.c.SelfReport()
 		r.lease.Quiesce()
 	}
-	for _, v := range rec.Violations { // the simulated broker's and runtimes' checks
-		r.find.Add(v.Check, v.At, oracle.Subject(v.Job, v.Pipeline), "%s", v.Message)
-	}
-	for _, f := range r.late.List() { // the lease checks
+	for _, f := range r.late.List() { // the lease checks and the pipelines', in the order they fired
 		r.find.Add(f.Check, f.At, f.Subject, "%s", f.Message)
 	}
 	for _, v := range r.sp.findings {

@@ -102,6 +102,7 @@ type Cluster struct {
 
 	onBoundary   []func(Obs)
 	onLease      []func(Obs)
+	onPipe       []func(PipeObs)
 	restoreCalls int64
 	canceled     map[int64]bool // jobs the harness canceled (CancelJob)
 	restoring    map[int64]int  // job -> the harness's restores of it in flight

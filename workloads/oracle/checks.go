@@ -40,7 +40,8 @@ const (
 	ModelSavepoints = "model-savepoints"
 	ModelWatermark  = "model-watermark"
 
-	// The simulated broker and pipeline runtime (workloads/cluster/pipeline.go).
+	// The simulated broker and pipeline runtime (broker.go, fed by the
+	// pipelines' observations, cluster.PipeObs).
 	WatermarkStaleCommit      = "watermark-stale-commit"
 	WatermarkUnassignedCommit = "watermark-unassigned-commit"
 	WatermarkBackwards        = "watermark-backwards"

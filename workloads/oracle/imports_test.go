@@ -40,13 +40,16 @@ var feedRule = struct {
 			"CompletedPointID",  // the COMPLETED_POINT's fixed id, as barriers carry it
 			"Failed", "Running", // status values, as the status store receives them
 		},
-		"github.com/ckptsim/ckptsim/core/sched":     nil,
-		"github.com/ckptsim/ckptsim/core/exec":      nil,
-		"github.com/ckptsim/ckptsim/core/watermark": nil,
-		"github.com/ckptsim/ckptsim/workloads":      nil,
+		"github.com/ckptsim/ckptsim/core/sched": nil,
+		"github.com/ckptsim/ckptsim/core/exec":  nil,
+		"github.com/ckptsim/ckptsim/core/watermark": {
+			// the offset checkpointer's boundary values, as the pipelines' feed carries them
+			"Epoch", "Partition", "BatchID", "Watermark", "Stall",
+		},
+		"github.com/ckptsim/ckptsim/workloads": nil,
 	},
 	forbidden: map[string][]string{
-		"github.com/ckptsim/ckptsim/workloads/cluster": {"Record", "Recorder", "Violation"},
+		"github.com/ckptsim/ckptsim/workloads/cluster": {"Record", "Recorder"},
 	},
 	fields:      []string{"Recorder", "OnEvent", "Outstanding", "Cancelled", "Stats"},
 	selfReports: []string{"ObsLeaseDone", "ObsLeaseOutstanding"},

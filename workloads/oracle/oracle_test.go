@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -44,24 +43,6 @@ func TestRegistry(t *testing.T) {
 		}
 		if c.Observes == "" || c.Asserts == "" || c.Catches == "" || c.ProvenBy == "" || c.Feeds == 0 {
 			t.Errorf("%s: incomplete entry %+v", c.ID, c)
-		}
-	}
-}
-
-// TestClusterChecksRegistered: every check id the simulated cluster
-// reports (violate("id", ...)) is registered.
-func TestClusterChecksRegistered(t *testing.T) {
-	re := regexp.MustCompile(`violate\("([a-z-]+)"`)
-	consts := regexp.MustCompile(`\n\s+Check[A-Za-z]+ += "([a-z-]+)"`) // workloads/cluster/leasecheck.go
-	for _, f := range []string{"../../workloads/cluster/pipeline.go", "../../workloads/cluster/recorder.go"} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range append(re.FindAllStringSubmatch(string(b), -1), consts.FindAllStringSubmatch(string(b), -1)...) {
-			if _, ok := Lookup(m[1]); !ok {
-				t.Errorf("%s reports unregistered check %q", f, m[1])
-			}
 		}
 	}
 }

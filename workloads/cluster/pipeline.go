@@ -78,20 +78,21 @@ type PipelineStats struct {
 // new epoch when a failed batch has stalled a partition for 2 s (the
 // health probe). The head is the oldest batch TakeWatermarks has not
 // advanced past, so a failed batch stalls the partition once a commit
-// reaches it. The harness keeps its own account of what its sink resolved
-// (watermark-leaked-ack): after each commit's Drain every partition's
-// watermark must reach the prefix of batches the sink resolved OK (and,
-// under quarantine, failed), and a failed batch the harness's record puts
-// at a partition's head must show up Failed in StalledPartitions within
-// stallGrace + probeEvery.
+// reaches it. The harness hands the checks (workloads/oracle/broker.go) a
+// typed record of every call it makes to the checkpointer and of what its
+// source, sink, runtime and broker did (PipeObs, pipeline_checks.go): after
+// each commit's Drain every partition's watermark must reach the prefix of
+// batches the sink resolved OK (and, under quarantine, failed), and a
+// failed batch the harness's record puts at a partition's head must show up
+// Failed in StalledPartitions within FailedHeadWithin.
 // Pipelines with an odd number (job*pipelines+pipeline)
 // quarantine failed batches (Options.DeadLetter) instead of stalling.
 //
 // A new epoch, a re-admission or a restart re-reads each partition from its
-// last committed offset (at-least-once). Commits go to a simulated broker
-// that asserts the cheap properties: a commit is for the current epoch and
-// an assigned partition, never goes backwards within an epoch, and never
-// passes what the source has read. Violations go to Recorder.Violations.
+// last committed offset (at-least-once). Commits go to a simulated broker,
+// whose cheap properties the checks judge from each commit (PipeCommitted):
+// a commit is for the current epoch and an assigned partition, never goes
+// backwards within an epoch, and never passes what the source has read.
 type Pipelines struct {
 	c   *Cluster
 	All []*Pipeline // job-major

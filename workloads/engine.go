@@ -120,6 +120,8 @@ type runner struct {
 	wm       *watermarks
 	delays   []time.Duration
 	find     oracle.Findings // every check reports here (workloads/oracle)
+	late     oracle.Findings // the lease and pipeline checks report here, added to find after the run in their order (as the verdict always listed them)
+	lease    *oracle.Lease
 	cps      *oracle.Checkpoints
 	store    *oracle.Storage
 	gens     *oracle.Generations
@@ -258,6 +260,11 @@ func (r *runner) main() {
 	oracle.NewIdle(&r.find, r.w.Elapsed).Attach(r.c)
 	r.lat = oracle.NewLatency(r.w.Elapsed)
 	r.lat.Attach(r.c)
+	r.lease = oracle.NewLease(&r.late, r.w.Elapsed)
+	r.lease.Attach(r.c)
+	broker := oracle.NewBroker(&r.late, r.w.Elapsed)
+	broker.Note = r.w.Note // the trace has always carried the broker's findings
+	broker.Attach(r.c)
 	r.h.attachGenerations(r.c, r.gens)
 	r.wm = newWatermarks(r.w, r.s.Cluster.Pipelines)
 	r.wm.attach(r.c)
@@ -332,7 +339,7 @@ func (r *runner) threads() {
 	if closed == 0 {
 		closed = r.w.Elapsed() // the run ended before the harness closed the scheduler
 	}
-	th.Judge(&r.find, r.w.Harness().Threads(), r.c.BodyEnds(), closed)
+	th.Judge(&r.find, r.w.Harness().Threads(), r.lease.BodyEnds, closed)
 }
 
 func (r *runner) now() time.Duration { return r.w.Elapsed() }
@@ -385,10 +392,11 @@ func (r *runner) waitCycle(res sim.Result) {
 func (r *runner) judge(out *Outcome, res sim.Result) {
 	rec := r.c.Recorder
 	if res.Outcome == sim.OutcomeDone {
-		r.c.QuiesceCheck()
+		r.c.SelfReport()
+		r.lease.Quiesce()
 	}
-	for _, v := range rec.Violations { // the simulated broker's and runtimes' checks, and the lease checks
-		r.find.Add(v.Check, v.At, oracle.Subject(v.Job, v.Pipeline), "%s", v.Message)
+	for _, f := range r.late.List() { // the lease checks and the pipelines', in the order they fired
+		r.find.Add(f.Check, f.At, f.Subject, "%s", f.Message)
 	}
 	r.sp.integrityFindings(func(at time.Duration, job int64, pipeline int, msg string) {
 		r.find.Add(oracle.RestoreIntegrity, at, oracle.Subject(job, pipeline), "%s", msg)
@@ -409,12 +417,12 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 		r.liveness(out)
 		r.progress(res)
 	}
-	r.delays = r.c.SchedDelays() // as the lease decorator saw them (due to body start)
+	r.delays = r.lease.Delays // as the lease decorator saw them (due to body start)
 	out.Latency = Latencies{TriggerToComplete: r.lat.TriggerToComplete, SchedDelay: r.delays,
 		ExpiryToTrigger: rec.ExpiryToTrigger, FailoverToFirst: r.lat.FailoverToFirst}
 	if res.Outcome == sim.OutcomeDone && r.s.buggifyConfig(r.opt.Buggify) == nil {
 		// BUGGIFY injects delays the configuration does not describe.
-		r.checkBounds(out.Latency, r.ccfg.Sched.Design, r.c.SchedDues(), r.gens.StepDownWindows())
+		r.checkBounds(out.Latency, r.ccfg.Sched.Design, r.lease.Dues, r.gens.StepDownWindows())
 	}
 	if md := r.s.Checks.MaxDelay.D; md > 0 {
 		if worst := maxDur(r.delays); worst > md {

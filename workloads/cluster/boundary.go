@@ -36,6 +36,18 @@ const (
 	ObsRestoreState                   // Transport.RestoreState entered for checkpoint ID (0: none), task Task, carrying states Sum
 	ObsAskClose                       // the harness's idle task Task asks to close (Coordinator.ReadyToCloseIdle called)
 	ObsCanceled                       // the harness's cancel of the job (Manager.Cancel) returned: one per pipeline of the job
+	// The lease decorator (lease.go) and every boundary call's entry, for
+	// the lease checks (workloads/oracle/lease.go). Lease numbers the
+	// decorated lease; ID is the task's number on it, from 1.
+	ObsCall             // a boundary call entered (Value names it: "Transport.TriggerBarrier", "Lease.Schedule" is ObsLeaseSchedule's)
+	ObsLeaseSchedule    // Lease.Schedule entered for task ID with Delay, by the thread named ThreadName
+	ObsLeaseScheduled   // that Schedule returned
+	ObsLeaseCancel      // task ID's Cancel returned true
+	ObsCancelAllBegin   // Lease.CancelAll entered (ObsCancelAll: it returned)
+	ObsBodyStart        // task ID's body starts on Thread
+	ObsBodyEnd          // task ID's body returned (or panicked)
+	ObsLeaseDone        // self-report, after the run: the scheduler's Done says task ID is done
+	ObsLeaseOutstanding // self-report, after the run: the lease's Outstanding count is ID
 )
 
 // Fault names carried by ObsFault.
@@ -85,25 +97,56 @@ type Obs struct {
 	// trigger or watchdog on the scheduler's dispatch threads) when it
 	// made the call, as the lease decorator saw it.
 	InLeaseBody bool
+	// Lease, Delay, ThreadName: the lease observations' lease number, the
+	// delay ObsLeaseSchedule was given and the name of the thread that
+	// called it.
+	Lease      int
+	Delay      time.Duration
+	ThreadName string
 }
 
 func (o Obs) String() string {
 	names := [...]string{"restore-begin", "restore-end", "status-set", "allocate", "barrier", "stored", "failure", "fault", "notify", "cancel-all",
 		"ack", "notified", "sources-finished", "task-closed",
-		"store-begin", "store-failed", "listed", "deleted", "restore-state", "ask-close", "canceled"}
+		"store-begin", "store-failed", "listed", "deleted", "restore-state", "ask-close", "canceled",
+		"call", "lease-schedule", "lease-scheduled", "lease-cancel", "cancel-all-begin", "body-start", "body-end", "lease-done", "lease-outstanding"}
 	return fmt.Sprintf("%s job %d pipeline %d id %d call %d %s%s", names[o.Kind], o.Job, o.Pipeline, o.ID, o.Call, o.Fault, o.Value)
 }
 
-// observe hands o to every boundary observer.
+// observe hands o to its observers: a lease observation (LeaseOnly) to
+// the lease observers only, every other one to the boundary observers, and
+// ObsCancelAll to both.
 func (c *Cluster) observe(o Obs) {
-	if len(c.onBoundary) == 0 {
+	lease := o.Kind.LeaseOnly()
+	if len(c.onBoundary) == 0 && len(c.onLease) == 0 {
 		return
 	}
 	o.Thread = c.W.ThreadID()
-	for _, f := range c.onBoundary {
-		f(o)
+	if !lease {
+		for _, f := range c.onBoundary {
+			f(o)
+		}
+	}
+	if lease || o.Kind == ObsCancelAll {
+		for _, f := range c.onLease {
+			f(o)
+		}
 	}
 }
+
+// LeaseOnly reports whether k is one of the lease decorator's and boundary
+// calls' observations (ObsCall to ObsLeaseOutstanding), which only the
+// lease observers (OnLease) receive.
+func (k ObsKind) LeaseOnly() bool { return k >= ObsCall && k <= ObsLeaseOutstanding }
+
+// OnLease subscribes f to the lease observations and ObsCancelAll,
+// synchronously on the simulated thread that made the call. Subscribe
+// before Start.
+func (c *Cluster) OnLease(f func(Obs)) { c.onLease = append(c.onLease, f) }
+
+// call observes the entry of a boundary call named what (ObsCall): the lease
+// checks judge a body that acts after its cancel won by them.
+func (c *Cluster) call(what string) { c.observe(Obs{Kind: ObsCall, Pipeline: -1, Value: what}) }
 
 // OnBoundary subscribes f to every boundary observation, synchronously on
 // the simulated thread that made the call. Subscribe before Start.

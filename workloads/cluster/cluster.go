@@ -101,10 +101,12 @@ type Cluster struct {
 	Recorder *Recorder
 	exec     *exec.Pool
 	healed   bool
-	leases   *leaseChecks
+	leases   *Leases
 	stateBuf []byte // acknowledged task states are carved from it (taskState)
 
 	onBoundary   []func(Obs)
+	onLease      []func(Obs)
+	onPipe       []func(PipeObs)
 	restoreCalls int64
 	canceled     map[int64]bool // jobs the harness canceled (CancelJob)
 	restoring    map[int64]int  // job -> the harness's restores of it in flight
@@ -139,7 +141,7 @@ func New(w *sim.World, cfg Config) (*Cluster, error) {
 	c := &Cluster{W: w, cfg: cfg, work: w.Rand(sim.StreamWorkload), faults: w.Rand(sim.StreamFaults),
 		canceled: map[int64]bool{}, restoring: map[int64]int{}}
 	c.Recorder = newRecorder(w)
-	c.leases = newLeaseChecks(c)
+	c.leases = NewLeases(w, c.observe)
 	c.Storage = newStorage(c)
 	c.Status = &StatusStore{c: c, m: map[string]string{}, mu: w.NewMutex("sim.status")}
 	c.IDs = &IDs{c: c, next: map[PipelineID]int64{}, mu: w.NewMutex("sim.ids")}
@@ -161,7 +163,7 @@ func New(w *sim.World, cfg Config) (*Cluster, error) {
 	ccfg.Observer = obs
 	ccfg.Hooks.TriggerFault = c.triggerFault
 	for j := range cfg.Jobs {
-		deps := coord.ManagerDeps{Scheduler: s, WrapLease: c.leases.wrap, Deps: coord.Deps{
+		deps := coord.ManagerDeps{Scheduler: s, WrapLease: c.leases.Wrap, Deps: coord.Deps{
 			Env: w, Executor: c.executor, Transport: &Transport{c: c, job: int64(j)},
 			Storage: c.Storage, Status: c.Status, IDs: c.IDs, Master: &Master{c: c},
 		}}
@@ -190,34 +192,22 @@ func (c *Cluster) executor() coord.Executor { return effectExec{c} }
 type effectExec struct{ c *Cluster }
 
 func (x effectExec) Execute(fn func()) error {
-	x.c.leases.effect("Executor.Execute")
+	x.c.call("Executor.Execute")
 	return x.c.exec.Execute(fn)
 }
 
-// Quiesce closes the scheduler and waits for every task to settle; call it
-// from a simulated thread at the end of a run, then QuiesceCheck after it.
+// Quiesce closes the scheduler and waits QuiesceGrace for every task to
+// settle; call it from a simulated thread at the end of a run, then
+// SelfReport after it.
 func (c *Cluster) Quiesce() {
 	c.W.Note("quiesce: scheduler closed")
 	c.Sched.Close()
-	c.W.Sleep(quiesceGrace)
+	c.W.Sleep(QuiesceGrace)
 }
 
-// SchedDelays are the scheduling delays (due to body start, in virtual
-// time) of every lease body that started, as the lease decorator saw them.
-func (c *Cluster) SchedDelays() []time.Duration { return c.leases.delays }
-
-// SchedDues are the virtual times each of SchedDelays' bodies was due
-// (the intended schedule the lease was given), in the same order.
-func (c *Cluster) SchedDues() []time.Duration { return c.leases.dues }
-
-// BodyEnds maps each simulated thread that ran a lease body to the
-// virtual time the last body it ran returned (or panicked), as the lease
-// decorator saw it.
-func (c *Cluster) BodyEnds() map[int32]time.Duration { return c.leases.bodyEnd }
-
-// QuiesceCheck judges the leases after the run (post-mortem, no thread
-// runs): every task settled and nothing is outstanding.
-func (c *Cluster) QuiesceCheck() { c.leases.Quiesce() }
+// SelfReport hands the lease observers, after the run, what the scheduler
+// says about its tasks beyond the lease's interface (Leases.SelfReport).
+func (c *Cluster) SelfReport() { c.leases.SelfReport() }
 
 // Executor returns the current coordinator executor.
 func (c *Cluster) Executor() *exec.Pool { return c.exec }

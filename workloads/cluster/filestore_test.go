@@ -41,7 +41,7 @@ func TestFileStorageRotRefused(t *testing.T) {
 	w.Run(func() {
 		c := &Cluster{W: w, cfg: Config{FileStorage: true, Faults: FaultRates{BitRot: 1}}, work: w.Rand(sim.StreamWorkload),
 			faults: w.Rand(sim.StreamFaults), canceled: map[int64]bool{}, restoring: map[int64]int{}}
-		c.leases = newLeaseChecks(c)
+		c.leases = NewLeases(w, c.observe)
 		s := newStorage(c)
 		var read []int64
 		s.OnLatest = func(_ int64, _ int, id int64) { read = append(read, id) }

@@ -78,20 +78,21 @@ type PipelineStats struct {
 // new epoch when a failed batch has stalled a partition for 2 s (the
 // health probe). The head is the oldest batch TakeWatermarks has not
 // advanced past, so a failed batch stalls the partition once a commit
-// reaches it. The harness keeps its own account of what its sink resolved
-// (watermark-leaked-ack): after each commit's Drain every partition's
-// watermark must reach the prefix of batches the sink resolved OK (and,
-// under quarantine, failed), and a failed batch the harness's record puts
-// at a partition's head must show up Failed in StalledPartitions within
-// stallGrace + probeEvery.
+// reaches it. The harness hands the checks (workloads/oracle/broker.go) a
+// typed record of every call it makes to the checkpointer and of what its
+// source, sink, runtime and broker did (PipeObs, pipeline_checks.go): after
+// each commit's Drain every partition's watermark must reach the prefix of
+// batches the sink resolved OK (and, under quarantine, failed), and a
+// failed batch the harness's record puts at a partition's head must show up
+// Failed in StalledPartitions within FailedHeadWithin.
 // Pipelines with an odd number (job*pipelines+pipeline)
 // quarantine failed batches (Options.DeadLetter) instead of stalling.
 //
 // A new epoch, a re-admission or a restart re-reads each partition from its
-// last committed offset (at-least-once). Commits go to a simulated broker
-// that asserts the cheap properties: a commit is for the current epoch and
-// an assigned partition, never goes backwards within an epoch, and never
-// passes what the source has read. Violations go to Recorder.Violations.
+// last committed offset (at-least-once). Commits go to a simulated broker,
+// whose cheap properties the checks judge from each commit (PipeCommitted):
+// a commit is for the current epoch and an assigned partition, never goes
+// backwards within an epoch, and never passes what the source has read.
 type Pipelines struct {
 	c   *Cluster
 	All []*Pipeline // job-major
@@ -129,31 +130,8 @@ type Pipeline struct {
 	epoch     watermark.Epoch
 	admitted  []watermark.Epoch // per partition: last epoch it was admitted to
 	committed []int64           // per partition: the broker's committed offset
-	lastEpoch []watermark.Epoch // per partition: epoch of the last commit
 	dones     []func()
-
-	// What the harness's sink resolved (watermark-leaked-ack; runtime and
-	// source under mu, the sink writes a record's outcome without it):
-	// per partition, the batches issued since its admission in the current
-	// epoch and not passed by a watermark TakeWatermarks returned, in issue
-	// order; the latest such watermark in this epoch, else the admission
-	// offset; and when it was set.
-	recs   [][]*batchRec
-	mark   []int64
-	markAt []time.Duration
-
-	// What the harness handed the checkpointer and got back (the
-	// watermark-ceiling and watermark-misuse checks; source and runtime,
-	// under mu): per partition, the last offsets of the batches issued
-	// since the partition was last admitted, oldest first, and the epoch
-	// they were issued in; the batch ids Issue returned in the current
-	// epoch.
-	unretired   [][]int64
-	issuedEpoch []watermark.Epoch
-	ids         map[watermark.BatchID]bool
-	idsEpoch    watermark.Epoch
-	ceilingSeen bool
-	misuseSeen  bool
+	serial    uint64 // batches the source issued (PipeIssued numbers them)
 
 	// Sink only.
 	held []sinkItem
@@ -163,27 +141,6 @@ type Pipeline struct {
 	// may have taken the queue already) is not counted as before it.
 	resolved uint64
 }
-
-// batchRec is the harness's record of one batch: its id and last offset
-// from Issue, and the outcome the sink gave it, written right after Done or
-// Fail returned (so a Drain that runs before the record is written has seen
-// the resolution queued, or not, but never a recorded one it missed).
-type batchRec struct {
-	id       watermark.BatchID
-	last     int64
-	state    recState
-	at       time.Duration // when the sink's resolution returned
-	n        uint64        // the sink's count of recorded resolutions, this one included
-	reported bool          // watermark-leaked-ack named it already
-}
-
-type recState uint8
-
-const (
-	recPending recState = iota
-	recOK
-	recFailed
-)
 
 type pipeEventKind uint8
 
@@ -201,9 +158,9 @@ type pipeEvent struct {
 }
 
 type sinkItem struct {
-	ack *watermark.Ack
-	rec *batchRec
-	due time.Duration
+	ack    *watermark.Ack
+	serial uint64 // the batch's number in PipeIssued
+	due    time.Duration
 }
 
 // newPipelines returns nil when the workload has no partitions.
@@ -218,9 +175,7 @@ func newPipelines(c *Cluster) *Pipelines {
 		for i := range c.cfg.Pipelines {
 			p := &Pipeline{ps: ps, job: int64(j), idx: i, quarantine: PipelineID{int64(j), i}.Seq(c.cfg.Pipelines)%2 == 1,
 				mu: c.W.NewMutex("sim.pipeline"), pos: make([]int64, n), admitted: make([]watermark.Epoch, n),
-				committed: make([]int64, n), lastEpoch: make([]watermark.Epoch, n),
-				recs: make([][]*batchRec, n), mark: make([]int64, n), markAt: make([]time.Duration, n),
-				unretired: make([][]int64, n), issuedEpoch: make([]watermark.Epoch, n), ids: map[watermark.BatchID]bool{},
+				committed: make([]int64, n),
 				sinkActor: fmt.Sprintf("sink-%d-%d", j, i)}
 			p.wake = c.W.NewCond(p.mu)
 			opts := watermark.Options{PendingCeiling: PendingCeiling}
@@ -433,6 +388,7 @@ func (p *Pipeline) newEpoch(parts []watermark.Partition) {
 	slices.Sort(parts)
 	dropped := slices.DeleteFunc(slices.Clone(p.assigned), func(q watermark.Partition) bool { return slices.Contains(parts, q) })
 	p.epoch++
+	p.observe(PipeObs{Kind: PipeEpoch, Epoch: p.epoch})
 	dones := p.invokeEach(p.dones[:0], WMRevoke, dropped, p.epoch)
 	dones = p.invokeEach(dones, WMBeginEpoch, parts, p.epoch)
 	p.cp.BeginEpoch(parts, p.epoch)
@@ -448,9 +404,7 @@ func (p *Pipeline) assign(parts []watermark.Partition) {
 		if p.admitted[q] != p.epoch {
 			p.admitted[q] = p.epoch
 			p.pos[q] = p.committed[q]
-			p.unretired[q] = p.unretired[q][:0]
-			p.recs[q] = p.recs[q][:0]
-			p.mark[q], p.markAt[q] = p.committed[q], p.ps.c.W.Elapsed()
+			p.observe(PipeObs{Kind: PipeAdmitted, Epoch: p.epoch, Partition: q, Offset: p.committed[q]})
 		}
 	}
 	p.assigned = parts
@@ -468,8 +422,7 @@ func (p *Pipeline) revoke(parts []watermark.Partition, eager bool) {
 	}
 	p.assigned = rest
 	for _, q := range parts {
-		p.unretired[q] = p.unretired[q][:0] // no longer tracked: its batches are not pending
-		p.recs[q] = p.recs[q][:0]           // nor checked
+		p.observe(PipeObs{Kind: PipeRevoked, Epoch: p.epoch, Partition: q})
 	}
 	dones := p.invokeEach(p.dones[:0], WMRevoke, parts, p.epoch)
 	p.cp.Revoke(parts)
@@ -493,7 +446,7 @@ func (p *Pipeline) readmit(parts []watermark.Partition) {
 	err := p.cp.ExtendEpoch(parts)
 	p.finish(dones)
 	if err != nil {
-		p.violate("watermark-extend", "ExtendEpoch%v refused in epoch %d: %v", parts, p.epoch, err)
+		p.observe(PipeObs{Kind: PipeExtendRefused, Epoch: p.epoch, Parts: parts, Err: err})
 		return
 	}
 	p.assign(all)
@@ -505,9 +458,8 @@ func (p *Pipeline) commit() {
 	before := p.resolved
 	p.cp.Drain()
 	epoch, marks := p.cp.TakeWatermarks()
-	p.checkResolved(epoch, marks, before)
+	p.observe(PipeObs{Kind: PipeTaken, Epoch: epoch, Current: p.epoch, Marks: marks, Count: before, Parts: p.tracked()})
 	for _, m := range marks {
-		p.retire(epoch, m.Partition, m.Offset)
 		off := m.Offset
 		if p.ps.c.cfg.Workload.PlantCommitPastWatermark {
 			off++
@@ -521,20 +473,27 @@ func (p *Pipeline) commit() {
 	}
 }
 
-// brokerCommit stores a committed offset and asserts the cheap properties.
+// brokerCommit stores a committed offset; the broker's checks judge it
+// (PipeCommitted: workloads/oracle/broker.go) against what the harness
+// knows at the call: the runtime's epoch, its assignment and how far the
+// source read.
 func (p *Pipeline) brokerCommit(epoch watermark.Epoch, q watermark.Partition, off int64) {
-	switch {
-	case epoch != p.epoch:
-		p.violate("watermark-stale-commit", "partition %d committed %d for epoch %d in epoch %d", q, off, epoch, p.epoch)
-	case !slices.Contains(p.assigned, q):
-		p.violate("watermark-unassigned-commit", "partition %d committed %d in epoch %d while not assigned", q, off, epoch)
-	case p.lastEpoch[q] == epoch && off < p.committed[q]:
-		p.violate("watermark-backwards", "partition %d committed %d after %d in epoch %d", q, off, p.committed[q], epoch)
-	case off > p.pos[q]:
-		p.violate("watermark-unread", "partition %d committed %d but the source read only up to %d", q, off, p.pos[q])
-	}
-	p.committed[q], p.lastEpoch[q] = off, epoch
+	p.observe(PipeObs{Kind: PipeCommitted, Epoch: epoch, Current: p.epoch, Partition: q, Offset: off,
+		Assigned: slices.Contains(p.assigned, q), Read: p.pos[q]})
+	p.committed[q] = off
 	p.ps.Stats.Commits++
+}
+
+// tracked lists the partitions assigned and admitted in the current epoch,
+// in assignment order.
+func (p *Pipeline) tracked() []watermark.Partition {
+	var out []watermark.Partition
+	for _, q := range p.assigned {
+		if p.admitted[q] == p.epoch {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 func (p *Pipeline) deadLetter(q watermark.Quarantined) {
@@ -545,11 +504,12 @@ func (p *Pipeline) deadLetter(q watermark.Quarantined) {
 
 // probe is the health probe: a partition stalled by a failed batch
 // restarts the source in a new epoch. Before acting on StalledPartitions
-// it checks the report against the harness's own record (checkFailedHeads).
+// the harness hands the report to the checks (PipeStalls), which compare
+// it with the harness's record of its sink.
 func (p *Pipeline) probe() {
 	now := sim.Epoch.Add(p.ps.c.W.Elapsed())
 	stalls := p.cp.StalledPartitions()
-	p.checkFailedHeads(stalls)
+	p.observe(PipeObs{Kind: PipeStalls, Current: p.epoch, Stalls: stalls, Parts: p.tracked()})
 	restart := false
 	for _, s := range stalls {
 		if s.Failed && now.Sub(s.Since) >= stallGrace {

@@ -1,192 +1,106 @@
-// The simulated broker's and runtimes' own assertions about what the
-// checkpointer hands them (the watermark-* checks, reported through
-// Recorder.Violations), split from pipeline.go.
+// What the harness's pipelines hand the checks (the watermark-* checks of
+// workloads/oracle/broker.go): typed observations of what the source handed
+// the offset checkpointer and got back, what the sink resolved, what the
+// runtime took and committed to the simulated broker, each recorded at the
+// call with the harness's own facts at that moment.
 
 package cluster
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/ckptsim/ckptsim/core/watermark"
 )
 
-// CheckCommitted, after StopSources and SettleAfterStop, requires every
-// assigned partition's broker offset to be one past the last batch its
-// source read (every batch is resolved by then, and faults are off): no
-// under-commit, nothing lost. Both sides are the harness's own: the
-// source's read position and the simulated broker's committed offset.
+// FailedHeadWithin is how long after a failed batch became its partition's
+// head StalledPartitions must report it Failed: the stall grace and one
+// probe period (a Drain runs at least every probeEvery).
+const FailedHeadWithin = stallGrace + probeEvery
+
+// PipeObsKind names a pipeline observation.
+type PipeObsKind uint8
+
+// The pipeline observations.
+const (
+	PipeEpoch         PipeObsKind = iota // the runtime began Epoch (before BeginEpoch)
+	PipeAdmitted                         // Partition admitted in the runtime's Epoch, read again from Offset (its committed offset)
+	PipeRevoked                          // Partition revoked mid-epoch (Revoke): its batches are tracked no more
+	PipeExtendRefused                    // ExtendEpoch(Parts) returned Err in the runtime's Epoch
+	PipeIssued                           // the source's Issue(Partition, Last) returned an ack for Batch with AckLast; Serial numbers it
+	PipeResolved                         // the sink's Done (OK) or Fail of batch Serial returned; Count: outcomes recorded, this one included
+	PipeTaken                            // after a Drain, TakeWatermarks returned Epoch and Marks; Count: outcomes recorded before that Drain
+	PipeCommitted                        // the broker received Offset for Partition in Epoch
+	PipeStalls                           // StalledPartitions returned Stalls (the runtime's probe)
+	PipeQuiesced                         // sources stopped and settled: InFlight batches unresolved; Read and Committed per partition of Parts
+)
+
+// PipeObs is one pipeline observation. Current is the runtime's epoch at
+// the call; Parts (PipeTaken, PipeStalls) the partitions assigned and
+// admitted in it, in assignment order.
+type PipeObs struct {
+	Kind       PipeObsKind
+	Job        int64
+	Pipeline   int
+	Quarantine bool // the pipeline passes failed batches over (Options.DeadLetter)
+	Epoch      watermark.Epoch
+	Current    watermark.Epoch
+	Partition  watermark.Partition
+	Parts      []watermark.Partition
+	Last       int64 // PipeIssued: the last offset the source gave
+	AckLast    int64 // PipeIssued: the ack's LastOffset
+	Batch      watermark.BatchID
+	Tracked    bool // PipeIssued: the partition is assigned and admitted in Current
+	Serial     uint64
+	OK         bool
+	Count      uint64
+	Offset     int64
+	Assigned   bool  // PipeCommitted: the partition is assigned
+	Read       int64 // PipeCommitted: the next offset the source reads
+	Marks      []watermark.Watermark
+	Stalls     []watermark.Stall
+	Err        error
+	InFlight   int
+	Reads      []int64 // PipeQuiesced: per partition of Parts, the next offset the source reads
+	Committed  []int64 // PipeQuiesced: per partition of Parts, the broker's committed offset
+}
+
+// OnPipeline subscribes f to the pipelines' observations, synchronously on
+// the simulated thread that made the call. Subscribe before Start.
+func (c *Cluster) OnPipeline(f func(PipeObs)) { c.onPipe = append(c.onPipe, f) }
+
+func (p *Pipeline) observe(o PipeObs) {
+	c := p.ps.c
+	o.Job, o.Pipeline, o.Quarantine = p.job, p.idx, p.quarantine
+	for _, f := range c.onPipe {
+		f(o)
+	}
+}
+
+// issued hands one Issue to the checks (called with mu held, right after
+// Issue returned) and returns the batch's number.
+func (p *Pipeline) issued(q watermark.Partition, last int64, ack *watermark.Ack) uint64 {
+	p.serial++
+	p.observe(PipeObs{Kind: PipeIssued, Current: p.epoch, Partition: q, Last: last, Batch: ack.Batch(), AckLast: ack.LastOffset(),
+		Tracked: p.admitted[q] == p.epoch && slices.Contains(p.assigned, q), Serial: p.serial})
+	return p.serial
+}
+
+// CheckCommitted, after StopSources and SettleAfterStop, hands the checks
+// each pipeline's batches still unresolved and, per assigned partition, the
+// source's read position and the broker's committed offset (PipeQuiesced:
+// watermark-under-commit). Both sides are the harness's own.
 func (ps *Pipelines) CheckCommitted() {
 	if ps == nil {
 		return
 	}
 	for _, p := range ps.All {
 		p.mu.Lock()
-		inFlight := len(p.queue) + len(p.held)
+		o := PipeObs{Kind: PipeQuiesced, Current: p.epoch, InFlight: len(p.queue) + len(p.held), Parts: slices.Clone(p.assigned)}
 		for _, q := range p.assigned {
-			if inFlight == 0 && p.committed[q] != p.pos[q] {
-				p.violate("watermark-under-commit", "partition %d: the source read up to offset %d and every batch was resolved, but the broker committed %d",
-					q, p.pos[q]-1, p.committed[q])
-			}
+			o.Reads = append(o.Reads, p.pos[q])
+			o.Committed = append(o.Committed, p.committed[q])
 		}
-		if inFlight > 0 {
-			p.violate("watermark-under-commit", "%d batches still unresolved at quiesce", inFlight)
-		}
+		p.observe(o)
 		p.mu.Unlock()
 	}
 }
-
-func (p *Pipeline) violate(check, format string, args ...any) {
-	c := p.ps.c
-	v := Violation{At: c.W.Elapsed(), Check: check, Job: p.job, Pipeline: p.idx, Message: fmt.Sprintf(format, args...)}
-	c.Recorder.Violations = append(c.Recorder.Violations, v)
-	c.W.Note("violation: %s", v)
-}
-
-// ---- runtime
-
-// checkResolved is watermark-leaked-ack's main half, called right after a
-// Drain and the TakeWatermarks that returned epoch and marks: for every
-// partition assigned in this epoch, the watermark (the one just returned,
-// else the latest in this epoch, else the admission offset) must reach one
-// past the last offset of the longest prefix of its batches, from its
-// admission, that the harness's sink resolved OK before that Drain (under
-// quarantine, failed ones too: the DeadLetter callback passes them over).
-// A watermark below that lost or held back a resolution the harness made.
-// Both sides are harness observations: the sink's Done/Fail calls and the
-// watermarks TakeWatermarks returned. Above it is watermark-unread's and
-// the watermark model's business. Then it drops the records the watermark
-// passed.
-func (p *Pipeline) checkResolved(epoch watermark.Epoch, marks []watermark.Watermark, before uint64) {
-	if epoch != p.epoch {
-		return // watermark-stale-commit's business
-	}
-	now := p.ps.c.W.Elapsed()
-	for _, q := range p.assigned {
-		if p.admitted[q] != p.epoch {
-			continue
-		}
-		wm := p.mark[q]
-		for _, m := range marks {
-			if m.Partition == q {
-				wm = m.Offset
-			}
-		}
-		recs := p.recs[q]
-		want, n := p.mark[q], 0
-		for n < len(recs) && recs[n].n <= before && (recs[n].state == recOK || p.quarantine && recs[n].state == recFailed) {
-			want = recs[n].last + 1
-			n++
-		}
-		if wm < want {
-			// Once per batch the watermark stops at: the first resolved
-			// batch it did not pass is named; those behind it, stuck on
-			// the same lost resolution, are not named again.
-			stuck := slices.IndexFunc(recs[:n], func(r *batchRec) bool { return r.last >= wm })
-			if r := recs[stuck]; !r.reported {
-				p.violate("watermark-leaked-ack", "partition %d epoch %d: the sink resolved batch %+v (last offset %d, ok %v) and every batch before it since offset %d (resolved prefix up to offset %d), but after a Drain the watermark is %d",
-					q, p.epoch, r.id, r.last, r.state == recOK, p.mark[q], want-1, wm)
-			}
-			for _, r := range recs[stuck:n] {
-				r.reported = true
-			}
-		}
-		i := 0
-		for i < len(recs) && recs[i].last < wm {
-			i++
-		}
-		p.recs[q] = append(recs[:0], recs[i:]...)
-		clear(recs[len(recs)-i:])
-		if wm != p.mark[q] {
-			p.mark[q], p.markAt[q] = wm, now
-		}
-	}
-}
-
-// checkFailedHeads is watermark-leaked-ack's other half, for pipelines
-// without quarantine: a batch the harness's sink failed that, by the
-// harness's record, is its partition's head (every batch before it passed
-// by a returned watermark) since t must be reported Failed by the
-// StalledPartitions the runtime's probe sees once stallGrace + probeEvery
-// has passed since t (a Drain runs at least every probeEvery): a
-// checkpointer that hides a failure the harness made would let the
-// partition stall unnoticed.
-func (p *Pipeline) checkFailedHeads(stalls []watermark.Stall) {
-	if p.quarantine {
-		return
-	}
-	now := p.ps.c.W.Elapsed()
-	for _, q := range p.assigned {
-		if p.admitted[q] != p.epoch || len(p.recs[q]) == 0 {
-			continue
-		}
-		r := p.recs[q][0]
-		if r.state != recFailed || r.reported || now-max(r.at, p.markAt[q]) < stallGrace+probeEvery {
-			continue
-		}
-		if slices.ContainsFunc(stalls, func(s watermark.Stall) bool { return s.Failed && s.Batch == r.id }) {
-			continue
-		}
-		r.reported = true
-		p.violate("watermark-leaked-ack", "partition %d epoch %d: the sink failed batch %+v (last offset %d) at %v and it has been the head since %v (watermark %d), but StalledPartitions does not report it failed at %v",
-			q, p.epoch, r.id, r.last, r.at, max(r.at, p.markAt[q]), p.mark[q], now)
-	}
-}
-
-// issued checks one Issue at the checkpointer's boundary (called with mu
-// held, right after Issue returned): the ack names a batch of partition q
-// in the epoch the runtime began, never handed out before in that epoch,
-// with the last offset the source gave (watermark-misuse); and the source,
-// which polls q only while AtCeiling says false, holds at most
-// PendingCeiling batches of q issued since its admission and not yet
-// retired by a watermark TakeWatermarks returned (watermark-ceiling).
-func (p *Pipeline) issued(q watermark.Partition, last int64, ack *watermark.Ack) *batchRec {
-	id := ack.Batch()
-	if p.idsEpoch != p.epoch {
-		clear(p.ids)
-		p.idsEpoch = p.epoch
-	}
-	switch {
-	case p.misuseSeen:
-	case id.Partition != q || id.Epoch != p.epoch || ack.LastOffset() != last:
-		p.misuseSeen = true
-		p.violate("watermark-misuse", "Issue(partition %d, last offset %d) in epoch %d returned an ack for %+v with last offset %d",
-			q, last, p.epoch, id, ack.LastOffset())
-	case p.ids[id]:
-		p.misuseSeen = true
-		p.violate("watermark-misuse", "Issue(partition %d, last offset %d) in epoch %d returned batch %+v, already handed out in this epoch",
-			q, last, p.epoch, id)
-	}
-	p.ids[id] = true
-	if p.issuedEpoch[q] != id.Epoch {
-		p.issuedEpoch[q] = id.Epoch
-		p.unretired[q] = p.unretired[q][:0]
-	}
-	p.unretired[q] = append(p.unretired[q], last)
-	rec := &batchRec{id: id, last: last}
-	if p.admitted[q] == p.epoch && slices.Contains(p.assigned, q) {
-		p.recs[q] = append(p.recs[q], rec)
-	}
-	if n := len(p.unretired[q]); n > PendingCeiling && !p.ceilingSeen {
-		p.ceilingSeen = true
-		p.violate("watermark-ceiling", "partition %d: the source polled (AtCeiling said false) with %d batches issued in epoch %d and not retired by a watermark, ceiling %d",
-			q, n-1, id.Epoch, PendingCeiling)
-	}
-	return rec
-}
-
-// retire drops the batches a watermark TakeWatermarks returned has passed
-// (each batch's last offset below it), for the epoch they were issued in.
-func (p *Pipeline) retire(epoch watermark.Epoch, q watermark.Partition, off int64) {
-	if int(q) >= len(p.unretired) || p.issuedEpoch[q] != epoch {
-		return
-	}
-	u := p.unretired[q]
-	i := 0
-	for i < len(u) && u[i] < off {
-		i++
-	}
-	p.unretired[q] = append(u[:0], u[i:]...)
-}
-
-// ---- source and sink

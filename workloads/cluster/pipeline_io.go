@@ -24,9 +24,9 @@ func (p *Pipeline) source() {
 			}
 			last := p.pos[q] + r.Int64N(maxRecords)
 			ack := iss.Issue(q, last)
-			rec := p.issued(q, last, ack)
+			serial := p.issued(q, last, ack)
 			p.pos[q] = last + 1
-			p.queue = append(p.queue, sinkItem{ack: ack, rec: rec, due: w.Elapsed() + time.Duration(r.Int64N(int64(sinkMaxDelay)+1))})
+			p.queue = append(p.queue, sinkItem{ack: ack, serial: serial, due: w.Elapsed() + time.Duration(r.Int64N(int64(sinkMaxDelay)+1))})
 			p.ps.Stats.Batches++
 		}
 		p.mu.Unlock()
@@ -72,10 +72,7 @@ func (p *Pipeline) sink() {
 			// Right after Done or Fail returned, with no scheduling point
 			// before it: the harness's record of the outcome.
 			p.resolved++
-			it.rec.state, it.rec.at, it.rec.n = recOK, c.W.Elapsed(), p.resolved
-			if fail {
-				it.rec.state = recFailed
-			}
+			p.observe(PipeObs{Kind: PipeResolved, Serial: it.serial, OK: !fail, Count: p.resolved})
 			done()
 		}
 		clear(due)

@@ -12,12 +12,14 @@ import (
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/workloads"
 	"github.com/ckptsim/ckptsim/workloads/cluster"
+	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
 type pipeRun struct {
 	res  sim.Result
 	c    *cluster.Cluster
 	hist *linearizability.Recorder
+	find *oracle.Findings // the lease and pipeline checks'
 }
 
 // pipelines runs 4 pipelines of 4 partitions for 2 minutes with sink
@@ -25,7 +27,7 @@ type pipeRun struct {
 func pipelines(t *testing.T, seed uint64, wl cluster.Workload) pipeRun {
 	t.Helper()
 	w := sim.New(sim.Config{Seed: seed, MaxTime: time.Hour, LockOrder: true})
-	out := pipeRun{hist: linearizability.NewRecorder(linearizability.Logical)}
+	out := pipeRun{hist: linearizability.NewRecorder(linearizability.Logical), find: &oracle.Findings{}}
 	wl.AckLatency = cluster.Dist{Kind: "uniform", Min: 10 * time.Millisecond, Max: time.Second}
 	wl.RestartDelay = cluster.Dist{Min: time.Second}
 	out.res = w.Run(func() {
@@ -40,6 +42,8 @@ func pipelines(t *testing.T, seed uint64, wl cluster.Workload) pipeRun {
 		if err != nil {
 			panic(err)
 		}
+		oracle.NewLease(out.find, w.Elapsed).Attach(out.c)
+		oracle.NewBroker(out.find, w.Elapsed).Attach(out.c)
 		out.c.Pipelines.OnOp = func(o cluster.WatermarkOp) func() {
 			op, err := out.hist.Invoke(o.Actor, int64(w.Elapsed()), workloads.WatermarkModelOp(o, 4))
 			if err != nil {
@@ -77,8 +81,8 @@ func TestPipelinesCommitAndPassTheModel(t *testing.T) {
 		if r.res.Outcome != sim.OutcomeDone {
 			t.Fatalf("seed %d: %v %s", seed, r.res.Outcome, r.res.Reason)
 		}
-		if len(r.c.Recorder.Violations) > 0 {
-			t.Fatalf("seed %d: %v", seed, r.c.Recorder.Violations)
+		if fs := r.find.List(); len(fs) > 0 {
+			t.Fatalf("seed %d: %v", seed, fs)
 		}
 		if cyc := r.res; len(r.c.W.Harness().LockGraph().Cycles()) > 0 {
 			t.Fatalf("seed %d: lock-order cycles %v (%v)", seed, r.c.W.Harness().LockGraph().Cycles(), cyc.Outcome)
@@ -165,11 +169,11 @@ func TestPipelinesThreadCount(t *testing.T) {
 // watermark commits an offset never read, which the broker reports.
 func TestPlantedCommitBugTripsTheBroker(t *testing.T) {
 	r := pipelines(t, 2, cluster.Workload{Partitions: 1, BatchRate: 0.5, PlantCommitPastWatermark: true})
-	for _, v := range r.c.Recorder.Violations {
-		if v.Check == "watermark-unread" {
-			t.Logf("reported: %s", v)
+	for _, f := range r.find.List() {
+		if f.Check == oracle.WatermarkUnread {
+			t.Logf("reported: %s", f)
 			return
 		}
 	}
-	t.Fatalf("no watermark-unread violation among %v", r.c.Recorder.Violations)
+	t.Fatalf("no watermark-unread finding among %v", r.find.List())
 }

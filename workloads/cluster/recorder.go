@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"fmt"
 	"iter"
 	"time"
 
@@ -16,19 +15,6 @@ type Record struct {
 	coord.Event
 }
 
-// Violation is a broken safety invariant observed during the run.
-type Violation struct {
-	At       time.Duration
-	Check    string
-	Job      int64
-	Pipeline int
-	Message  string
-}
-
-func (v Violation) String() string {
-	return fmt.Sprintf("%v job %d pipeline %d: %s: %s", v.At, v.Job, v.Pipeline, v.Check, v.Message)
-}
-
 type pipeState struct {
 	expiredAt time.Duration
 	restoring bool
@@ -40,17 +26,15 @@ type pipeState struct {
 
 // Recorder keeps the coordinator event log (traces and diagnostics) and
 // gathers virtual-time latencies. It judges nothing: the checks live in
-// workloads/oracle. Violations holds what the simulated broker and
-// pipeline runtimes assert (pipeline.go), by check id.
+// workloads/oracle.
 type Recorder struct {
 	w *sim.World
 	// records is the event log in chunks of recordChunk: appending never
 	// copies what is there (a growing slice copied and re-allocated it,
 	// 38% of the bytes a BenchmarkSim/pipelines=500 run allocated).
-	records    [][]Record
-	nrecords   int
-	Violations []Violation
-	pipes      map[PipelineID]*pipeState
+	records  [][]Record
+	nrecords int
+	pipes    map[PipelineID]*pipeState
 	// ExpiryToTrigger, in virtual time, from core's own events: a
 	// diagnostic only (trigger to complete and failover to first, which
 	// latency-bound judges, are oracle.Latency's, from the boundary).

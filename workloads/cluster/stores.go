@@ -40,7 +40,7 @@ func newStorage(c *Cluster) *Storage {
 // an error (the reply was lost); under BitRot the committed copy's bytes
 // rot once the store returned (Load and Latest return the rotted copy).
 func (s *Storage) Store(cp *coord.Completed) error {
-	s.c.leases.effect("Storage.Store")
+	s.c.call("Storage.Store")
 	if s.OnStore != nil {
 		s.OnStore(cp, nil, true)
 	}
@@ -136,7 +136,7 @@ func (s *Storage) rot(k PipelineID, cp *coord.Completed) {
 
 // Delete removes checkpoints by id.
 func (s *Storage) Delete(job int64, pipeline int, ids []int64) error {
-	s.c.leases.effect("Storage.Delete")
+	s.c.call("Storage.Delete")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var err error
@@ -294,7 +294,7 @@ func (s *StatusStore) Peek(k string) string { return s.m[k] }
 
 // Set writes a key.
 func (s *StatusStore) Set(k, v string) error {
-	s.c.leases.effect("StatusStore.Set")
+	s.c.call("StatusStore.Set")
 	if job, p, ok := statusPipeline(k); ok {
 		s.c.observe(Obs{Kind: ObsStatusSet, Job: job, Pipeline: p, Value: v})
 	}
@@ -309,7 +309,7 @@ func (s *StatusStore) Set(k, v string) error {
 
 // Delete removes a key.
 func (s *StatusStore) Delete(k string) error {
-	s.c.leases.effect("StatusStore.Delete")
+	s.c.call("StatusStore.Delete")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.m, k)
@@ -325,7 +325,7 @@ type IDs struct {
 
 // Next returns the next id of a pipeline, starting at 1.
 func (i *IDs) Next(job int64, pipeline int) (int64, error) {
-	i.c.leases.effect("IDCounter.Next")
+	i.c.call("IDCounter.Next")
 	if i.c.injected(i.c.cfg.Faults.IDFail, FaultID, job, pipeline, 0) {
 		i.c.W.Note("fault: id allocation fails job %d pipeline %d", job, pipeline)
 		return 0, fmt.Errorf("simulated id counter failure")
@@ -344,7 +344,7 @@ func (i *IDs) Next(job int64, pipeline int) (int64, error) {
 
 // Set sets the next id (restore from savepoint).
 func (i *IDs) Set(job int64, pipeline int, next int64) error {
-	i.c.leases.effect("IDCounter.Set")
+	i.c.call("IDCounter.Set")
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.next[PipelineID{job, pipeline}] = next

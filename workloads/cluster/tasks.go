@@ -57,9 +57,9 @@ func (t *Transport) taskName(job int64, pipeline int, task coord.TaskID) string 
 // acknowledges after the ack latency (or never, under the AckDrop fault).
 func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b coord.Barrier) error {
 	c := t.c
-	c.leases.effect("Transport.TriggerBarrier")
+	c.call("Transport.TriggerBarrier")
 	c.observe(Obs{Kind: ObsBarrier, Job: job, Pipeline: pipeline, ID: b.ID, Task: int(task),
-		Stamp: b.Timestamp.UnixNano(), Final: b.Type == coord.CompletedPoint, InLeaseBody: c.leases.inBody()})
+		Stamp: b.Timestamp.UnixNano(), Final: b.Type == coord.CompletedPoint, InLeaseBody: c.leases.InBody()})
 	c.sleep(c.cfg.Workload.DispatchLatency)
 	if c.injected(c.cfg.Faults.BarrierFail, FaultBarrier, job, pipeline, b.ID) {
 		c.W.Note("fault: barrier dispatch fails job %d pipeline %d", job, pipeline)
@@ -105,7 +105,7 @@ func (d *delivery) Run() {
 // NotifyComplete blocks for the notify latency and may fail.
 func (t *Transport) NotifyComplete(job int64, pipeline int, task coord.TaskID, cp *coord.Completed) error {
 	c := t.c
-	c.leases.effect("Transport.NotifyComplete")
+	c.call("Transport.NotifyComplete")
 	final := cp.Type == coord.CompletedPoint
 	c.observe(Obs{Kind: ObsNotify, Job: job, Pipeline: pipeline, ID: cp.ID, Task: int(task), Stamp: cp.TriggeredAt.UnixNano(), Final: final, Sum: StateSum(cp)})
 	c.sleep(c.cfg.Workload.NotifyLatency)
@@ -124,14 +124,14 @@ func (t *Transport) NotifyComplete(job int64, pipeline int, task coord.TaskID, c
 
 // NotifyStart does nothing.
 func (t *Transport) NotifyStart(int64, int, coord.TaskID) error {
-	t.c.leases.effect("Transport.NotifyStart")
+	t.c.call("Transport.NotifyStart")
 	return nil
 }
 
 // RestoreState hands a task the checkpoint it restores from (nil: none);
 // the simulated task keeps nothing of it.
 func (t *Transport) RestoreState(job int64, pipeline int, task coord.TaskID, cp *coord.Completed) error {
-	t.c.leases.effect("Transport.RestoreState")
+	t.c.call("Transport.RestoreState")
 	o := Obs{Kind: ObsRestoreState, Job: job, Pipeline: pipeline, Task: int(task)}
 	if cp != nil {
 		o.ID, o.Sum = cp.ID, StateSum(cp)
@@ -147,7 +147,7 @@ type Master struct{ c *Cluster }
 // HandleCheckpointError schedules the pipeline's restore.
 func (m *Master) HandleCheckpointError(job int64, pipeline int, gen uint64, r coord.Reason) {
 	c := m.c
-	c.leases.effect("JobMaster.HandleCheckpointError")
+	c.call("JobMaster.HandleCheckpointError")
 	c.observe(Obs{Kind: ObsFailure, Job: job, Pipeline: pipeline})
 	delay := c.cfg.Workload.RestartDelay.Draw(c.work)
 	c.W.Go(fmt.Sprintf("job-master-%d-%d", job, pipeline), func() {

@@ -8,19 +8,35 @@
 // A verdict is derived only from what the harness observes at the
 // boundaries of the code under test (Transport, Storage, SavepointWriter,
 // StatusStore, IDCounter, JobMaster, the executor, the lease and timer
-// hand-offs, the simulated broker), from the faults the harness itself
-// injected and when, and from virtual time. coord.Event feeds traces and
-// diagnostics, never a check of this package: TestChecksReadOnlyTheFeed
-// (imports_test.go) fails on any file here that uses coord.Event, the
-// cluster's Recorder, or anything of core/coord beyond the boundary values
-// the feed carries, or that imports core/sched. Checks still judged outside
-// this package (the lease checks in workloads/cluster/leasecheck.go, the
-// broker's in workloads/cluster/pipeline.go, the idle-close checks in
-// workloads/cluster/idle.go, retention and the thread checks in workloads) are
-// not yet under that test. A check that still reads a field the code
-// under test computed about itself (a pool's own statistics, a task's Done)
-// is marked Source SelfReport in the registry, so the remaining debt is
-// listed rather than hidden.
+// hand-offs, the offset checkpointer and the simulated broker), from the
+// harness's own actions (the restores, cancels and faults it drove, what
+// its tasks, sources and sinks did), from the simulator's thread table and
+// from virtual time: the feeds (Feed). Each check declares the feeds it
+// subscribes to in the registry, and its Source label in CHECKS.md is
+// derived from them. The cluster hands them over typed: cluster.Obs on
+// OnBoundary and OnLease (the lease decorator, cluster.Leases, and the
+// entry of every boundary call), cluster.PipeObs on OnPipeline.
+//
+// coord.Event feeds traces and diagnostics, never a check of this package:
+// TestChecksReadOnlyTheFeed (imports_test.go) fails on any file here that
+// uses coord.Event, the cluster's Recorder, anything of core/coord or
+// core/watermark beyond the boundary values the feed carries, that
+// imports core/sched or core/exec, or that selects what core computes
+// about itself (Outstanding, Cancelled, Stats). A check that still reads
+// something the code under test computed about itself (a task's Done and
+// a lease's Outstanding, handed over after the run as ObsLeaseDone and
+// ObsLeaseOutstanding; a pool's queue length) declares the SelfReport feed
+// and is labelled self-report, so the remaining debt is listed rather than
+// hidden; TestSelfReportFeedsAreDeclared fails on a file that reads a
+// self-report observation and reports a check not so declared.
+//
+// Checks still judged outside this package, and so not under that test:
+// workloads/engine.go and bounds.go report deadlock, lock-order and
+// blocked-forever (which also reads exec.Pool.Stats) from the simulator's
+// result, savepoint-crash, savepoint-retention and savepoint-outcome from
+// the harness's savepoint store and requests, watermark-progress and the
+// porcupine models from the recorded histories, and latency-bound's
+// comparisons.
 //
 // # Using it
 //

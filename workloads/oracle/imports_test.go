@@ -26,23 +26,33 @@ var feedRule = struct {
 	// self-report.
 	forbidden map[string][]string
 	// fields are selectors forbidden on any value (a syntactic test sees
-	// no types): the cluster's Recorder of coord events and its hook.
+	// no types): the cluster's Recorder of coord events and its hook, and
+	// what core computes about itself beyond its boundary interfaces (a
+	// lease's Outstanding, a task's Cancelled, a pool's Stats).
 	fields []string
+	// selfReports are the feed's observation kinds that carry a
+	// self-report: a file that reads one may report only checks whose
+	// feeds declare SelfReport (TestSelfReportFeedsAreDeclared).
+	selfReports []string
 }{
 	allowed: map[string][]string{
 		"github.com/ckptsim/ckptsim/core/coord": {
 			"CompletedPointID",  // the COMPLETED_POINT's fixed id, as barriers carry it
 			"Failed", "Running", // status values, as the status store receives them
 		},
-		"github.com/ckptsim/ckptsim/core/sched":     nil,
-		"github.com/ckptsim/ckptsim/core/exec":      nil,
-		"github.com/ckptsim/ckptsim/core/watermark": nil,
-		"github.com/ckptsim/ckptsim/workloads":      nil,
+		"github.com/ckptsim/ckptsim/core/sched": nil,
+		"github.com/ckptsim/ckptsim/core/exec":  nil,
+		"github.com/ckptsim/ckptsim/core/watermark": {
+			// the offset checkpointer's boundary values, as the pipelines' feed carries them
+			"Epoch", "Partition", "BatchID", "Watermark", "Stall",
+		},
+		"github.com/ckptsim/ckptsim/workloads": nil,
 	},
 	forbidden: map[string][]string{
-		"github.com/ckptsim/ckptsim/workloads/cluster": {"Record", "Recorder", "Violation"},
+		"github.com/ckptsim/ckptsim/workloads/cluster": {"Record", "Recorder"},
 	},
-	fields: []string{"Recorder", "OnEvent"},
+	fields:      []string{"Recorder", "OnEvent", "Outstanding", "Cancelled", "Stats"},
+	selfReports: []string{"ObsLeaseDone", "ObsLeaseOutstanding"},
 }
 
 // feedViolations returns every use in src (one Go file) that breaks the
@@ -125,6 +135,118 @@ func TestChecksReadOnlyTheFeed(t *testing.T) {
 	}
 }
 
+// selfReportUses returns, for one Go file, the self-report observation kinds
+// it names and the check ids (constants of checks.go) it names.
+func selfReportUses(fset *token.FileSet, name string, src []byte) (kinds, ids []string, err error) {
+	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, nil, err
+	}
+	consts := map[string]bool{}
+	for _, c := range checks {
+		consts[constName(c.ID)] = true
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			if slices.Contains(feedRule.selfReports, n.Sel.Name) && !slices.Contains(kinds, n.Sel.Name) {
+				kinds = append(kinds, n.Sel.Name)
+			}
+		case *ast.Ident:
+			if consts[n.Name] && !slices.Contains(ids, n.Name) {
+				ids = append(ids, n.Name)
+			}
+		}
+		return true
+	})
+	return kinds, ids, nil
+}
+
+// constName maps a check id to its constant's name in checks.go, read from
+// the source (the constants are the only place that pairs them).
+func constName(id string) string { return checkConsts()[id] }
+
+var checkConstsCache map[string]string
+
+func checkConsts() map[string]string {
+	if checkConstsCache != nil {
+		return checkConstsCache
+	}
+	checkConstsCache = map[string]string{}
+	f, err := parser.ParseFile(token.NewFileSet(), "checks.go", nil, 0)
+	if err != nil {
+		panic(err)
+	}
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, sp := range g.Specs {
+			v := sp.(*ast.ValueSpec)
+			for i, n := range v.Names {
+				if lit, ok := v.Values[i].(*ast.BasicLit); ok {
+					id, _ := strconv.Unquote(lit.Value)
+					checkConstsCache[id] = n.Name
+				}
+			}
+		}
+	}
+	return checkConstsCache
+}
+
+// TestSelfReportFeedsAreDeclared ties the source column to the code: every
+// file of the checks' package that reads a self-report observation reports
+// only checks whose feeds declare SelfReport (so they are labelled
+// self-report), and no check declares SelfReport that no such file reports
+// save the ones fed a self-report by the harness directly (listed here).
+func TestSelfReportFeedsAreDeclared(t *testing.T) {
+	direct := []string{BlockedForever} // workloads/engine.go hands it exec.Pool.Stats
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	reading := map[string]bool{}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds, ids, err := selfReportUses(fset, name, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(kinds) == 0 {
+			continue
+		}
+		if len(ids) == 0 {
+			t.Errorf("%s reads %v but reports no check by its constant", name, kinds)
+		}
+		for _, id := range ids {
+			for _, c := range checks {
+				if constName(c.ID) == id {
+					reading[c.ID] = true
+					if c.Source() != FromSelfReport {
+						t.Errorf("%s reads %v and reports %s, labelled %s (feeds %s): declare SelfReport", name, kinds, c.ID, c.Source(), c.Feeds)
+					}
+				}
+			}
+		}
+	}
+	for _, c := range checks {
+		if c.Feeds&SelfReport != 0 && !reading[c.ID] && !slices.Contains(direct, c.ID) {
+			t.Errorf("%s declares SelfReport but no file here reads a self-report for it", c.ID)
+		}
+	}
+	if !reading[LeaseOutstanding] {
+		t.Error("lease-outstanding: no file reads its self-report (has the file moved?)")
+	}
+}
+
 // TestFeedRuleCatchesPlantedViolations: the rule fires on each kind of
 // forbidden use, and not on the allowed ones.
 func TestFeedRuleCatchesPlantedViolations(t *testing.T) {
@@ -144,6 +266,8 @@ func f(r c.Record) {}`, "c.Record"},
 		{`package oracle
 import "github.com/ckptsim/ckptsim/workloads/cluster"
 func f(c *cluster.Cluster) int { return len(c.Recorder.Violations) }`, ".Recorder"},
+		{`package oracle
+func f(l interface{ Outstanding() int }) int { return l.Outstanding() }`, ".Outstanding"},
 		{`package oracle
 import "github.com/ckptsim/ckptsim/core/coord"
 func f(id int64, v string) bool { return id == coord.CompletedPointID || v == coord.Failed.String() }`, ""},

@@ -19,26 +19,80 @@ const (
 	Liveness Class = "liveness"
 )
 
-// Source says where a check's evidence comes from. Boundary and Injected
-// and Time are the sources the principle allows for verdicts; SelfReport
-// marks a check that still reads something the code under test computed
-// about itself (listed so that the debt is visible, see CHECKS.md).
+// Feed is one kind of evidence the harness builds for its checks. A check
+// declares the feeds it subscribes to (Check.Feeds); its Source, the label
+// CHECKS.md shows, is derived from them, never typed by hand.
+type Feed uint8
+
+// The feeds. Harness, Boundary, ThreadTable and VirtualTime are what the
+// principle allows a verdict to rest on; SelfReport is the debt.
+const (
+	// Harness: the harness's own actions and state: the restores, cancels
+	// and closes it drove, the faults it injected, what its simulated
+	// tasks, sources, sinks, broker and stores did and hold.
+	Harness Feed = 1 << iota
+	// Boundary: the calls the simulated cluster observed the code under
+	// test make at its boundaries (Transport, Storage, StatusStore,
+	// IDCounter, JobMaster, the executor hand-off, the lease, the savepoint
+	// store, the offset checkpointer), with their arguments and results.
+	Boundary
+	// ThreadTable: the simulator's thread table: spawns, exits, thread
+	// states, lock waits and acquisitions.
+	ThreadTable
+	// VirtualTime: the simulator's clock.
+	VirtualTime
+	// SelfReport: a counter, flag or state the code under test computed
+	// about itself (a task's Done, a lease's Outstanding, a pool's queue
+	// length): read beyond the boundary's interface.
+	SelfReport
+)
+
+var feedNames = [...]string{"harness", "boundary", "thread table", "virtual time", "self-report"}
+
+// String lists the feeds of f, in declaration order.
+func (f Feed) String() string {
+	var names []string
+	for i, n := range feedNames {
+		if f&(1<<i) != 0 {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// Source says where a check's evidence comes from, as CHECKS.md labels it;
+// derived from its feeds (Check.Source).
 type Source string
 
 // The sources.
 const (
-	Boundary   Source = "boundary"    // calls observed at Transport, Storage, StatusStore, IDCounter, JobMaster, executor, lease, savepoint store, broker
-	World      Source = "world"       // the simulator's own view: threads, locks, virtual time
-	SelfReport Source = "self-report" // a counter or statistic computed by the code under test
+	FromBoundary   Source = "boundary"    // boundary calls and the harness's own record, with or without threads and time
+	FromWorld      Source = "world"       // the simulator's own view only: threads, locks, virtual time
+	FromSelfReport Source = "self-report" // at least one feed the code under test computed about itself
 )
 
+// Source derives the check's label from its feeds: self-report as soon as
+// it subscribes to a self-report, world when it reads the simulator's view
+// only, boundary otherwise.
+func (c Check) Source() Source {
+	switch {
+	case c.Feeds&SelfReport != 0:
+		return FromSelfReport
+	case c.Feeds&(Harness|Boundary) == 0:
+		return FromWorld
+	default:
+		return FromBoundary
+	}
+}
+
 // Check describes one check: its stable id (carried in verdicts), the
-// class of verdict it gives, what it observes, what it asserts, the bug
-// class it catches and the planted bug that proves it fires.
+// class of verdict it gives, the feeds it subscribes to, what it observes,
+// what it asserts, the bug class it catches and the planted bug that
+// proves it fires.
 type Check struct {
 	ID       string
 	Class    Class
-	Source   Source
+	Feeds    Feed // what it subscribes to; Source is derived from it
 	Observes string
 	Asserts  string
 	Catches  string
@@ -150,9 +204,9 @@ func Subject(job int64, pipeline int) string { return fmt.Sprintf("job %d pipeli
 // Table renders the registry as the Markdown table of CHECKS.md.
 func Table() string {
 	var b strings.Builder
-	b.WriteString("| id | class | source | observes | asserts | catches | proven by |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| id | class | source | feeds | observes | asserts | catches | proven by |\n|---|---|---|---|---|---|---|---|\n")
 	for _, c := range checks {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", c.ID, c.Class, c.Source, c.Observes, c.Asserts, c.Catches, c.ProvenBy)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s | %s |\n", c.ID, c.Class, c.Source(), c.Feeds, c.Observes, c.Asserts, c.Catches, c.ProvenBy)
 	}
 	return b.String()
 }

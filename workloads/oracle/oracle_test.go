@@ -2,8 +2,8 @@ package oracle
 
 import (
 	"flag"
+	"fmt"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +11,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite CHECKS.md")
 
-const checksHeader = "# Checks\n\nGenerated from `workloads/oracle/checks.go` by `go test ./workloads/oracle -run TestChecksDoc -update`; see the package documentation for the principle. Source `self-report` marks a check whose evidence the code under test computed about itself: it still gives a verdict, and is debt to replace with a boundary check.\n\n"
+const checksHeader = "# Checks\n\nGenerated from `workloads/oracle/checks.go` by `go test ./workloads/oracle -run TestChecksDoc -update`; see the package documentation for the principle. The source column is derived from the feeds column, what each check subscribes to (`Check.Feeds`): `self-report` marks a check with a feed the code under test computed about itself (it still gives a verdict, and is debt to replace with a boundary check), `world` one that reads the simulator's view only.\n\n"
 
 // TestChecksDoc keeps CHECKS.md equal to the registry.
 func TestChecksDoc(t *testing.T) {
@@ -41,27 +41,45 @@ func TestRegistry(t *testing.T) {
 		if c.Class != Safety && c.Class != Liveness {
 			t.Errorf("%s: class %q", c.ID, c.Class)
 		}
-		if c.Observes == "" || c.Asserts == "" || c.Catches == "" || c.ProvenBy == "" || c.Source == "" {
+		if c.Observes == "" || c.Asserts == "" || c.Catches == "" || c.ProvenBy == "" || c.Feeds == 0 {
 			t.Errorf("%s: incomplete entry %+v", c.ID, c)
 		}
 	}
 }
 
-// TestClusterChecksRegistered: every check id the simulated cluster
-// reports (violate("id", ...)) is registered.
-func TestClusterChecksRegistered(t *testing.T) {
-	re := regexp.MustCompile(`violate\("([a-z-]+)"`)
-	consts := regexp.MustCompile(`\n\s+Check[A-Za-z]+ += "([a-z-]+)"`) // workloads/cluster/leasecheck.go
-	for _, f := range []string{"../../workloads/cluster/pipeline.go", "../../workloads/cluster/recorder.go", "../../workloads/cluster/leasecheck.go"} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+// TestSourceDerivedFromFeeds: the source column is what a check subscribes
+// to: a check with a self-report feed is labelled self-report whatever else
+// it reads, one reading only the simulator's view is labelled world, and
+// every registered check's label is its feeds' (no entry can type one).
+func TestSourceDerivedFromFeeds(t *testing.T) {
+	for _, c := range []struct {
+		feeds Feed
+		want  Source
+	}{
+		{Boundary, FromBoundary},
+		{Harness, FromBoundary},
+		{Harness | Boundary | ThreadTable | VirtualTime, FromBoundary},
+		{ThreadTable | VirtualTime, FromWorld},
+		{SelfReport, FromSelfReport},
+		{Boundary | VirtualTime | SelfReport, FromSelfReport},
+		{ThreadTable | SelfReport, FromSelfReport},
+	} {
+		if got := (Check{Feeds: c.feeds}).Source(); got != c.want {
+			t.Errorf("feeds %q: source %q, want %q", c.feeds, got, c.want)
 		}
-		for _, m := range append(re.FindAllStringSubmatch(string(b), -1), consts.FindAllStringSubmatch(string(b), -1)...) {
-			if _, ok := Lookup(m[1]); !ok {
-				t.Errorf("%s reports unregistered check %q", f, m[1])
-			}
+	}
+	table := Table()
+	for _, c := range All() {
+		row := fmt.Sprintf("| `%s` | %s | %s | %s |", c.ID, c.Class, c.Source(), c.Feeds)
+		if !strings.Contains(table, row) {
+			t.Errorf("%s: the table does not carry its derived source and feeds (%q)", c.ID, row)
 		}
+		if c.Feeds&SelfReport != 0 && c.Source() != FromSelfReport || c.Feeds&SelfReport == 0 && c.Source() == FromSelfReport {
+			t.Errorf("%s: feeds %q labelled %q", c.ID, c.Feeds, c.Source())
+		}
+	}
+	if got := (Harness | SelfReport).String(); got != "harness, self-report" {
+		t.Errorf("feed names %q", got)
 	}
 }
 

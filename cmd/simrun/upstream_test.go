@@ -10,7 +10,8 @@ import (
 )
 
 // upstreamRepro is an entry's upstream-repro field: "simrun run ARGS  #
-// check C; not with KEY=DEFAULT". ARGS include --profile upstream; C must
+// check C; not with KEY=DEFAULT". ARGS include --profile upstream (and may
+// name a scenario file, .yaml, by its path from the repository root); C must
 // fire under them, the seed must pass without --profile, and C must not
 // fire under them with KEY=DEFAULT on top (the key that models the finding).
 type upstreamRepro struct {
@@ -46,6 +47,11 @@ func loadUpstreamRepros(t *testing.T) []upstreamRepro {
 				t.Fatalf("%s: upstream-repro %q: want simrun run --profile NAME ...  # check C; not with K=V", r.entry, v)
 			}
 			r.args = f[2:]
+			// A scenario file is named from the repository root, as the
+			// entry's command runs; the test runs in cmd/simrun.
+			if i := slices.Index(r.args, "--scenario"); i >= 0 && i+1 < len(r.args) && strings.HasSuffix(r.args[i+1], ".yaml") {
+				r.args[i+1] = filepath.Join("..", "..", r.args[i+1])
+			}
 			out = append(out, r)
 		}
 	}

@@ -113,10 +113,17 @@ func (c *Coordinator) Restore(alreadyStarted bool) error {
 	// (barrier-to-closed-task; BUGGIFY on, idle-close-late seeds 5300012,
 	// 5300015, ...).
 	gen, final := c.newGeneration()
+	var loaded []TaskID // restore-load=once: the set its one read returned
+	if c.cfg.Variants.RestoreLoad == variant.LoadOnce {
+		var ok bool
+		if loaded, ok = c.loadOnce(gen); !ok {
+			return nil
+		}
+	}
 	if isFinal(final) {
 		return c.redeliverFinal(gen, final)
 	}
-	if err := c.restoreState(gen); err != nil {
+	if err := c.restoreState(gen, loaded); err != nil {
 		c.handleError(gen, ReasonInsideError, fmt.Errorf("restore: %w", err), fenceAlways)
 		return err
 	}
@@ -180,23 +187,49 @@ func (c *Coordinator) newGeneration() (uint64, *Completed) {
 	c.firstError.Store(nil) // with the switch: a failure records it under coord.generation too
 	c.genMu.Unlock()
 	c.updateStatus(gen, Running)
+	if c.cfg.Variants.RestoreLoad == variant.LoadOnce {
+		return gen, latest // loadOnce cleans after its read
+	}
 	c.clean(ReasonReset, gen)
 	return gen, latest
+}
+
+// loadOnce is upstream's restore between its generation switch and its
+// clean (restore-load=once, F001): restoreCoordinator reads the
+// ready-to-close set once (L670 -> L553, no retry) before it cleans the old
+// generation (L672) and clears shutdown (L673). A failed read throws out
+// of the restore, and the caller catches it and redeploys the pipeline
+// (2024 SubPlan.prepareRestorePipeline), so the restore reports no error
+// here: the new generation stays installed and RUNNING with the old one's
+// pending checkpoints, counter, armed tasks and shutdown flag. It reports
+// the set it read and whether the restore goes on (restoreState then uses
+// that set instead of reading it again).
+func (c *Coordinator) loadOnce(gen uint64) ([]TaskID, bool) {
+	ids, err := c.loadReadyToClose()
+	if err != nil {
+		c.log().Error("restore aborted before its clean", "generation", gen, "err", err)
+		return nil, false
+	}
+	c.clean(ReasonReset, gen)
+	return ids, true
 }
 
 // isFinal reports a final checkpoint that completed in this coordinator
 // (a COMPLETED_POINT not read back from storage by a restore).
 func isFinal(l *Completed) bool { return l != nil && l.Type == CompletedPoint && !l.Restored }
 
-// restoreState reloads what a restored generation starts from.
-func (c *Coordinator) restoreState(gen uint64) error {
-	var restoredClose []TaskID
-	err := c.retryStatus(func() (err error) {
-		restoredClose, err = c.loadReadyToClose()
-		return err
-	})
-	if err != nil {
-		return err
+// restoreState reloads what a restored generation starts from. loaded is
+// the ready-to-close set restore-load=once already read (nil: read it here).
+func (c *Coordinator) restoreState(gen uint64, loaded []TaskID) error {
+	restoredClose := loaded
+	if c.cfg.Variants.RestoreLoad != variant.LoadOnce {
+		err := c.retryStatus(func() (err error) {
+			restoredClose, err = c.loadReadyToClose()
+			return err
+		})
+		if err != nil {
+			return err
+		}
 	}
 	if err := c.reloadLatest(); err != nil {
 		return err

@@ -52,9 +52,9 @@ var profiles = []Profile{{
 		{"trigger-fence", "none", "triggers and re-arms carry no generation (L722-805; F019, F029)"},
 		{"final-rearm", "none", "readyToClose's rejected final trigger goes back to a fire-and-forget caller (L543-549, F023)"},
 		{"final-restore", "races", "readyToClose takes no lock against a restore (L543-549, F025)"},
+		{"restore-load", "once", "restoreCoordinator reads the ready-to-close set once (L553) and a failure throws out before its clean (L670-673; F001)"},
 	},
 	NotModelled: []string{
-		"F001: a restore aborted between its generation switch and its clean (L670 throwing before L672) needs the port's Restore reordered, not one branch",
 		"F010: the scheduler's Close settling dropped tasks is in core/sched, which takes no variant for it yet",
 		"F026: Lease.CancelAll's trailing clear() (PipelineCheckpointScheduler L95) is in core/sched's CancelAll, which is being changed elsewhere",
 		"F031: a data race on the watchdog field is a Java memory-model race; the simulator has no weak memory to show it",

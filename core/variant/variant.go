@@ -201,6 +201,16 @@ const (
 	FinalRacesRestore                     // it runs at once
 )
 
+// RestoreLoad is restore-load (F001): how a restore reads the ready-to-close
+// set, and what a failed read leaves.
+type RestoreLoad uint8
+
+// The restore-load values.
+const (
+	LoadRetries RestoreLoad = iota // through the status retry loop, after the old generation's clean
+	LoadOnce                       // one read before the clean; a failed read ends the restore there
+)
+
 // Set is one value per variant key. The zero value is the fixed design;
 // an empty Design or TaskFailure means the scheduler's default (or the
 // scenario's scheduler.design).
@@ -227,6 +237,7 @@ type Set struct {
 	TriggerFence        TriggerFence       // trigger-fence             F019, F029
 	FinalRearm          FinalRearm         // final-rearm               F023
 	FinalRestore        FinalRestore       // final-restore             F025
+	RestoreLoad         RestoreLoad        // restore-load              F001
 }
 
 // Key is one registry entry: its name, its values (default first) and how
@@ -262,6 +273,7 @@ var keys = []Key{
 	enum("trigger-fence", func(s *Set) *TriggerFence { return &s.TriggerFence }, "generation", "none"),
 	enum("final-rearm", func(s *Set) *FinalRearm { return &s.FinalRearm }, "lease", "none"),
 	enum("final-restore", func(s *Set) *FinalRestore { return &s.FinalRestore }, "waits", "races"),
+	enum("restore-load", func(s *Set) *RestoreLoad { return &s.RestoreLoad }, "retries", "once"),
 }
 
 // enum is a key whose values are the constants 0, 1, ... of T, spelled

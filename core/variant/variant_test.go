@@ -34,6 +34,7 @@ func TestSpellings(t *testing.T) {
 		"trigger-fence=generation|none",
 		"final-rearm=lease|none",
 		"final-restore=waits|races",
+		"restore-load=retries|once",
 	}
 	got := variant.Listing()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -238,7 +238,12 @@ func (p *brokerPipe) checkResolved(o cluster.PipeObs) {
 			// batch it did not pass is named; those behind it, stuck on
 			// the same lost resolution, are not named again.
 			stuck := slices.IndexFunc(recs[:n], func(r *batchRec) bool { return r.last >= wm })
-			if r := recs[stuck]; !r.reported {
+			if stuck < 0 {
+				// Below the last mark with no resolved batch behind it: the
+				// watermark moved backwards, watermark-backwards' business
+				// (indexing here crashed the run: watermark-moved-always).
+				stuck = n
+			} else if r := recs[stuck]; !r.reported {
 				p.violate(WatermarkLeakedAck, "partition %d epoch %d: the sink resolved batch %+v (last offset %d, ok %v) and every batch before it since offset %d (resolved prefix up to offset %d), but after a Drain the watermark is %d",
 					q, o.Current, r.id, r.last, r.state == recOK, p.mark[q], want-1, wm)
 			}

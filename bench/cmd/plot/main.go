@@ -373,7 +373,7 @@ func us(ns float64) string {
 func tables(w io.Writer, rows []*row) {
 	fmt.Fprintln(w, "### Trigger delay, design x pipelines (medians over runs)")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| benchmark | design | pipelines | p50 | p99 | p99.9 | timer late p50 | hop p50 | threads | CPU/firing |")
+	fmt.Fprintln(w, "| benchmark | design | pipelines | p50 | p99 | CPU/firing | p99.9 | timer late p50 | hop p50 | threads |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	trig := pick(rows, func(r *row) bool {
 		return strings.HasPrefix(r.base, "Trigger") && r.keys["pipelines"] != ""
@@ -386,9 +386,9 @@ func tables(w io.Writer, rows []*row) {
 		if r.peer == "jdk" {
 			name = "JDK peer"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %s |\n", name, r.keys["design"], r.keys["pipelines"],
-			us(r.get("p50-ns")), us(r.get("p99-ns")), us(r.get("p999-ns")), us(r.get("timer-late-p50-ns")),
-			us(r.get("hop-p50-ns")), r.get("goroutines"), us(r.get("cpu-ns/op")))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n", name, r.keys["design"], r.keys["pipelines"],
+			us(r.get("p50-ns")), us(r.get("p99-ns")), us(r.get("cpu-ns/op")), us(r.get("p999-ns")),
+			us(r.get("timer-late-p50-ns")), us(r.get("hop-p50-ns")), r.get("goroutines"))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "### Saturation: measured (wall) and predicted (sim), delay from the intended schedule")
@@ -602,6 +602,21 @@ func goals(w io.Writer, rows []*row) {
 		cpu = append(cpu, fmt.Sprintf("%s %s (wall %s)", d, us(val(trig(rows, defaultBench, d, 100), "cpu-ns/op")), us(val(trig(rows, "Trigger", d, 100), "cpu-ns/op"))))
 	}
 	fmt.Fprintf(w, "| (cost) process CPU per firing at 100 pipelines, default env | %s | – |\n", strings.Join(cpu, ", "))
+	// 6. (issue 27) CPU per firing at or below the JDK peer's, p50 < 5 µs.
+	cells, ok, figs = 0, true, nil
+	for _, d := range designList {
+		for _, p := range ps {
+			g, j := trig(rows, defaultBench, d, p), trig(rows, "jdk", d, p)
+			if g == nil || j == nil {
+				continue
+			}
+			cells++
+			gc, jc, p50 := val(g, "cpu-ns/op"), val(j, "cpu-ns/op"), val(g, "p50-ns")
+			ok = ok && gc <= jc && p50 < 5000
+			figs = append(figs, fmt.Sprintf("%s/%d %s vs %s (%.2fx, p50 %s)", d, p, us(gc), us(jc), gc/jc, us(p50)))
+		}
+	}
+	fmt.Fprintf(w, "| default env CPU per firing <= the JDK peer's, p50 < 5 µs, in every design x pipelines cell where both run | %s | %s |\n", strings.Join(figs, ", "), verdict(cells > 0 && ok))
 	fmt.Fprintln(w)
 }
 

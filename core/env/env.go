@@ -102,7 +102,9 @@ type Cond interface {
 // results/README.md). TimerLead is how long before a deadline a timer
 // thread should take its entry and promote a successor, so that this cost
 // is paid while the deadline is still ahead; the taking thread then waits
-// out the rest itself (a short Sleep) and runs the entry on time.
+// out the rest itself (a short Sleep) and runs the entry on time. A timer
+// reads it before each wait: it may change (PreciseWall's adapts, see
+// LeadObserver).
 type TimerLeader interface {
 	TimerLead() time.Duration
 }

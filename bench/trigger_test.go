@@ -64,6 +64,9 @@ func benchTrigger(b *testing.B, envName string, e env.Env) {
 				reportTrigger(b, xs)
 				st := f.s.Stats()
 				b.ReportMetric(float64(st.TimerThreads+st.DispatchThreads), "goroutines")
+				if l, ok := e.(env.TimerLeader); ok { // the lead at the end (PreciseWall's adapts)
+					b.ReportMetric(float64(l.TimerLead()), "lead-ns")
+				}
 			})
 		}
 	}

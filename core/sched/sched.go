@@ -65,7 +65,7 @@ type Config struct {
 	TimerThreads    int // default 2 (unused by leader-follower)
 	// TimerLead is how long before a deadline the design's timers take an
 	// entry and promote a follower (exec.TimerConfig.Lead): 0 takes the
-	// env's (env.TimerLeader: PreciseWall's 100 µs, none in simulation),
+	// env's (env.TimerLeader: PreciseWall's adaptive one, from 100 µs; none in simulation),
 	// negative none. Simulations set it to run the lead's path.
 	TimerLead   time.Duration
 	KeepAlive   time.Duration // dispatch idle reaping, default 60 s

@@ -23,6 +23,19 @@
 //
 // -n 0 prints the configuration header only.
 //
+// Idle mode (the peer of bench's BenchmarkIdleMember): -idle SECONDS runs,
+// for every design x pipelines x interval (-intervals, ms, default
+// 1000,10000), the same periodic triggers at that interval, waits one
+// interval, then measures a window of SECONDS and prints
+// BenchmarkIdleMember/env=jdk/design=D/pipelines=P/interval=I lines with
+// cpu-% (process CPU per wall second, percent of one core), threads and
+// rss-MiB (/proc/self/status, after System.gc() before the window),
+// gc-cycles, firings/s, and, with -safepointlog FILE (the file of
+// -Xlog:safepoint=info:file=FILE that the JVM was started with), the
+// longest safepoint pause in the window (stw-max-ns: "Total") and the
+// longest time to reach a safepoint (stw-stopping-max-ns: "Reaching
+// safepoint"), the JVM's analogues of Go's stop-the-world figures.
+//
 // -tails FILE appends every collected sample to FILE as CSV
 // (cell,due,fired,started,-pid; System.nanoTime is CLOCK_MONOTONIC on
 // Linux), as bench's -trigger.tails does, for bench/cmd/tailattr.
@@ -42,6 +55,9 @@ public class TriggerPeer {
     static int samples = 500;
     static long spacingNs = 20_000_000L;
     static String tails = null;
+    static double idleSeconds = 0;
+    static List<Long> intervalsMs = List.of(1000L, 10000L);
+    static String safepointLog = null;
 
     public static void main(String[] args) throws Exception {
         List<Integer> pipelines = List.of(10, 100, 500);
@@ -55,6 +71,9 @@ public class TriggerPeer {
                 case "-designs" -> designs = List.of(args[i + 1].split(","));
                 case "-count" -> count = Integer.parseInt(args[i + 1]);
                 case "-tails" -> tails = args[i + 1];
+                case "-idle" -> idleSeconds = Double.parseDouble(args[i + 1]);
+                case "-intervals" -> intervalsMs = Arrays.stream(args[i + 1].split(",")).map(Long::parseLong).toList();
+                case "-safepointlog" -> safepointLog = args[i + 1];
                 default -> throw new IllegalArgumentException("unknown flag " + args[i]);
             }
         }
@@ -63,6 +82,16 @@ public class TriggerPeer {
         System.out.println("goos: linux");
         System.out.println("goarch: amd64");
         System.out.println("pkg: github.com/ckptsim/ckptsim/bench");
+        if (idleSeconds > 0) {
+            for (String d : designs) {
+                for (int p : pipelines) {
+                    for (long ms : intervalsMs) {
+                        idle(d, p, ms * 1_000_000L);
+                    }
+                }
+            }
+            return;
+        }
         if (samples == 0) {
             return; // -n 0: the configuration header only (bench/side.sh)
         }
@@ -178,6 +207,107 @@ public class TriggerPeer {
         System.out.printf("BenchmarkTrigger/design=%s/pipelines=%d-%d \t%d\t%d cpu-ns/op\t%d goroutines\t%d hop-p50-ns\t%d hop-p99-ns\t%d p50-ns\t%d p99-ns\t%d p999-ns\t%d timer-late-p50-ns\t%d timer-late-p99-ns%n",
                 design, p, cores, samples, cpu / samples, threads, q(r.hop, .5), q(r.hop, .99),
                 q(r.delay, .5), q(r.delay, .99), q(r.delay, .999), q(r.late, .5), q(r.late, .99));
+    }
+
+    // idle measures one design x pipelines x interval cell of the idle mode.
+    static void idle(String design, int p, long iv) throws Exception {
+        int cores = Runtime.getRuntime().availableProcessors();
+        long start = System.nanoTime();
+        Run r = new Run(start, 0);
+        List<ScheduledThreadPoolExecutor> timers = new ArrayList<>();
+        ExecutorService dispatch = null;
+        int bound = Math.max(8, 2 * cores);
+        if (!design.equals("per-pipeline")) {
+            timers.add(new ScheduledThreadPoolExecutor(2));
+        }
+        if (design.equals("shared")) {
+            dispatch = new ThreadPoolExecutor(bound, bound, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
+            ((ThreadPoolExecutor) dispatch).allowCoreThreadTimeOut(true);
+        }
+        for (int i = 0; i < p; i++) {
+            ScheduledThreadPoolExecutor t;
+            if (design.equals("per-pipeline")) {
+                t = new ScheduledThreadPoolExecutor(2);
+                timers.add(t);
+            } else {
+                t = timers.get(0);
+            }
+            new Periodic(t, dispatch, r, start + (i + 1) * iv / p, iv).arm();
+        }
+        TimeUnit.NANOSECONDS.sleep(iv); // warm-up: every pipeline has fired once
+        System.gc();
+        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        long gc0 = gcCount(), logAt = logSize(), fired0 = r.seen.get();
+        long cpu0 = os.getProcessCpuTime(), t0 = System.nanoTime();
+        TimeUnit.NANOSECONDS.sleep((long) (idleSeconds * 1e9));
+        long cpu = os.getProcessCpuTime() - cpu0, el = System.nanoTime() - t0;
+        long fired = r.seen.get() - fired0, gcs = gcCount() - gc0;
+        long[] stw = safepoints(logAt);
+        long[] st = procStatus();
+        for (var t : timers) {
+            t.shutdownNow();
+        }
+        if (dispatch != null) {
+            dispatch.shutdownNow();
+        }
+        String ivName = iv % 1_000_000_000L == 0 ? (iv / 1_000_000_000L) + "s" : (iv / 1_000_000L) + "ms";
+        System.out.printf("BenchmarkIdleMember/env=jdk/design=%s/pipelines=%d/interval=%s-%d \t1\t%.3f cpu-%%\t%.2f firings/s\t%d gc-cycles\t%.3f rss-MiB\t%d stw-max-ns\t%d stw-stopping-max-ns\t%d threads%n",
+                design, p, ivName, cores, 100.0 * cpu / el, fired * 1e9 / el, gcs, st[1] / 1048576.0, stw[0], stw[1], st[0]);
+    }
+
+    static long gcCount() {
+        long n = 0;
+        for (var g : ManagementFactory.getGarbageCollectorMXBeans()) {
+            n += Math.max(0, g.getCollectionCount());
+        }
+        return n;
+    }
+
+    static long logSize() {
+        return safepointLog == null ? 0 : new java.io.File(safepointLog).length();
+    }
+
+    // safepoints returns the longest "Total" and "Reaching safepoint" (ns)
+    // of the -Xlog:safepoint lines written since offset from.
+    static long[] safepoints(long from) throws java.io.IOException {
+        long[] out = {0, 0};
+        if (safepointLog == null) {
+            return out;
+        }
+        try (var f = new java.io.RandomAccessFile(safepointLog, "r")) {
+            f.seek(from);
+            for (String line; (line = f.readLine()) != null; ) {
+                out[0] = Math.max(out[0], field(line, "Total: "));
+                out[1] = Math.max(out[1], field(line, "Reaching safepoint: "));
+            }
+        }
+        return out;
+    }
+
+    static long field(String line, String key) {
+        int i = line.indexOf(key);
+        if (i < 0) {
+            return 0;
+        }
+        int j = line.indexOf(' ', i + key.length());
+        return Long.parseLong(line.substring(i + key.length(), j < 0 ? line.length() : j));
+    }
+
+    // procStatus returns the process's threads and VmRSS in bytes.
+    static long[] procStatus() throws java.io.IOException {
+        long[] out = {0, 0};
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+            String[] kv = line.split(":\\s+");
+            if (kv.length < 2) {
+                continue;
+            }
+            if (kv[0].equals("Threads")) {
+                out[0] = Long.parseLong(kv[1].trim());
+            } else if (kv[0].equals("VmRSS")) {
+                out[1] = Long.parseLong(kv[1].trim().split("\\s+")[0]) * 1024;
+            }
+        }
+        return out;
     }
 
     // q is the nearest-rank quantile of sorted xs, as bench/stats_test.go.

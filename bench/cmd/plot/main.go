@@ -373,7 +373,7 @@ func us(ns float64) string {
 func tables(w io.Writer, rows []*row) {
 	fmt.Fprintln(w, "### Trigger delay, design x pipelines (medians over runs)")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| benchmark | design | pipelines | p50 | p99 | p99.9 | timer late p50 | hop p50 | threads | CPU/firing |")
+	fmt.Fprintln(w, "| benchmark | design | pipelines | p50 | p99 | CPU/firing | p99.9 | timer late p50 | hop p50 | threads |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	trig := pick(rows, func(r *row) bool {
 		return strings.HasPrefix(r.base, "Trigger") && r.keys["pipelines"] != ""
@@ -386,11 +386,12 @@ func tables(w io.Writer, rows []*row) {
 		if r.peer == "jdk" {
 			name = "JDK peer"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %s |\n", name, r.keys["design"], r.keys["pipelines"],
-			us(r.get("p50-ns")), us(r.get("p99-ns")), us(r.get("p999-ns")), us(r.get("timer-late-p50-ns")),
-			us(r.get("hop-p50-ns")), r.get("goroutines"), us(r.get("cpu-ns/op")))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n", name, r.keys["design"], r.keys["pipelines"],
+			us(r.get("p50-ns")), us(r.get("p99-ns")), us(r.get("cpu-ns/op")), us(r.get("p999-ns")),
+			us(r.get("timer-late-p50-ns")), us(r.get("hop-p50-ns")), r.get("goroutines"))
 	}
 	fmt.Fprintln(w)
+	idleTable(w, rows)
 	fmt.Fprintln(w, "### Saturation: measured (wall) and predicted (sim), delay from the intended schedule")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Re-arm p50 is the old figure (delay from the later of the due time and a late re-arm): it hides coordinated omission and is shown only for comparison.")
@@ -602,6 +603,21 @@ func goals(w io.Writer, rows []*row) {
 		cpu = append(cpu, fmt.Sprintf("%s %s (wall %s)", d, us(val(trig(rows, defaultBench, d, 100), "cpu-ns/op")), us(val(trig(rows, "Trigger", d, 100), "cpu-ns/op"))))
 	}
 	fmt.Fprintf(w, "| (cost) process CPU per firing at 100 pipelines, default env | %s | – |\n", strings.Join(cpu, ", "))
+	// 6. (issue 27) CPU per firing at or below the JDK peer's, p50 < 5 µs.
+	cells, ok, figs = 0, true, nil
+	for _, d := range designList {
+		for _, p := range ps {
+			g, j := trig(rows, defaultBench, d, p), trig(rows, "jdk", d, p)
+			if g == nil || j == nil {
+				continue
+			}
+			cells++
+			gc, jc, p50 := val(g, "cpu-ns/op"), val(j, "cpu-ns/op"), val(g, "p50-ns")
+			ok = ok && gc <= jc && p50 < 5000
+			figs = append(figs, fmt.Sprintf("%s/%d %s vs %s (%.2fx, p50 %s)", d, p, us(gc), us(jc), gc/jc, us(p50)))
+		}
+	}
+	fmt.Fprintf(w, "| default env CPU per firing <= the JDK peer's, p50 < 5 µs, in every design x pipelines cell where both run | %s | %s |\n", strings.Join(figs, ", "), verdict(cells > 0 && ok))
 	fmt.Fprintln(w)
 }
 
@@ -614,4 +630,68 @@ func bestJDK(rows []*row, p int) *row {
 		}
 	}
 	return best
+}
+
+// idleTable prints BenchmarkIdleMember (env=precise, env=wall) beside the
+// JDK peer's idle mode (env=jdk), one row per design x pipelines x
+// interval, medians over runs; nothing when there are no such rows.
+func idleTable(w io.Writer, rows []*row) {
+	idle := pick(rows, func(r *row) bool { return r.base == "IdleMember" })
+	if len(idle) == 0 {
+		return
+	}
+	type key struct{ design, pipelines, interval string }
+	by := map[key]map[string]*row{}
+	var keys []key
+	for _, r := range idle {
+		k := key{r.keys["design"], r.keys["pipelines"], r.keys["interval"]}
+		if by[k] == nil {
+			by[k] = map[string]*row{}
+			keys = append(keys, k)
+		}
+		by[k][r.keys["env"]] = r
+	}
+	slices.SortStableFunc(keys, func(a, b key) int {
+		if c := strings.Compare(a.design, b.design); c != 0 {
+			return c
+		}
+		x, _ := strconv.Atoi(a.pipelines)
+		y, _ := strconv.Atoi(b.pipelines)
+		if x != y {
+			return x - y
+		}
+		return len(a.interval) - len(b.interval) // 1s before 10s
+	})
+	envs := []string{"precise", "wall", "jdk"}
+	fmt.Fprintln(w, "### Idle member: CPU, threads, RSS and the longest stop-the-world pause (default env / Wall / JDK peer)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| design | pipelines | interval | CPU % of a core | threads | RSS MiB | longest STW (JDK: safepoint) | longest time to stop |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	get := func(m map[string]*row, unit string, f func(float64) string) string {
+		var out []string
+		for _, e := range envs {
+			v := val(m[e], unit)
+			if math.IsNaN(v) {
+				out = append(out, "–")
+				continue
+			}
+			out = append(out, f(v))
+		}
+		return strings.Join(out, " / ")
+	}
+	pct := func(v float64) string { return fmt.Sprintf("%.2f", v) }
+	n0 := func(v float64) string { return fmt.Sprintf("%.0f", v) }
+	mib := func(v float64) string { return fmt.Sprintf("%.1f", v) }
+	dur := func(v float64) string {
+		if v == 0 {
+			return "none"
+		}
+		return us(v)
+	}
+	for _, k := range keys {
+		m := by[k]
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", k.design, k.pipelines, k.interval,
+			get(m, "cpu-%", pct), get(m, "threads", n0), get(m, "rss-MiB", mib), get(m, "stw-max-ns", dur), get(m, "stw-stopping-max-ns", dur))
+	}
+	fmt.Fprintln(w)
 }

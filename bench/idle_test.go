@@ -1,0 +1,173 @@
+//go:build linux
+
+package bench
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/sched"
+)
+
+var idleWall = flag.Duration("idle.wall", 3*time.Second, "wall time BenchmarkIdleMember measures per sub-benchmark and op, after one interval of warm-up (one minute for the record)")
+
+// BenchmarkIdleMember is what a member costs between checkpoints: P
+// pipelines (10, 100, 500) whose periodic triggers are due every interval
+// (1 s, 10 s; due times staggered evenly over it, bodies that only re-arm,
+// as BenchmarkTrigger's), on every scheduler design, on the default env
+// (env=precise, env.PreciseWall) and on env.Wall (env=wall). After setup
+// and one interval of warm-up (threads started on demand are started), one
+// op is one window of -idle.wall wall time (default 3 s; one minute for
+// the record), over which it reports:
+//
+//	cpu-%              process CPU (user + system, getrusage) per second of
+//	                   wall time, in percent of one core
+//	threads            the process's OS threads at the end (/proc/self/status)
+//	rss-MiB            its resident set at the end (VmRSS), after a GC and
+//	                   debug.FreeOSMemory before the window
+//	stw-max-ns         the longest stop-the-world pause in the window, GC or
+//	                   other (/sched/pauses/total/{gc,other}:seconds: the
+//	                   upper bound of the highest bucket that moved)
+//	stw-stopping-max-ns the longest time to stop the world in the window
+//	                   (/sched/pauses/stopping/{gc,other}:seconds), the Go
+//	                   analogue of the JVM's time to safepoint
+//	gc-cycles          GC cycles in the window
+//	firings/s          firings observed per second (the schedule ran)
+//
+// Threads and RSS carry what earlier sub-benchmarks left in the process
+// (the Go runtime keeps its threads): compare them only between fresh
+// processes, one sub-benchmark each (bench/idle.sh).
+func BenchmarkIdleMember(b *testing.B) {
+	envs := []struct {
+		name string
+		e    env.Env
+	}{{"precise", env.Default()}, {"wall", env.Wall{}}}
+	for _, en := range envs {
+		for _, d := range designs {
+			for _, p := range pipelines {
+				for _, iv := range []time.Duration{time.Second, 10 * time.Second} {
+					name := fmt.Sprintf("env=%s/design=%s/pipelines=%d/interval=%v", en.name, d, p, iv)
+					b.Run(name, func(b *testing.B) {
+						key := "idle/" + name
+						f := fixtureFor(key, func() *idleFixture { return newIdleFixture(b, en.e, d, p, iv) })
+						for range b.N {
+							f.window(b, *idleWall)
+						}
+						b.ReportMetric(0, "ns/op") // one op is one window by construction
+					})
+				}
+			}
+		}
+	}
+}
+
+type idleFixture struct {
+	s     sched.Scheduler
+	fired atomic.Int64
+}
+
+func newIdleFixture(b *testing.B, e env.Env, d sched.Design, p int, iv time.Duration) *idleFixture {
+	f := &idleFixture{}
+	s, err := sched.New(e, sched.Config{Design: d, Cores: runtime.NumCPU(), Observe: func(x sched.Firing) {
+		if !x.Skipped {
+			f.fired.Add(1)
+		}
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.s = s
+	start := e.Now()
+	for i := range p {
+		periodic(s.Lease(1, i), start.Add(time.Duration(i+1)*iv/time.Duration(p)), iv)
+	}
+	time.Sleep(iv) // warm-up: every pipeline has fired once
+	return f
+}
+
+func (f *idleFixture) close() { f.s.Close() }
+
+var stwNames = []string{
+	"/sched/pauses/total/gc:seconds",
+	"/sched/pauses/total/other:seconds",
+	"/sched/pauses/stopping/gc:seconds",
+	"/sched/pauses/stopping/other:seconds",
+	"/gc/cycles/total:gc-cycles",
+}
+
+func readSTW() []metrics.Sample {
+	s := make([]metrics.Sample, len(stwNames))
+	for i, n := range stwNames {
+		s[i].Name = n
+	}
+	metrics.Read(s)
+	return s
+}
+
+// window measures one op: wall of idle time.
+func (f *idleFixture) window(b *testing.B, wall time.Duration) {
+	runtime.GC()
+	debug.FreeOSMemory()
+	before := readSTW()
+	fired := f.fired.Load()
+	cpu0, t0 := cpuTime(), time.Now()
+	time.Sleep(wall)
+	cpu, el := cpuTime()-cpu0, time.Since(t0)
+	n := f.fired.Load() - fired
+	after := readSTW()
+	b.ReportMetric(100*float64(cpu)/float64(el), "cpu-%")
+	b.ReportMetric(float64(n)/el.Seconds(), "firings/s")
+	var total, stopping float64
+	for i := range 2 {
+		_, hi := histDelta(before[i].Value.Float64Histogram(), after[i].Value.Float64Histogram(), 1)
+		total = max(total, hi)
+		_, hi = histDelta(before[i+2].Value.Float64Histogram(), after[i+2].Value.Float64Histogram(), 1)
+		stopping = max(stopping, hi)
+	}
+	b.ReportMetric(total*1e9, "stw-max-ns")
+	b.ReportMetric(stopping*1e9, "stw-stopping-max-ns")
+	b.ReportMetric(float64(after[4].Value.Uint64()-before[4].Value.Uint64()), "gc-cycles")
+	threads, rss := procStatus()
+	b.ReportMetric(float64(threads), "threads")
+	b.ReportMetric(float64(rss)/(1<<20), "rss-MiB")
+}
+
+// procStatus returns the process's OS threads and resident set in bytes
+// (/proc/self/status).
+func procStatus() (threads int, rss int64) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0, 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		fs := strings.Fields(v)
+		if len(fs) == 0 {
+			continue
+		}
+		n, _ := strconv.ParseInt(fs[0], 10, 64)
+		switch k {
+		case "Threads":
+			threads = int(n)
+		case "VmRSS":
+			rss = n << 10 // kB
+		}
+	}
+	return threads, rss
+}

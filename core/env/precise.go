@@ -439,9 +439,19 @@ const (
 
 // futexWait sleeps while *addr == 0, at most d (CLOCK_MONOTONIC). Early
 // returns (EINTR, EAGAIN, a wake) are the caller's to re-check.
+//
+// With more than one P it sleeps in a raw system call, which does not
+// wake the runtime's monitor (sysmon) to retake the P; with one P it tells
+// the runtime (syscall.Syscall6), which hands the P on, since a raw sleep
+// would stall every other goroutine for up to DefaultPark.
 func futexWait(addr *atomic.Uint32, d time.Duration) {
 	ts := syscall.NsecToTimespec(int64(d))
-	syscall.RawSyscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitOp, 0,
+	if slots.raw {
+		syscall.RawSyscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitOp, 0,
+			uintptr(unsafe.Pointer(&ts)), 0, 0)
+		return
+	}
+	syscall.Syscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitOp, 0,
 		uintptr(unsafe.Pointer(&ts)), 0, 0)
 }
 

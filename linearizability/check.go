@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
@@ -22,7 +23,9 @@ import (
 // Options tune CheckWith.
 type Options struct {
 	// Timeout bounds the whole check; partitions not finished by then are
-	// Unknown. 0 means no limit.
+	// Unknown. 0 means no limit. Wall time: the verdict depends on the
+	// machine's speed, so a caller that pins verdicts uses it only as a
+	// backstop behind MaxSteps and MaxSearchBytes.
 	Timeout time.Duration
 	// Workers is how many partitions are checked at once; 0 means
 	// GOMAXPROCS.
@@ -34,7 +37,34 @@ type Options struct {
 	// no bound). A partition whose search needs more is Unknown whatever
 	// the machine's speed: the bound is deterministic, unlike Timeout.
 	MaxSteps int64
+	// MaxSearchBytes bounds the memory porcupine's search keeps per
+	// partition (0: no bound). Every step the model accepts may store in
+	// porcupine's cache the set of operations linearized so far, one bit
+	// per operation of the partition, with the state: it is charged
+	// SearchEntryBytes(n) for a partition of n operations, and a search
+	// charged more than MaxSearchBytes is cut, its partition Unknown. The
+	// charge depends on the history only, so this bound is deterministic
+	// too; it also bounds the search's time, which hashes that set on
+	// every accepted step. Searches run at once only while their largest
+	// possible charges sum to at most MaxSearchBytes, so the bound holds
+	// for the whole check.
+	MaxSearchBytes int64
+	// MaxHeap, when positive, is the process heap (runtime/metrics
+	// /memory/classes/heap/objects:bytes, read every 10 ms while porcupine
+	// searches) past which every running search is cut and its partition
+	// Unknown. Like Timeout it depends on the machine and on what else the
+	// process holds: a backstop, never the bound a pinned verdict relies on.
+	MaxHeap int64
 }
+
+// SearchEntryBytes is what one accepted model step is charged against
+// Options.MaxSearchBytes in a partition of n operations: porcupine's
+// copy of the linearized set (n bits in 64-bit words) and the cache
+// entry, map slot, call-stack entry and boxed state around it
+// (searchEntryOverhead).
+func SearchEntryBytes(n int) int64 { return int64(n+63)/64*8 + searchEntryOverhead }
+
+const searchEntryOverhead = 128
 
 // Check checks history h against spec, partition by partition, within
 // timeout (0: no limit). Call it outside any synctest bubble: the time limit
@@ -58,6 +88,12 @@ func CheckWith(spec model.Spec, h []porcupine.Operation, opt Options) Verdict {
 		deadline = start.Add(opt.Timeout)
 	}
 	c := &checker{spec: spec, h: h, opt: opt, deadline: deadline, parts: split(spec, h)}
+	if opt.MaxSearchBytes > 0 {
+		c.room = newRoom(opt.MaxSearchBytes)
+	}
+	if opt.MaxHeap > 0 {
+		defer c.watchHeap()()
+	}
 	c.run()
 	v := c.verdict()
 	v.Elapsed = time.Since(start)
@@ -68,7 +104,21 @@ type part struct {
 	key    model.Key
 	idx    []int32 // indices into the history, in history order
 	result Result
+	cut    cause // why an Unknown partition did not finish
+	steps  int64 // model steps porcupine took (0: the witness decided)
+	bytes  int64 // what its search was charged against MaxSearchBytes
 }
+
+// cause is the limit that left a partition unfinished.
+type cause int
+
+const (
+	cutNone cause = iota
+	cutSteps
+	cutBytes
+	cutHeap
+	cutTime
+)
 
 type checker struct {
 	spec     model.Spec
@@ -76,6 +126,8 @@ type checker struct {
 	opt      Options
 	deadline time.Time
 	parts    []part
+	room     *room       // MaxSearchBytes shared by the searches running at once; nil: no bound
+	heapHit  atomic.Bool // the process heap passed MaxHeap: cut every search
 }
 
 // split groups operation indices by key, keys in sorted order.
@@ -110,7 +162,7 @@ func (c *checker) run() {
 				if i > firstIllegal.Load() {
 					continue
 				}
-				if c.parts[i].result = c.checkPart(c.parts[i].idx); c.parts[i].result == Illegal {
+				if c.checkPart(&c.parts[i]); c.parts[i].result == Illegal {
 					lowerTo(&firstIllegal, i)
 				}
 			}
@@ -124,44 +176,160 @@ func lowerTo(a *atomic.Int64, v int64) {
 	}
 }
 
-func (c *checker) checkPart(idx []int32) Result {
-	if !c.opt.PorcupineOnly && witness(c.spec, c.h, idx) {
-		return Ok
+func (c *checker) checkPart(p *part) {
+	if !c.opt.PorcupineOnly && witness(c.spec, c.h, p.idx) {
+		p.result = Ok
+		return
 	}
-	timeout, ok := c.remaining()
-	if !ok {
-		return Unknown
+	s := c.newSearch(len(p.idx))
+	if c.room != nil {
+		c.room.take(s.reserve)
+		defer c.room.give(s.reserve)
 	}
-	m, spent := c.bounded()
-	switch porcupine.CheckOperationsTimeout(m, gather(c.h, idx), timeout) {
-	case porcupine.Ok:
-		return Ok // every step of the linearization found ran within the bound
-	case porcupine.Illegal:
-		if spent() {
-			return Unknown // the search was cut: Illegal is not proven
-		}
-		return Illegal
-	}
-	return Unknown
+	p.result, p.cut = c.search(s, gather(c.h, p.idx))
+	p.steps, p.bytes = s.steps.Load(), s.bytes.Load()
 }
 
-// bounded is the partition model with its steps counted: once MaxSteps
-// are spent every further step is refused, which only prunes the search,
-// and spent reports whether that happened.
-func (c *checker) bounded() (porcupine.Model, func() bool) {
-	m := c.single()
-	if c.opt.MaxSteps <= 0 {
-		return m, func() bool { return false }
+// search runs porcupine on one partition's operations with the model s
+// bounds; a search the bounds cut is Unknown, with the bound that cut it.
+func (c *checker) search(s *search, ops []porcupine.Operation) (Result, cause) {
+	timeout, ok := c.remaining()
+	switch {
+	case c.heapHit.Load():
+		return Unknown, cutHeap
+	case !ok:
+		return Unknown, cutTime
 	}
-	var n atomic.Int64
+	switch porcupine.CheckOperationsTimeout(s.model, ops, timeout) {
+	case porcupine.Ok:
+		return Ok, cutNone // every step of the linearization found ran within the bounds
+	case porcupine.Illegal:
+		if cut := s.cause(); cut != cutNone {
+			return Unknown, cut // the search was cut: Illegal is not proven
+		}
+		return Illegal, cutNone
+	}
+	return Unknown, cutTime
+}
+
+// search is the partition model with its cost counted against the
+// bounds: once a bound is spent (or the heap watchdog fires) every
+// further step is refused, which only prunes porcupine's search, so the
+// search ends soon after; an Ok found all the same is a real
+// linearization, an Illegal is then not proven.
+type search struct {
+	model   porcupine.Model
+	entry   int64 // SearchEntryBytes of the partition
+	reserve int64 // the most it can be charged: what it takes of the room
+	steps   atomic.Int64
+	bytes   atomic.Int64
+	cut     atomic.Int32 // a cause, once the search is cut
+	heapHit *atomic.Bool
+}
+
+func (c *checker) newSearch(n int) *search {
+	s := &search{entry: SearchEntryBytes(n), heapHit: &c.heapHit}
+	if c.opt.MaxSearchBytes > 0 {
+		s.reserve = c.opt.MaxSearchBytes
+		if c.opt.MaxSteps > 0 && c.opt.MaxSteps <= c.opt.MaxSearchBytes/s.entry {
+			s.reserve = c.opt.MaxSteps * s.entry
+		}
+	}
+	m := c.single()
 	step := m.Step
 	m.Step = func(state, input, output any) (bool, any) {
-		if n.Add(1) > c.opt.MaxSteps {
+		if s.cut.Load() != int32(cutNone) {
 			return false, state
 		}
-		return step(state, input, output)
+		if s.heapHit.Load() {
+			s.cut.CompareAndSwap(int32(cutNone), int32(cutHeap))
+			return false, state
+		}
+		if n := s.steps.Add(1); c.opt.MaxSteps > 0 && n > c.opt.MaxSteps {
+			s.cut.CompareAndSwap(int32(cutNone), int32(cutSteps))
+			return false, state
+		}
+		ok, next := step(state, input, output)
+		if ok {
+			if b := s.bytes.Add(s.entry); c.opt.MaxSearchBytes > 0 && b > c.opt.MaxSearchBytes {
+				s.cut.CompareAndSwap(int32(cutNone), int32(cutBytes))
+				return false, state
+			}
+		}
+		return ok, next
 	}
-	return m, func() bool { return n.Load() > c.opt.MaxSteps }
+	s.model = m
+	return s
+}
+
+func (s *search) cause() cause { return cause(s.cut.Load()) }
+
+// room is MaxSearchBytes shared by the searches running at once: each
+// takes the most it can be charged before it starts and gives it back
+// when it ends. No take exceeds the whole room, so every one is served.
+type room struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	free int64
+}
+
+func newRoom(n int64) *room {
+	r := &room{free: n}
+	r.cond = sync.NewCond(&r.mu)
+	return r
+}
+
+func (r *room) take(n int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.free < n {
+		r.cond.Wait()
+	}
+	r.free -= n
+}
+
+func (r *room) give(n int64) {
+	r.mu.Lock()
+	r.free += n
+	r.mu.Unlock()
+	r.cond.Broadcast()
+}
+
+// watchHeap reads the process heap now and then every 10 ms until the
+// returned stop is called, and sets heapHit once it passes MaxHeap.
+func (c *checker) watchHeap() (stop func()) {
+	if heapBytes() > c.opt.MaxHeap {
+		c.heapHit.Store(true)
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if heapBytes() > c.opt.MaxHeap {
+					c.heapHit.Store(true)
+					return
+				}
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}
+
+// heapBytes is the process's heap, as sim.Config.MaxHeap reads it.
+func heapBytes() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
 }
 
 // remaining is the time left (0: no limit); false when it has run out.
@@ -247,44 +415,52 @@ func replay(m model.Machine, h []porcupine.Operation, known, unknown []int32, ke
 // in verbose mode to explain it.
 func (c *checker) verdict() Verdict {
 	v := Verdict{Model: c.spec.Name, Result: Ok, Ops: len(c.h), Partitions: len(c.parts)}
-	unknown := 0
 	for _, p := range c.parts {
+		v.Steps += p.steps
+		v.SearchBytes = max(v.SearchBytes, p.bytes)
+	}
+	var first *part
+	unknown := 0
+	for i, p := range c.parts {
 		switch p.result {
 		case Illegal:
 			c.explain(&v, p)
 			return v
 		case Unknown:
 			if unknown++; unknown == 1 {
-				v.Partition = c.spec.Label(p.key)
+				first = &c.parts[i]
 			}
 		}
 	}
-	if unknown > 0 {
-		v.Result = Unknown
-		v.Message = fmt.Sprintf("%s hit: %d of %d partitions unfinished", c.limits(), unknown, len(c.parts))
-		for _, p := range c.parts {
-			if p.result == Unknown {
-				v.unknown = gather(c.h, p.idx)
-				break
-			}
-		}
+	if first != nil {
+		v.Result, v.Partition = Unknown, c.spec.Label(first.key)
+		v.Message = fmt.Sprintf("%s hit: %d of %d partitions unfinished", c.limit(first.cut), unknown, len(c.parts))
+		v.unknown = gather(c.h, first.idx)
 	}
 	return v
 }
 
-// limits names the limits that can leave a partition unfinished.
-func (c *checker) limits() string {
-	var l []string
-	if c.opt.MaxSteps > 0 {
-		l = append(l, fmt.Sprintf("step limit %d per partition", c.opt.MaxSteps))
+// limit names the limit that cut a partition.
+func (c *checker) limit(why cause) string {
+	switch why {
+	case cutSteps:
+		return fmt.Sprintf("step limit %d per partition", c.opt.MaxSteps)
+	case cutBytes:
+		return fmt.Sprintf("search memory limit %s per partition", size(c.opt.MaxSearchBytes))
+	case cutHeap:
+		return fmt.Sprintf("heap limit %s of the process (machine-dependent)", size(c.opt.MaxHeap))
+	case cutTime:
+		return fmt.Sprintf("time limit %s (machine-dependent)", c.opt.Timeout)
 	}
-	if c.opt.Timeout > 0 {
-		l = append(l, fmt.Sprintf("time limit %s", c.opt.Timeout))
+	return "a limit"
+}
+
+// size is n bytes in MiB when it is a whole number of them.
+func size(n int64) string {
+	if n > 0 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
 	}
-	if len(l) == 0 {
-		return "a limit"
-	}
-	return strings.Join(l, " or ")
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // failure is what a visualisation of an Illegal partition needs.
@@ -294,12 +470,25 @@ type failure struct {
 	ops   []porcupine.Operation
 }
 
+// explain reruns the Illegal partition's search in verbose mode for its
+// longest linearizable prefix. It is the same search under the same
+// bounds, so it ends within them as the first did; the partial
+// linearizations verbose mode keeps besides are watched by MaxHeap and a
+// time limit only, and an explanation cut by them says so (the verdict
+// stays Illegal: the first search proved it).
 func (c *checker) explain(v *Verdict, p part) {
 	v.Result, v.Partition, v.Key = Illegal, c.spec.Label(p.key), p.key
 	m, ops := c.single(), gather(c.h, p.idx)
 	timeout, _ := c.remaining()
-	_, info := porcupine.CheckOperationsVerbose(m, ops, max(timeout, 10*time.Second))
+	s := c.newSearch(len(ops))
+	res, info := porcupine.CheckOperationsVerbose(s.model, ops, max(timeout, 10*time.Second))
 	v.Message, v.At = c.longestPrefix(m, ops, info)
+	switch {
+	case res == porcupine.Unknown:
+		v.Message += fmt.Sprintf(" (the explanation's search was cut by the time limit %s)", max(timeout, 10*time.Second))
+	case s.cause() != cutNone:
+		v.Message += fmt.Sprintf(" (the explanation's search was cut by the %s)", c.limit(s.cause()))
+	}
 	info.AddAnnotations([]porcupine.Annotation{banner(ops, v.Model+" "+v.Partition+": illegal", v.Message)})
 	v.failure = &failure{model: m, info: info, ops: ops}
 }

@@ -31,8 +31,12 @@
 // porcupine for the rest. The Verdict is three-valued: Ok, Illegal (naming
 // the first failing partition in key order, with porcupine's longest
 // linearizable prefix and why the next operation cannot follow it) or
-// Unknown when a bound hit (Options.MaxSteps, deterministic; or a Timeout).
-// Unknown never passes. WriteVisualization
+// Unknown when a bound hit: Options.MaxSteps (model steps) or
+// Options.MaxSearchBytes (what porcupine's search stores, charged per
+// accepted step from the partition's length), both deterministic; or, as
+// backstops that depend on the machine, Options.MaxHeap (the process heap,
+// watched while porcupine searches) and Options.Timeout. Unknown never
+// passes. WriteVisualization
 // writes porcupine's HTML for the failing partition and its history file,
 // and Report.Finish does that for every failure of a run and prints the
 // replay command.

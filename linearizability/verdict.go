@@ -18,8 +18,8 @@ import (
 type Result int
 
 const (
-	// Unknown: the check did not finish (time limit) or never ran. Never a
-	// pass.
+	// Unknown: the check did not finish (a limit of Options hit) or never
+	// ran. Never a pass.
 	Unknown Result = iota
 	// Ok: every partition has a linearization.
 	Ok
@@ -54,6 +54,12 @@ type Verdict struct {
 	Ops        int // operations checked
 	Partitions int
 	Elapsed    time.Duration
+	// Steps is the model steps porcupine took over every partition (the
+	// witness replay's are not counted), and SearchBytes the most any one
+	// partition's search was charged against Options.MaxSearchBytes. Both
+	// depend on the history and the options only.
+	Steps       int64
+	SearchBytes int64
 
 	failure *failure              // what WriteVisualization needs; nil unless Illegal
 	unknown []porcupine.Operation // the first unfinished partition; nil unless Unknown

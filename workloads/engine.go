@@ -444,7 +444,9 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 
 // models checks the recorded histories with porcupine.
 func (r *runner) models(out *Outcome) {
-	verdicts, harness := r.wm.check(r.h.check())
+	opt := checkOptions(r.opt.MaxHeap)
+	h, harness := r.h.check(opt)
+	verdicts, harness := r.wm.check(opt, h, harness)
 	r.tl.verdicts = verdicts
 	for _, msg := range harness {
 		r.fail(out, Crash, msg)
@@ -466,7 +468,7 @@ func (r *runner) models(out *Outcome) {
 }
 
 // unknownArtifact writes the unfinished partition of an unknown model
-// check as a history file, which a larger step bound can decide.
+// check as a history file, which larger bounds can decide.
 func (r *runner) unknownArtifact(out *Outcome, v *linearizability.Verdict) {
 	if r.opt.ArtifactDir == "" {
 		return

@@ -2,8 +2,7 @@ package workloads
 
 import (
 	"fmt"
-
-	"github.com/anishathalye/porcupine"
+	"time"
 
 	"github.com/ckptsim/ckptsim/core/coord"
 	"github.com/ckptsim/ckptsim/linearizability"
@@ -19,6 +18,31 @@ import (
 // history as its artefact), never a pass. Most partitions never reach
 // porcupine: a linear witness search accepts them first.
 var CheckSteps int64 = 2_000_000
+
+// CheckSearchBytes bounds the memory porcupine's search keeps per
+// partition (linearizability.Options.MaxSearchBytes): each step the model
+// accepts is charged the partition's size in bits plus a cache entry, so
+// a long partition with many concurrent operations that is not
+// linearizable (a restore storm of 100 000 operations on one pipeline)
+// runs out of it long before CheckSteps and ends Unknown after about
+// CheckSearchBytes of heap, where its 2 000 000 steps would have taken
+// tens of GiB. Deterministic, like CheckSteps; the searches of one check
+// share it, so it bounds the whole check.
+var CheckSearchBytes int64 = 512 << 20
+
+// CheckTimeout is the last-resort wall-clock limit of one model's check:
+// a check it cuts is Unknown, and says the limit depends on the machine.
+// The deterministic bounds above end every check first on any machine
+// this has run on.
+var CheckTimeout = 10 * time.Minute
+
+// checkOptions are the bounds of every porcupine check of a run; maxHeap
+// is the run's heap share (Options.MaxHeap), watched while porcupine
+// searches as the simulator watches it while the world runs.
+func checkOptions(maxHeap int64) linearizability.Options {
+	return linearizability.Options{MaxSteps: CheckSteps, MaxSearchBytes: CheckSearchBytes,
+		Timeout: CheckTimeout, MaxHeap: maxHeap}
+}
 
 // histories records the run's operations for the porcupine models:
 // generations and the latest-completed register per pipeline, and
@@ -193,7 +217,7 @@ func (h *histories) savepointList(job int64, ids []int64) {
 // check runs every model over its history; it cuts operations left open
 // by the end of the run first. A malformed history is a harness bug,
 // returned apart from the verdicts.
-func (h *histories) check() (out []linearizability.Verdict, harness []string) {
+func (h *histories) check(opt linearizability.Options) (out []linearizability.Verdict, harness []string) {
 	for _, c := range []struct {
 		spec model.Spec
 		rec  *linearizability.Recorder
@@ -203,14 +227,9 @@ func (h *histories) check() (out []linearizability.Verdict, harness []string) {
 			harness = append(harness, fmt.Sprintf("%s: malformed history (harness bug): %v", c.spec.Name, err))
 			continue
 		}
-		out = append(out, checkModel(c.spec, c.rec.Operations()))
+		out = append(out, linearizability.CheckWith(c.spec, c.rec.Operations(), opt))
 	}
 	return out, harness
-}
-
-// checkModel runs one porcupine model within CheckSteps.
-func checkModel(spec model.Spec, ops []porcupine.Operation) linearizability.Verdict {
-	return linearizability.CheckWith(spec, ops, linearizability.Options{MaxSteps: CheckSteps})
 }
 
 // specs are the models by name, for artefacts.

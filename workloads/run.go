@@ -25,7 +25,8 @@ const (
 	Safety   Verdict = "safety"
 	Liveness Verdict = "liveness"
 	Crash    Verdict = "crash"
-	// Unknown: a checker gave up (porcupine's step bound, CheckSteps)
+	// Unknown: a checker gave up (porcupine's bounds, CheckSteps and
+	// CheckSearchBytes, or a backstop: the heap share, CheckTimeout)
 	// without a violation found: never a pass, and not a budget: the run
 	// itself finished. simrun exits 4 for it, as for budget.
 	Unknown Verdict = "unknown"

@@ -113,7 +113,7 @@ func WatermarkModelOp(o cluster.WatermarkOp, pipelines int) any {
 
 // check adds the watermark verdict to the others' (nothing without
 // pipelines); a malformed history is a harness bug.
-func (h *watermarks) check(out []linearizability.Verdict, harness []string) ([]linearizability.Verdict, []string) {
+func (h *watermarks) check(opt linearizability.Options, out []linearizability.Verdict, harness []string) ([]linearizability.Verdict, []string) {
 	if h == nil || !h.used {
 		return out, harness
 	}
@@ -121,7 +121,7 @@ func (h *watermarks) check(out []linearizability.Verdict, harness []string) ([]l
 	if err := h.rec.Err(); err != nil {
 		return out, append(harness, fmt.Sprintf("%s: malformed history (harness bug): %v", model.Watermark.Name, err))
 	}
-	return append(out, checkModel(model.Watermark, h.rec.Operations())), harness
+	return append(out, linearizability.CheckWith(model.Watermark, h.rec.Operations(), opt)), harness
 }
 
 // rebalance moves partitions of a random pipeline away and back (a

@@ -93,40 +93,58 @@ func TestWatermarksDeterministic(t *testing.T) {
 	}
 }
 
-// TestModelStepBoundGivesUnknown: a porcupine check cut by CheckSteps is
-// reported as unknown with the model's id, never as a pass and never as
-// its check having fired; with the artefact folder set its unfinished
-// partition is written.
+// TestModelStepBoundGivesUnknown: a porcupine check cut by CheckSteps,
+// or by CheckSearchBytes, is reported as unknown with the model's id and
+// the bound that cut it, never as a pass and never as its check having
+// fired; with the artefact folder set its unfinished partition is written.
 func TestModelStepBoundGivesUnknown(t *testing.T) {
-	defer func(n int64) { CheckSteps = n }(CheckSteps)
-	CheckSteps = 1
+	for _, c := range []struct {
+		name         string
+		steps, bytes int64
+		want         string
+	}{
+		{"steps", 1, CheckSearchBytes, "model-watermark: unknown: step limit 1 per partition"},
+		{"search memory", CheckSteps, 1, "model-watermark: unknown: search memory limit 1 bytes per partition"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func(n, b int64) { CheckSteps, CheckSearchBytes = n, b }(CheckSteps, CheckSearchBytes)
+			CheckSteps, CheckSearchBytes = c.steps, c.bytes
+			out := plantedCommitRun(t)
+			if out.Verdict == Pass {
+				t.Fatal("pass")
+			}
+			var line string
+			for _, v := range out.Violations {
+				if strings.Contains(v, c.want) {
+					line = v
+				}
+			}
+			if line == "" || slices.Contains(out.Checks, oracle.ModelWatermark) {
+				t.Fatalf("no %q line (checks %v): %.600v", c.want, out.Checks, out.Violations)
+			}
+			if !slices.ContainsFunc(out.Artifacts, func(a string) bool { return strings.HasSuffix(a, "watermark-unknown.history") }) {
+				t.Fatalf("artefacts %v", out.Artifacts)
+			}
+			t.Log(line)
+		})
+	}
+}
+
+// plantedCommitRun runs watermarks seed 0 with a runtime that commits past
+// the watermark (an illegal watermark history porcupine must search),
+// artefacts in a temporary folder.
+func plantedCommitRun(t *testing.T) Outcome {
+	t.Helper()
 	s, err := Lookup("watermarks")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	r := &runner{s: s, opt: Options{Seed: 0, ArtifactDir: dir}, faults: s.Faults}
+	r := &runner{s: s, opt: Options{Seed: 0, ArtifactDir: t.TempDir()}, faults: s.Faults}
 	if r.ccfg, err = s.clusterConfig(s.effectiveVariants(nil), s.Faults); err != nil {
 		t.Fatal(err)
 	}
 	r.ccfg.Workload.PlantCommitPastWatermark = true
-	out := r.run(Outcome{})
-	if out.Verdict == Pass {
-		t.Fatal("pass")
-	}
-	var line string
-	for _, v := range out.Violations {
-		if strings.Contains(v, "model-watermark: unknown: step limit 1 per partition") {
-			line = v
-		}
-	}
-	if line == "" || slices.Contains(out.Checks, oracle.ModelWatermark) {
-		t.Fatalf("no unknown model-watermark line (checks %v): %.600v", out.Checks, out.Violations)
-	}
-	if !slices.ContainsFunc(out.Artifacts, func(a string) bool { return strings.HasSuffix(a, "watermark-unknown.history") }) {
-		t.Fatalf("artefacts %v", out.Artifacts)
-	}
-	t.Log(line)
+	return r.run(Outcome{})
 }
 
 // TestWatermarkUnderCommit: a runtime that commits one offset short of each

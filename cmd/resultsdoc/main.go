@@ -1,15 +1,19 @@
-// Command resultsdoc writes the figures block of results/README.md (between
-// <!-- figures:begin --> and <!-- figures:end -->) from the committed data
-// files: the benchmark results of results/bench (Go benchmark format, read
-// with golang.org/x/perf/benchfmt), results/mutants.json, results/hazards.json,
-// the front matter of the findings ledger's entries and the coverage report.
-// Each figure names the file it came from and that file's command and commit
-// lines, so no figure in the block is typed by hand.
+// Command resultsdoc writes the figures blocks of results/README.md and of
+// the repository's README.md (between <!-- figures:begin --> and
+// <!-- figures:end -->) from the committed data files: the benchmark results
+// of results/bench (Go benchmark format, read with
+// golang.org/x/perf/benchfmt), results/campaign/default-cost.txt and
+// results/refresher/caught.txt (the same format), results/mutants.json,
+// results/hazards.json, the front matter of the findings ledger's entries,
+// the coverage report and the embedded scenarios. Each figure names the file
+// it came from and that file's command and commit lines, so no figure in
+// either block is typed by hand; README.md's prose quotes none and points at
+// its block.
 //
-//	go run ./cmd/resultsdoc          # rewrite the block (make results)
-//	go run ./cmd/resultsdoc -check   # exit 1 when the committed block is stale
+//	go run ./cmd/resultsdoc          # rewrite the blocks (make results)
+//	go run ./cmd/resultsdoc -check   # exit 1 when a committed block is stale
 //
-// go test ./cmd/resultsdoc fails while the committed block differs from what
+// go test ./cmd/resultsdoc fails while a committed block differs from what
 // this command writes.
 package main
 
@@ -35,36 +39,57 @@ const (
 	readme      = "results/README.md"
 )
 
+// doc is a page with a figures block and what renders it.
+type doc struct {
+	path   string
+	render func(root string) (string, error)
+}
+
+var docs = []doc{{readme, figures}, {rootReadme, readmeFigures}}
+
 func main() {
 	root := flag.String("root", ".", "the repository's root")
-	check := flag.Bool("check", false, "only check that results/README.md's figures block is current (exit 1 if not)")
+	check := flag.Bool("check", false, "only check that the figures blocks of results/README.md and README.md are current (exit 1 if not)")
 	flag.Parse()
-	path := filepath.Join(*root, readme)
-	old, err := os.ReadFile(path)
-	if err != nil {
-		fail(err)
-	}
-	block, err := figures(*root)
-	if err != nil {
-		fail(err)
-	}
-	doc, err := splice(string(old), block)
-	if err != nil {
-		fail(fmt.Errorf("%s: %w", path, err))
-	}
-	if *check {
-		if doc != string(old) {
-			fmt.Fprintf(os.Stderr, "resultsdoc: %s: the figures block is stale; run go run ./cmd/resultsdoc (make results)\n", path)
-			os.Exit(1)
+	stale := false
+	for _, d := range docs {
+		path := filepath.Join(*root, d.path)
+		old, doc, err := rendered(*root, d)
+		if err != nil {
+			fail(err)
 		}
-		return
+		switch {
+		case doc == old:
+		case *check:
+			fmt.Fprintf(os.Stderr, "resultsdoc: %s: the figures block is stale; run go run ./cmd/resultsdoc (make results)\n", path)
+			stale = true
+		default:
+			if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+				fail(err)
+			}
+		}
 	}
-	if doc == string(old) {
-		return
+	if stale {
+		os.Exit(1)
 	}
-	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
-		fail(err)
+}
+
+// rendered is d's page as committed and with its block rendered afresh.
+func rendered(root string, d doc) (old, doc string, err error) {
+	path := filepath.Join(root, d.path)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", "", err
 	}
+	block, err := d.render(root)
+	if err != nil {
+		return "", "", err
+	}
+	doc, err = splice(string(b), block)
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %w", path, err)
+	}
+	return string(b), doc, nil
 }
 
 func fail(err error) {

@@ -12,23 +12,19 @@ import (
 
 const root = "../.."
 
-// TestReadmeFiguresCurrent fails while the committed results/README.md's
-// figures block differs from what go run ./cmd/resultsdoc writes.
+// TestReadmeFiguresCurrent fails while the committed figures block of
+// results/README.md or of README.md differs from what go run
+// ./cmd/resultsdoc writes.
 func TestReadmeFiguresCurrent(t *testing.T) {
-	old, err := os.ReadFile(filepath.Join(root, readme))
-	if err != nil {
-		t.Fatal(err)
-	}
-	block, err := figures(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := splice(string(old), block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if doc != string(old) {
-		t.Errorf("%s's figures block is stale: run go run ./cmd/resultsdoc (make results). It should read:\n%s", readme, block)
+	for _, d := range docs {
+		old, doc, err := rendered(root, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc != old {
+			block, _ := d.render(root)
+			t.Errorf("%s's figures block is stale: run go run ./cmd/resultsdoc (make results). It should read:\n%s", d.path, block)
+		}
 	}
 }
 
@@ -37,7 +33,7 @@ func copyResults(t *testing.T) string {
 	t.Helper()
 	dst := t.TempDir()
 	for _, p := range []string{"bench/sim.txt", "campaign/default-cost.txt", "bench/trigger-precise.txt", "bench/trigger-jdk.txt", "mutants.json",
-		"hazards.json", "hazards.md", "coverage/README.md"} {
+		"hazards.json", "hazards.md", "coverage/README.md", "bench/floor.txt", "refresher/caught.txt"} {
 		b, err := os.ReadFile(filepath.Join(root, "results", p))
 		if err != nil {
 			t.Fatal(err)
@@ -232,5 +228,50 @@ func TestHazardCommitFollowsTheData(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("rows at two commits: the figure lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestRootFiguresFollowTheData: README.md's block changes with its data
+// files (the refresher's counts, the campaign's seeds), and a data file
+// without the figure's result is an error naming it, never a figure left
+// as it was.
+func TestRootFiguresFollowTheData(t *testing.T) {
+	dir := copyResults(t)
+	before, err := readmeFigures(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"caught in **16 of 100 seeds**", "**588 seeds**", "[`results/refresher/caught.txt`](results/refresher/caught.txt)",
+		"[`results/HISTORY.md`](results/HISTORY.md)"} {
+		if !strings.Contains(before, want) {
+			t.Fatalf("figures lack %q (the committed data changed? then change this test):\n%s", want, before)
+		}
+	}
+	edit := func(name, old, new string) {
+		t.Helper()
+		p := filepath.Join(dir, "results", name)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), old) {
+			t.Fatalf("%s lacks %q", name, old)
+		}
+		os.WriteFile(p, []byte(strings.ReplaceAll(string(b), old, new)), 0o644)
+	}
+	edit("refresher/caught.txt", "strategy=random 1 16 caught", "strategy=random 1 17 caught")
+	edit("campaign/default-cost.txt", " 588 seeds ", " 600 seeds ")
+	after, err := readmeFigures(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"caught in **17 of 100 seeds**", "**600 seeds**"} {
+		if !strings.Contains(after, want) {
+			t.Errorf("after the change the figures lack %q:\n%s", want, after)
+		}
+	}
+	edit("bench/floor.txt", "BenchmarkTimerFloor/sleep=nanosleep", "BenchmarkTimerFloor/sleep=other")
+	if _, err := readmeFigures(dir); err == nil || !strings.Contains(err.Error(), "TimerFloor/sleep=nanosleep") {
+		t.Errorf("figures without the nanosleep runs: err %v, want one naming TimerFloor/sleep=nanosleep", err)
 	}
 }

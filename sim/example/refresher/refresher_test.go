@@ -31,6 +31,7 @@ func TestCorrectCacheIsLinearizable(t *testing.T) {
 				t.Fatalf("%s seed %d: %d operations, want 75", st, seed, r.Ops)
 			}
 		}
+		t.Logf("%s: correct cache linearizable in %d of seeds 0-%d", st, seeds, seeds-1)
 	}
 }
 

@@ -36,6 +36,7 @@ const (
 	ObsRestoreState                   // Transport.RestoreState entered for checkpoint ID (0: none), task Task, carrying states Sum
 	ObsAskClose                       // the harness's idle task Task asks to close (Coordinator.ReadyToCloseIdle called)
 	ObsCanceled                       // the harness's cancel of the job (Manager.Cancel) returned: one per pipeline of the job
+	ObsJobDeleted                     // Storage.DeleteJob removed every checkpoint of the pipeline's job (after a cancel): one per pipeline
 )
 
 // Fault names carried by ObsFault.
@@ -176,6 +177,9 @@ func (c *Cluster) CancelJob(job int64) {
 	c.Managers[job].Cancel()
 	for p := range c.cfg.Pipelines {
 		c.observe(Obs{Kind: ObsCanceled, Job: job, Pipeline: p})
+	}
+	if err := c.Storage.DeleteJob(job); err != nil { // job-terminal cleanup
+		c.W.Note("delete the checkpoints of canceled job %d: %v", job, err)
 	}
 }
 

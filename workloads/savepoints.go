@@ -12,8 +12,9 @@ import (
 )
 
 // savepoints writes job savepoints through the real savepoint store on a
-// simulated file system and remembers what committed, so that the run can
-// check that only explicit deletes ever remove a savepoint.
+// simulated file system and remembers what committed and what the
+// operator deleted (dispose), so that the run can check that only
+// explicit deletes ever remove a savepoint, and that they do.
 type savepoints struct {
 	w         *sim.World
 	pipelines int
@@ -21,8 +22,11 @@ type savepoints struct {
 	store     *savepoint.Store
 	seq       int64
 	committed map[int64][]int64 // job -> savepoint ids
-	log       []string
-	h         *histories
+	// disposed: the committed savepoints the operator deleted
+	// (Store.Delete), job -> id.
+	disposed map[int64]map[int64]bool
+	log      []string
+	h        *histories
 	// onError sees each pipeline write the savepoint store refused.
 	onError func(job int64, pipeline int, id int64, err error)
 
@@ -47,7 +51,7 @@ func newSavepoints(w *sim.World, pipelines int, crashes bool) *savepoints {
 	} else {
 		fs = simfs.New(nil)
 	}
-	sp := &savepoints{w: w, pipelines: pipelines, fs: fs, committed: map[int64][]int64{}, crashIn: -1,
+	sp := &savepoints{w: w, pipelines: pipelines, fs: fs, committed: map[int64][]int64{}, disposed: map[int64]map[int64]bool{}, crashIn: -1,
 		written: map[savepointID]map[int32]int64{}, ambiguous: map[savepointID]bool{}}
 	sp.open()
 	return sp
@@ -129,7 +133,41 @@ func (s *session) Commit() error {
 		s.sp.ambiguous[savepointID{s.job, s.id}] = err != nil
 		s.sp.recover()
 	}
+	if err == nil {
+		s.sp.dispose(s.job)
+	}
 	return err
+}
+
+// keepSavepoints is how many committed savepoints of a job the operator
+// keeps: once a commit makes more, it disposes of the oldest (Store.Delete,
+// as Flink's savepoint -d), so that deletes run beside commits, listings
+// and the master_crash restarts.
+const keepSavepoints = 1
+
+// dispose deletes a job's committed savepoints beyond the newest
+// keepSavepoints, oldest first, each a SavepointDelete in the model's
+// history; a delete that fails is retried at the next commit.
+func (sp *savepoints) dispose(job int64) {
+	var live []int64
+	for _, id := range sp.committed[job] {
+		if !sp.disposed[job][id] {
+			live = append(live, id)
+		}
+	}
+	for _, id := range live[:max(0, len(live)-keepSavepoints)] {
+		call := int64(sp.w.Elapsed())
+		if err := sp.store.Delete(job, id); err != nil {
+			sp.w.Note("dispose of savepoint %d of job %d: %v", id, job, err)
+			continue
+		}
+		sp.h.savepointDelete(job, id, call)
+		if sp.disposed[job] == nil {
+			sp.disposed[job] = map[int64]bool{}
+		}
+		sp.disposed[job][id] = true
+		sp.w.Note("savepoint %d of job %d disposed", id, job)
+	}
 }
 
 // recover is the master's restart after a crash during a commit: the file
@@ -178,6 +216,10 @@ func (sp *savepoints) checkWhole(job int64) {
 		listed[id] = true
 		k := savepointID{job, id}
 		_, hit := sp.ambiguous[k]
+		if sp.disposed[job][id] {
+			sp.crashFinding("savepoint %d of job %d is listed although it was deleted", id, job)
+			continue
+		}
 		if !slices.Contains(sp.committed[job], id) && !hit {
 			sp.crashFinding("savepoint %d of job %d is listed but its commit never succeeded", id, job)
 			continue
@@ -186,6 +228,9 @@ func (sp *savepoints) checkWhole(job int64) {
 		newest = max(newest, id)
 	}
 	for _, id := range sp.committed[job] {
+		if sp.disposed[job][id] {
+			continue
+		}
 		if !listed[id] {
 			sp.crashFinding("committed savepoint %d of job %d is not listed after the restart", id, job)
 		}
@@ -262,7 +307,10 @@ func (sp *savepoints) check() []string {
 		}
 		sp.h.savepointList(j, ids)
 		for _, id := range sp.committed[j] {
-			if !have[id] {
+			switch {
+			case sp.disposed[j][id] && have[id]:
+				out = append(out, fmt.Sprintf("savepoint-retention: savepoint %d of job %d is still listed after its delete returned", id, j))
+			case !sp.disposed[j][id] && !have[id]:
 				out = append(out, fmt.Sprintf("savepoint-retention: committed savepoint %d of job %d is gone without a delete", id, j))
 			}
 		}

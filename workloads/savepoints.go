@@ -25,6 +25,7 @@ type savepoints struct {
 	// disposed: the committed savepoints the operator deleted
 	// (Store.Delete), job -> id.
 	disposed map[int64]map[int64]bool
+	order    []string // savepoint-retention: a listing whose newest is not the newest committed
 	log      []string
 	h        *histories
 	// onError sees each pipeline write the savepoint store refused.
@@ -140,22 +141,34 @@ func (s *session) Commit() error {
 }
 
 // keepSavepoints is how many committed savepoints of a job the operator
-// keeps: once a commit makes more, it disposes of the oldest (Store.Delete,
-// as Flink's savepoint -d), so that deletes run beside commits, listings
-// and the master_crash restarts.
+// keeps: after each commit it lists the job's savepoints (newest first)
+// and disposes of the others (Store.Delete, as Flink's savepoint -d), so
+// that deletes run beside commits, listings and the master_crash
+// restarts.
 const keepSavepoints = 1
 
-// dispose deletes a job's committed savepoints beyond the newest
-// keepSavepoints, oldest first, each a SavepointDelete in the model's
-// history; a delete that fails is retried at the next commit.
+// dispose lists a job's savepoints and deletes all but the newest
+// keepSavepoints of the listing, each a SavepointDelete in the model's
+// history; a delete that fails is retried at the next commit. The listing
+// must put the newest committed savepoint first (what a restore would
+// use): otherwise the operator would delete it (savepoint-retention).
 func (sp *savepoints) dispose(job int64) {
-	var live []int64
-	for _, id := range sp.committed[job] {
-		if !sp.disposed[job][id] {
-			live = append(live, id)
-		}
+	ms, err := sp.store.List(job)
+	if err != nil {
+		sp.w.Note("dispose: list the savepoints of job %d: %v", job, err)
+		return
 	}
-	for _, id := range live[:max(0, len(live)-keepSavepoints)] {
+	ids := make([]int64, len(ms))
+	for i, m := range ms {
+		ids[i] = m.SavepointID
+	}
+	sp.h.savepointList(job, ids)
+	newest := sp.committed[job][len(sp.committed[job])-1]
+	if len(ids) > 0 && ids[0] != newest {
+		sp.order = append(sp.order, fmt.Sprintf("savepoint-retention: the listing of job %d puts savepoint %d first, the newest committed is %d", job, ids[0], newest))
+		return
+	}
+	for _, id := range ids[min(len(ids), keepSavepoints):] {
 		call := int64(sp.w.Elapsed())
 		if err := sp.store.Delete(job, id); err != nil {
 			sp.w.Note("dispose of savepoint %d of job %d: %v", id, job, err)
@@ -287,7 +300,7 @@ func toSavepoint(c *coord.Completed) *savepoint.CompletedCheckpoint {
 
 // check lists every job's savepoints and reports committed ones missing.
 func (sp *savepoints) check() []string {
-	var out []string
+	out := slices.Clone(sp.order)
 	jobs := make([]int64, 0, len(sp.committed))
 	for j := range sp.committed {
 		jobs = append(jobs, j)

@@ -210,6 +210,10 @@ func (h *histories) savepointRotted(job int64, id int64) {
 	_ = h.sp.Record(fmt.Sprintf("savepoint-rot-%d", job), h.now(), h.now(), model.SavepointDelete{Job: int(job), ID: id}, nil)
 }
 
+func (h *histories) savepointDelete(job int64, id int64, call int64) {
+	_ = h.sp.Record(fmt.Sprintf("savepoint-delete-%d", job), call, h.now(), model.SavepointDelete{Job: int(job), ID: id}, nil)
+}
+
 func (h *histories) savepointList(job int64, ids []int64) {
 	_ = h.sp.Record(fmt.Sprintf("savepoint-list-%d", job), h.now(), h.now(), model.SavepointList{Job: int(job)}, model.SavepointIDs(ids))
 }

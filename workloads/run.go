@@ -176,6 +176,7 @@ func (s *Scenario) clusterConfig(v map[string]string, f Faults) (cluster.Config,
 	cfg := cluster.Config{
 		Jobs: s.Cluster.Jobs, Pipelines: s.Cluster.Pipelines, Tasks: s.Cluster.Tasks, ExecutorCore: s.Cluster.ExecutorCore,
 		ExecutorKeepAlive: s.Cluster.ExecutorKeepAlive.D, FileStorage: s.Cluster.Storage == "file",
+		LegacyUntil:   s.Cluster.LegacyUntil.D,
 		StartingTasks: s.Cluster.StartingTasks,
 		Coord: coord.Config{Interval: s.Checkpoint.Interval.D, Timeout: s.Checkpoint.Timeout.D,
 			SchemaTimeout: s.Checkpoint.SchemaTimeout.D, MinPause: s.Checkpoint.MinPause.D,

@@ -17,8 +17,9 @@ import (
 )
 
 // savepoints writes job savepoints through the real savepoint store on a
-// simulated file system and remembers what committed, so that the run can
-// check that only explicit deletes ever remove a savepoint.
+// simulated file system and remembers what committed and what the
+// operator deleted (dispose), so that the run can check that only
+// explicit deletes ever remove a savepoint, and that they do.
 type savepoints struct {
 	w         *sim.World
 	pipelines int
@@ -26,8 +27,12 @@ type savepoints struct {
 	store     *savepoint.Store
 	seq       int64
 	committed map[int64][]int64 // job -> savepoint ids
-	log       []string
-	h         *histories
+	// disposed: the committed savepoints the operator deleted
+	// (Store.Delete), job -> id.
+	disposed map[int64]map[int64]bool
+	order    []string // savepoint-retention: a listing whose newest is not the newest committed
+	log      []string
+	h        *histories
 	// onError sees each pipeline write the savepoint store refused.
 	onError func(job int64, pipeline int, id int64, err error)
 
@@ -80,7 +85,7 @@ func newSavepoints(w *sim.World, pipelines int, crashes bool) *savepoints {
 	} else {
 		fs = simfs.New(nil)
 	}
-	sp := &savepoints{w: w, pipelines: pipelines, fs: fs, committed: map[int64][]int64{}, crashIn: -1,
+	sp := &savepoints{w: w, pipelines: pipelines, fs: fs, committed: map[int64][]int64{}, disposed: map[int64]map[int64]bool{}, crashIn: -1,
 		written: map[savepointID]map[int32]int64{}, ambiguous: map[savepointID]bool{},
 		rotted: map[savepointID]int32{}, sums: map[spPipeline]uint64{}, healed: func() bool { return false }}
 	sp.load = sp.restore
@@ -177,7 +182,59 @@ func (s *session) Commit() error {
 		s.sp.ambiguous[savepointID{s.job, s.id}] = err != nil
 		s.sp.recover()
 	}
+	if err == nil {
+		s.sp.dispose(s.job)
+	}
 	return err
+}
+
+// keepSavepoints is how many committed savepoints of a job the operator
+// keeps: after each commit it lists the job's savepoints (newest first)
+// and disposes of the others (Store.Delete, as Flink's savepoint -d), so
+// that deletes run beside commits, listings and the master_crash
+// restarts.
+const keepSavepoints = 1
+
+// dispose lists a job's savepoints and deletes all but the newest
+// keepSavepoints of the listing, each a SavepointDelete in the model's
+// history; a delete that fails is retried at the next commit. The listing
+// must put the newest committed savepoint first (what a restore would
+// use), but for one that rotted (savepoint_rot: List skips it): otherwise
+// the operator would delete it (savepoint-retention).
+func (sp *savepoints) dispose(job int64) {
+	ms, err := sp.store.List(job)
+	if err != nil {
+		sp.w.Note("dispose: list the savepoints of job %d: %v", job, err)
+		return
+	}
+	ids := make([]int64, len(ms))
+	for i, m := range ms {
+		ids[i] = m.SavepointID
+	}
+	sp.h.savepointList(job, ids)
+	newest := int64(-1) // the newest committed that List may return: a rotted one it skips
+	for _, id := range sp.committed[job] {
+		if _, rotted := sp.rotted[savepointID{job, id}]; !rotted && !sp.disposed[job][id] {
+			newest = max(newest, id)
+		}
+	}
+	if len(ids) > 0 && ids[0] != newest {
+		sp.order = append(sp.order, fmt.Sprintf("savepoint-retention: the listing of job %d puts savepoint %d first, the newest committed is %d", job, ids[0], newest))
+		return
+	}
+	for _, id := range ids[min(len(ids), keepSavepoints):] {
+		call := int64(sp.w.Elapsed())
+		if err := sp.store.Delete(job, id); err != nil {
+			sp.w.Note("dispose of savepoint %d of job %d: %v", id, job, err)
+			continue
+		}
+		sp.h.savepointDelete(job, id, call)
+		if sp.disposed[job] == nil {
+			sp.disposed[job] = map[int64]bool{}
+		}
+		sp.disposed[job][id] = true
+		sp.w.Note("savepoint %d of job %d disposed", id, job)
+	}
 }
 
 // recover is the master's restart after a crash during a commit: the file
@@ -226,6 +283,10 @@ func (sp *savepoints) checkWhole(job int64) {
 		listed[id] = true
 		k := savepointID{job, id}
 		_, hit := sp.ambiguous[k]
+		if sp.disposed[job][id] {
+			sp.crashFinding("savepoint %d of job %d is listed although it was deleted", id, job)
+			continue
+		}
 		if !slices.Contains(sp.committed[job], id) && !hit {
 			sp.crashFinding("savepoint %d of job %d is listed but its commit never succeeded", id, job)
 			continue
@@ -234,8 +295,8 @@ func (sp *savepoints) checkWhole(job int64) {
 		newest = max(newest, id)
 	}
 	for _, id := range sp.committed[job] {
-		if _, rotted := sp.rotted[savepointID{job, id}]; rotted {
-			continue // List skips it: its payload no longer matches its manifest
+		if _, rotted := sp.rotted[savepointID{job, id}]; rotted || sp.disposed[job][id] {
+			continue // disposed, or List skips it: its payload no longer matches its manifest
 		}
 		if !listed[id] {
 			sp.crashFinding("committed savepoint %d of job %d is not listed after the restart", id, job)
@@ -293,7 +354,7 @@ func toSavepoint(c *coord.Completed) *savepoint.CompletedCheckpoint {
 
 // check lists every job's savepoints and reports committed ones missing.
 func (sp *savepoints) check() []string {
-	var out []string
+	out := slices.Clone(sp.order)
 	jobs := make([]int64, 0, len(sp.committed))
 	for j := range sp.committed {
 		jobs = append(jobs, j)
@@ -313,7 +374,11 @@ func (sp *savepoints) check() []string {
 		}
 		sp.h.savepointList(j, ids)
 		for _, id := range sp.committed[j] {
-			if _, rotted := sp.rotted[savepointID{j, id}]; !have[id] && !rotted {
+			_, rotted := sp.rotted[savepointID{j, id}]
+			switch {
+			case sp.disposed[j][id] && have[id]:
+				out = append(out, fmt.Sprintf("savepoint-retention: savepoint %d of job %d is still listed after its delete returned", id, j))
+			case !sp.disposed[j][id] && !have[id] && !rotted:
 				out = append(out, fmt.Sprintf("savepoint-retention: committed savepoint %d of job %d is gone without a delete", id, j))
 			}
 		}

@@ -110,6 +110,10 @@ type Cluster struct {
 	// checkpoint store (savepoint.Checkpoints) on a crashable simulated
 	// file system.
 	Storage string `yaml:"storage,omitempty"`
+	// LegacyUntil (storage file only): checkpoints stored before this
+	// instant are written in the legacy v0 layout of the engine version
+	// before an upgrade.
+	LegacyUntil Duration `yaml:"legacy_until,omitempty"`
 }
 
 // Checkpoint is the coordinators' configuration.

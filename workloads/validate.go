@@ -70,6 +70,12 @@ func (s *Scenario) validateCluster() error {
 	if c.Storage != "" && c.Storage != "memory" && c.Storage != "file" {
 		return s.errorf("$.cluster.storage", "%q: want memory or file", c.Storage)
 	}
+	if err := s.duration("$.cluster.legacy_until", c.LegacyUntil, false, Dur(1_000_000)); err != nil {
+		return err
+	}
+	if c.LegacyUntil.D > 0 && c.Storage != "file" {
+		return s.errorf("$.cluster.legacy_until", "needs storage: file (legacy files are files)")
+	}
 	return s.intRange("$.cluster.executor_core", c.ExecutorCore, 0, 10000)
 }
 

@@ -48,6 +48,7 @@ const (
 	ObsBodyEnd          // task ID's body returned (or panicked)
 	ObsLeaseDone        // self-report, after the run: the scheduler's Done says task ID is done
 	ObsLeaseOutstanding // self-report, after the run: the lease's Outstanding count is ID
+	ObsJobDeleted                     // Storage.DeleteJob removed every checkpoint of the pipeline's job (after a cancel): one per pipeline
 )
 
 // Fault names carried by ObsFault.
@@ -219,6 +220,9 @@ func (c *Cluster) CancelJob(job int64) {
 	c.Managers[job].Cancel()
 	for p := range c.cfg.Pipelines {
 		c.observe(Obs{Kind: ObsCanceled, Job: job, Pipeline: p})
+	}
+	if err := c.Storage.DeleteJob(job); err != nil { // job-terminal cleanup
+		c.W.Note("delete the checkpoints of canceled job %d: %v", job, err)
 	}
 }
 

@@ -81,6 +81,11 @@ type Config struct {
 	// store (savepoint.Checkpoints) on a crashable simulated file system
 	// instead of an in-memory map (filestore.go).
 	FileStorage bool
+	// LegacyUntil (file storage only): checkpoints stored before this
+	// virtual instant are written in the legacy v0 layout, as the engine
+	// version before an upgrade wrote them (legacy.go); restores after it
+	// read files of both layouts.
+	LegacyUntil time.Duration
 	// RewriteEvent, when set (tests only), rewrites every coordinator
 	// event before anything in the harness sees it: a decorator that
 	// proves no verdict depends on the coordinator's labels.

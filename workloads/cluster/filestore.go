@@ -31,7 +31,11 @@ type fileStore struct {
 	cps *savepoint.Checkpoints
 	// rotted: the ids whose file the harness rotted (a read that skips
 	// one of them is justified).
-	rotted  map[PipelineID]map[int64]bool
+	rotted map[PipelineID]map[int64]bool
+	// legacy: the ids stored in the legacy v0 layout (Config.LegacyUntil),
+	// which has no checksum: bit rot spares them, since nothing could
+	// tell a rotted legacy file from an intact one.
+	legacy  map[PipelineID]map[int64]bool
 	crashes int
 	log     []string
 }
@@ -40,7 +44,8 @@ type fileStore struct {
 const fileNS = "ns"
 
 func newFileStore(c *Cluster) *fileStore {
-	f := &fileStore{fs: simfs.New(c.W.Rand(sim.StreamCrashStore)), rotted: map[PipelineID]map[int64]bool{}}
+	f := &fileStore{fs: simfs.New(c.W.Rand(sim.StreamCrashStore)), rotted: map[PipelineID]map[int64]bool{},
+		legacy: map[PipelineID]map[int64]bool{}}
 	// maxRetained 0: the coordinator's retention decides what is deleted
 	// (the oracle judges it); the store never rotates behind it.
 	f.cps = savepoint.NewCheckpoints(f.fs, fileNS, 0, func(format string, args ...any) {
@@ -96,7 +101,17 @@ func (s *Storage) storeFile(cp *coord.Completed) error {
 			})
 		}
 	}
-	err := f.cps.Store(toCheckpoint(cp))
+	k := PipelineID{cp.Job, cp.Pipeline}
+	var err error
+	if s.c.W.Elapsed() < s.c.cfg.LegacyUntil {
+		err = f.storeLegacy(toCheckpoint(cp))
+		if f.legacy[k] == nil {
+			f.legacy[k] = map[int64]bool{}
+		}
+		f.legacy[k][cp.ID] = true
+	} else {
+		err = f.cps.Store(toCheckpoint(cp))
+	}
 	if fail {
 		f.fs.SetCrashHook(nil)
 		f.fs.SetFailHook(nil)
@@ -106,7 +121,6 @@ func (s *Storage) storeFile(cp *coord.Completed) error {
 			s.c.W.Note("storage restarted after crash %d", f.crashes)
 		}
 	}
-	k := PipelineID{cp.Job, cp.Pipeline}
 	return s.settle(k, cp, err, slices.Contains(s.peekFile(k), cp.ID))
 }
 
@@ -132,10 +146,10 @@ func (s *Storage) rotFile(k PipelineID, cp *coord.Completed) {
 			intact++
 		}
 	}
-	if intact == 0 || !s.c.injected(s.c.cfg.Faults.BitRot, FaultBitRot, cp.Job, cp.Pipeline, cp.ID) {
+	if intact == 0 || f.legacy[k][cp.ID] || !s.c.injected(s.c.cfg.Faults.BitRot, FaultBitRot, cp.Job, cp.Pipeline, cp.ID) {
 		return
 	}
-	name := fmt.Sprintf("%s/%s/%d/%d/%d.ser", fileNS, savepoint.CheckpointDir, cp.Job, cp.Pipeline, cp.ID)
+	name := f.name(cp.Job, cp.Pipeline, cp.ID)
 	b, err := f.fs.ReadFile(name)
 	if err != nil || len(b) == 0 {
 		panic(fmt.Sprintf("bit rot: read back %s: %v", name, err)) // the store just landed it
@@ -253,7 +267,8 @@ func toCheckpoint(c *coord.Completed) *savepoint.CompletedCheckpoint {
 }
 
 // fromCheckpoint is toCheckpoint's inverse; it panics on a file core
-// decoded but the harness did not write that way (a harness bug).
+// decoded but the harness did not write that way: a harness bug, or core
+// decoding a field as another (checkFields).
 func fromCheckpoint(cp *savepoint.CompletedCheckpoint) *coord.Completed {
 	if len(cp.ActionStates) != 1 || cp.ActionStates[0].Key != fileAction || len(cp.ActionStates[0].Coordinator) != 16+len(coord.Completed{}.Sum) {
 		panic(fmt.Sprintf("checkpoint file of job %d pipeline %d id %d: not the harness's layout", cp.JobID, cp.PipelineID, cp.CheckpointID))
@@ -272,5 +287,32 @@ func fromCheckpoint(cp *savepoint.CompletedCheckpoint) *coord.Completed {
 		}
 		c.States[coord.TaskID(st.Index)] = b
 	}
+	if err := checkFields(cp, c); err != nil {
+		panic(fmt.Sprintf("checkpoint file of job %d pipeline %d id %d: %v", cp.JobID, cp.PipelineID, cp.CheckpointID, err))
+	}
 	return c
+}
+
+// checkFields compares the fields the file format has with what the
+// harness wrote beside them in the coordinator state: the trigger and
+// completion instants, and each task's statistics (state size, status).
+// Core's checksum cannot see a decoder that reads a field as another (a
+// legacy v0 file has no checksum at all); the states are judged by the
+// coordinator's own checksum and restore-integrity.
+func checkFields(cp *savepoint.CompletedCheckpoint, c *coord.Completed) error {
+	if cp.TriggerTimestampMs != c.TriggeredAt.UnixMilli() || cp.CompletedTimestampMs != c.CompletedAt.UnixMilli() {
+		return fmt.Errorf("decoded trigger/completion %d/%d ms, written %d/%d ms",
+			cp.TriggerTimestampMs, cp.CompletedTimestampMs, c.TriggeredAt.UnixMilli(), c.CompletedAt.UnixMilli())
+	}
+	if len(cp.TaskStatistics) != 1 || len(cp.TaskStatistics[0].Subtasks) != len(c.States) {
+		return fmt.Errorf("decoded %d task statistics, written one with %d subtasks", len(cp.TaskStatistics), len(c.States))
+	}
+	for _, st := range cp.TaskStatistics[0].Subtasks {
+		b, ok := c.States[coord.TaskID(st.Index)]
+		if !ok || st.StateSize != int64(len(b)) || st.Status != savepoint.StatusRunning || st.AckTimestampMs != cp.CompletedTimestampMs {
+			return fmt.Errorf("decoded subtask %d statistics %+v, written state size %d, RUNNING, acknowledged at %d ms",
+				st.Index, st, len(b), cp.CompletedTimestampMs)
+		}
+	}
+	return nil
 }

@@ -151,6 +151,27 @@ func (s *Storage) Delete(job int64, pipeline int, ids []int64) error {
 	return err
 }
 
+// DeleteJob is job-terminal cleanup after a cancel: every checkpoint of
+// the job goes (file storage: core's Checkpoints.DeleteJob), observed as
+// one ObsJobDeleted per pipeline. A store of the job still in flight may
+// land after it.
+func (s *Storage) DeleteJob(job int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var err error
+	if s.file != nil {
+		err = s.file.cps.DeleteJob(job)
+	} else {
+		for p := range s.c.cfg.Pipelines {
+			delete(s.m, PipelineID{job, p})
+		}
+	}
+	for p := range s.c.cfg.Pipelines {
+		s.c.observe(Obs{Kind: ObsJobDeleted, Job: job, Pipeline: p})
+	}
+	return err
+}
+
 // Load returns a stored checkpoint by id, or nil when it is not stored.
 func (s *Storage) Load(job int64, pipeline int, id int64) (*coord.Completed, error) {
 	s.mu.Lock()

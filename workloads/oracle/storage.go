@@ -23,7 +23,9 @@ import (
 // way); a store that failed before writing changes nothing; a restore
 // lists storage (the same reordering) and deletes down to N. So what
 // storage holds per pipeline is a function of the writes that landed and
-// of nothing core keeps in memory:
+// of nothing core keeps in memory. A canceled job's cleanup
+// (Storage.DeleteJob, cluster.ObsJobDeleted) retains nothing of its
+// pipelines: storage must hold only what lands after it.
 //
 //   - retention: storage never holds more than 2N-1 checkpoints of a
 //     pipeline, except while a retention step is open (from a store's
@@ -118,6 +120,8 @@ func (k *Storage) Observe(o cluster.Obs) {
 		p.trim(k.n)
 	case cluster.ObsNotify, cluster.ObsRestoreState:
 		k.integrity(p, o)
+	case cluster.ObsJobDeleted:
+		p.keep = nil // job-terminal cleanup: nothing is retained (a store still in flight may land after)
 	}
 }
 
@@ -215,7 +219,7 @@ func (k *Storage) Judge(job int64, pipeline int, held []int64, settle time.Durat
 		}
 	}
 	k.f.Once(StorageRetention, k.now(), p.subj, "storage holds %v where retention (max-retained %d) keeps %v of the writes that landed: "+
-		"orphans %v (retention deleted them), deleted early %v", held, k.n, keep, orphans, missing)
+		"orphans %v (retention or the job's cleanup deleted them), deleted early %v", held, k.n, keep, orphans, missing)
 }
 
 // Pipelines returns the pipelines seen, in order.

@@ -74,8 +74,10 @@ func (s *Scenario) MemoryEstimate() int64 {
 }
 
 // MachineMemory is the memory a seed may use when the scenario does not
-// set run.max_memory: this machine's (MemTotal) or its cgroup's limit,
-// whichever is less; 0 when neither can be read (no check).
+// set run.max_memory: this machine's (MemTotal), its cgroup's limit, or
+// half the process's address-space limit (ulimit -v: the Go runtime
+// reserves address space beyond its heap), whichever is least; 0 when none
+// can be read (no check).
 var MachineMemory = machineMemory()
 
 func machineMemory() int64 {
@@ -98,6 +100,9 @@ func machineMemory() int64 {
 		if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && v > 0 && (total == 0 || v < total) {
 			total = v
 		}
+	}
+	if v := addressSpaceLimit() / 2; v > 0 && (total == 0 || v < total) {
+		total = v
 	}
 	return total
 }

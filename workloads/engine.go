@@ -172,9 +172,9 @@ func (r *runner) run(out Outcome) Outcome {
 	out.Verdict = Pass
 	switch res.Outcome {
 	case sim.OutcomeDeadlock:
-		r.find.Add(oracle.Deadlock, res.Elapsed, "world", "%s", res.Reason)
+		oracle.WorldDeadlock(&r.find, res.Elapsed, res.Reason)
 	default:
-		r.waitCycle(res)
+		oracle.WaitCycle(&r.find, res.Elapsed, blockedOf(res.WaitCycle))
 	case sim.OutcomePanic:
 		r.fail(&out, Crash, fmt.Sprintf("panic in %s: %v\n%s", res.Panic.Thread, res.Panic.Value, res.Panic.Stack))
 		r.tl.check("panic", fmt.Sprintf("panic in %s: %v", res.Panic.Thread, res.Panic.Value), res.Elapsed, -1, -1)
@@ -339,7 +339,7 @@ func (r *runner) threads() {
 	if closed == 0 {
 		closed = r.w.Elapsed() // the run ended before the harness closed the scheduler
 	}
-	th.Judge(&r.find, r.w.Harness().Threads(), r.lease.BodyEnds, closed)
+	th.Judge(&r.find, threadTable(r.w.Harness().Threads()), r.lease.BodyEnds, closed)
 }
 
 func (r *runner) now() time.Duration { return r.w.Elapsed() }
@@ -371,21 +371,33 @@ func (r *runner) retention(settle time.Duration) {
 	}
 }
 
-// waitCycle reports a lock cycle that was hit while the rest of the world
-// ran on: at the end of the run, threads each waiting for a lock the next
-// one holds. The monitor (and main) sleep in loops, so a deadline is always
-// pending and such a partial deadlock never ends the run as a deadlock of
-// the whole world.
-func (r *runner) waitCycle(res sim.Result) {
-	if len(res.WaitCycle) == 0 {
-		return
+// blockedOf hands the simulator's blocked threads to the checks as plain
+// values.
+func blockedOf(bs []sim.BlockedThread) []oracle.Blocked {
+	out := make([]oracle.Blocked, len(bs))
+	for i, b := range bs {
+		out[i] = oracle.Blocked{Name: b.Name, WaitOn: b.WaitOn, Since: b.Since}
 	}
-	var parts []string
-	for _, b := range res.WaitCycle {
-		parts = append(parts, fmt.Sprintf("%s (%s since %v)", b.Name, b.WaitOn, b.Since))
+	return out
+}
+
+// lockEdges hands the run's lock-order graph to lock-order as plain values.
+func lockEdges(g *sim.LockGraph) []oracle.LockEdge {
+	var out []oracle.LockEdge
+	for _, e := range g.Edges() {
+		out = append(out, oracle.LockEdge{From: e.From, To: e.To, FromSite: e.FromSite, ToSite: e.ToSite, Thread: e.Thread})
 	}
-	r.find.Add(oracle.Deadlock, res.Elapsed, "world", "lock cycle hit: %s -> %s, each waiting for a lock the next holds, until the end of the run",
-		strings.Join(parts, " -> "), res.WaitCycle[0].Name)
+	return out
+}
+
+// threadTable hands the simulator's thread table to the thread checks as
+// plain values.
+func threadTable(ts []sim.ThreadInfo) []oracle.Thread {
+	out := make([]oracle.Thread, len(ts))
+	for i, t := range ts {
+		out[i] = oracle.Thread{ID: t.ID, Name: t.Name, Spawned: t.Spawned, Exited: t.Exited, ExitAt: t.ExitAt}
+	}
+	return out
 }
 
 // judge applies the safety and liveness checks after the run.
@@ -408,9 +420,7 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	for _, v := range r.sp.check() {
 		r.find.Add(oracle.SavepointRetention, r.now(), "savepoint store", "%s", v)
 	}
-	for _, cyc := range r.w.Harness().LockGraph().Cycles() {
-		r.find.Add(oracle.LockOrder, r.now(), "lock-order graph", "%s", cyc.String())
-	}
+	oracle.LockOrderCycles(&r.find, r.now(), lockEdges(r.w.Harness().LockGraph()))
 	r.models(out)
 	r.threads()
 	if res.Outcome == sim.OutcomeDone {
@@ -578,62 +588,18 @@ func maxDur(ds []time.Duration) time.Duration {
 	return m
 }
 
-// idleWaits are the untimed waits a thread may rest in at the end of a
-// run: an idle pool worker or timer thread with nothing to do, and the
-// harness's own pipeline runtimes waiting for events.
-var idleWaits = []string{poolWait, "wait on cond of exec.timer", "wait on cond of sim.pipeline"}
-
-const poolWait = "wait on cond of exec.pool"
-
-const executorRole = "coordinator-executor-"
-
-// execStuck reports whether the coordinator executor holds queued tasks
-// that no worker will take: more than its workers that are not blocked in
-// its wait for work (a worker running a task, starting, or woken and not
-// yet run comes back for one). Its core workers wait without a deadline,
-// so such tasks wait forever: a lost wake-up.
-func execStuck(queued, threads int, blocked []sim.BlockedThread) bool {
-	waiting := 0
-	for _, b := range blocked {
-		if b.WaitOn == poolWait && strings.HasPrefix(b.Name, executorRole) {
-			waiting++
-		}
-	}
-	return queued > 0 && queued > threads-waiting
-}
-
-// idleWait reports whether b rests in an idle wait. A coordinator-executor
-// worker waiting for work while the executor is stuck (execStuck) is not
-// idle. The dispatch pool is closed by the end of a run, and its idle
-// workers wait with the keep-alive as deadline.
-func idleWait(b sim.BlockedThread, execStuck bool) bool {
-	if b.WaitOn == poolWait && execStuck && strings.HasPrefix(b.Name, executorRole) {
-		return false
-	}
-	return slices.Contains(idleWaits, b.WaitOn)
-}
-
 // progress: no thread stayed blocked without a deadline through the whole
-// liveness phase (outside the idle waits), and every savepoint the harness
-// requested came back, completed or failed with an error, at the call
-// that requested it.
+// liveness phase (outside the idle waits; oracle.BlockedThreads, handed the
+// simulator's blocked threads and the coordinator executor's report about
+// itself), and every savepoint the harness requested came back, completed
+// or failed with an error, at the call that requested it.
 func (r *runner) progress(res sim.Result) {
-	queued, stuck := 0, false
+	var exec *oracle.ExecutorStats
 	if r.c != nil && r.c.Executor() != nil {
 		st := r.c.Executor().Stats() // after the run: the pool's lock is not a scheduling point
-		queued, stuck = st.Queued, execStuck(st.Queued, st.Threads, res.Blocked)
+		exec = &oracle.ExecutorStats{Queued: st.Queued, Threads: st.Threads}
 	}
-	for _, b := range res.Blocked {
-		if b.Since > r.healAt || idleWait(b, stuck) {
-			continue
-		}
-		extra := ""
-		if stuck && b.WaitOn == poolWait {
-			extra = fmt.Sprintf(" with %d tasks queued on its pool", queued)
-		}
-		r.find.Add(oracle.BlockedForever, r.now(), b.Name, "blocked since %v (%s)%s, through the whole %v after faults stopped",
-			b.Since, b.WaitOn, extra, r.w.Elapsed()-r.healAt)
-	}
+	oracle.BlockedThreads(&r.find, r.now(), r.healAt, blockedOf(res.Blocked), exec)
 	if r.in == nil {
 		return
 	}

@@ -30,13 +30,21 @@
 // hidden; TestSelfReportFeedsAreDeclared fails on a file that reads a
 // self-report observation and reports a check not so declared.
 //
+// The simulator's reports reach the checks as this package's plain values,
+// never as sim's: the thread table (Thread) for timer-threads,
+// dispatch-bound and worker-died, the threads blocked at the end of a run
+// and a whole-world deadlock's reason (Blocked) for deadlock and
+// blocked-forever, the lock-order graph's edges (LockEdge) for lock-order;
+// the package does not import sim (TestChecksReadOnlyTheFeed).
+// blocked-forever also reads the coordinator executor's count of its
+// queued tasks and threads (ExecutorStats, from exec.Pool.Stats) and so
+// declares SelfReport.
+//
 // Checks still judged outside this package, and so not under that test:
-// workloads/engine.go and bounds.go report deadlock, lock-order and
-// blocked-forever (which also reads exec.Pool.Stats) from the simulator's
-// result, savepoint-crash, savepoint-retention and savepoint-outcome from
-// the harness's savepoint store and requests, watermark-progress and the
-// porcupine models from the recorded histories, and latency-bound's
-// comparisons.
+// workloads/engine.go and bounds.go report savepoint-crash,
+// savepoint-retention and savepoint-outcome from the harness's savepoint
+// store and requests, watermark-progress and the porcupine models from the
+// recorded histories, and latency-bound's comparisons.
 //
 // # Using it
 //

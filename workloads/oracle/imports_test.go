@@ -17,7 +17,10 @@ import (
 // boundary calls the simulated cluster observed, the simulator's thread
 // table, virtual time). Core reports about itself through coord.Event and
 // the cluster's Recorder; neither may reach a check. From core the checks'
-// package may use only the boundary types and values the feed carries.
+// package may use only the boundary types and values the feed carries. The
+// simulator's reports (thread table, blocked threads, lock-order graph)
+// arrive as this package's plain values (Thread, Blocked, LockEdge): the
+// package does not import sim, so a check cannot reach into the world.
 var feedRule = struct {
 	// allowed lists, per import path, the identifiers the package may use
 	// (nil: the import is forbidden whole; a missing path: allowed whole).
@@ -30,9 +33,10 @@ var feedRule = struct {
 	// what core computes about itself beyond its boundary interfaces (a
 	// lease's Outstanding, a task's Cancelled, a pool's Stats).
 	fields []string
-	// selfReports are the feed's observation kinds that carry a
-	// self-report: a file that reads one may report only checks whose
-	// feeds declare SelfReport (TestSelfReportFeedsAreDeclared).
+	// selfReports are the feed's observation kinds, and this package's
+	// types, that carry a self-report: a file that reads one may report
+	// only checks whose feeds declare SelfReport
+	// (TestSelfReportFeedsAreDeclared).
 	selfReports []string
 }{
 	allowed: map[string][]string{
@@ -47,12 +51,13 @@ var feedRule = struct {
 			"Epoch", "Partition", "BatchID", "Watermark", "Stall",
 		},
 		"github.com/ckptsim/ckptsim/workloads": nil,
+		"github.com/ckptsim/ckptsim/sim":       nil,
 	},
 	forbidden: map[string][]string{
 		"github.com/ckptsim/ckptsim/workloads/cluster": {"Record", "Recorder"},
 	},
 	fields:      []string{"Recorder", "OnEvent", "Outstanding", "Cancelled", "Stats"},
-	selfReports: []string{"ObsLeaseDone", "ObsLeaseOutstanding"},
+	selfReports: []string{"ObsLeaseDone", "ObsLeaseOutstanding", "ExecutorStats"},
 }
 
 // feedViolations returns every use in src (one Go file) that breaks the
@@ -156,6 +161,9 @@ func selfReportUses(fset *token.FileSet, name string, src []byte) (kinds, ids []
 			if consts[n.Name] && !slices.Contains(ids, n.Name) {
 				ids = append(ids, n.Name)
 			}
+			if slices.Contains(feedRule.selfReports, n.Name) && !slices.Contains(kinds, n.Name) {
+				kinds = append(kinds, n.Name) // a self-report type of this package
+			}
 		}
 		return true
 	})
@@ -198,10 +206,8 @@ func checkConsts() map[string]string {
 // TestSelfReportFeedsAreDeclared ties the source column to the code: every
 // file of the checks' package that reads a self-report observation reports
 // only checks whose feeds declare SelfReport (so they are labelled
-// self-report), and no check declares SelfReport that no such file reports
-// save the ones fed a self-report by the harness directly (listed here).
+// self-report), and no check declares SelfReport that no such file reports.
 func TestSelfReportFeedsAreDeclared(t *testing.T) {
-	direct := []string{BlockedForever} // workloads/engine.go hands it exec.Pool.Stats
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -238,12 +244,14 @@ func TestSelfReportFeedsAreDeclared(t *testing.T) {
 		}
 	}
 	for _, c := range checks {
-		if c.Feeds&SelfReport != 0 && !reading[c.ID] && !slices.Contains(direct, c.ID) {
+		if c.Feeds&SelfReport != 0 && !reading[c.ID] {
 			t.Errorf("%s declares SelfReport but no file here reads a self-report for it", c.ID)
 		}
 	}
-	if !reading[LeaseOutstanding] {
-		t.Error("lease-outstanding: no file reads its self-report (has the file moved?)")
+	for _, id := range []string{LeaseOutstanding, BlockedForever} {
+		if !reading[id] {
+			t.Errorf("%s: no file reads its self-report (has the file moved?)", id)
+		}
 	}
 }
 
@@ -268,6 +276,9 @@ import "github.com/ckptsim/ckptsim/workloads/cluster"
 func f(c *cluster.Cluster) int { return len(c.Recorder.Violations) }`, ".Recorder"},
 		{`package oracle
 func f(l interface{ Outstanding() int }) int { return l.Outstanding() }`, ".Outstanding"},
+		{`package oracle
+import "github.com/ckptsim/ckptsim/sim"
+func f(r sim.Result) int { return len(r.Blocked) }`, "imports github.com/ckptsim/ckptsim/sim"},
 		{`package oracle
 import "github.com/ckptsim/ckptsim/core/coord"
 func f(id int64, v string) bool { return id == coord.CompletedPointID || v == coord.Failed.String() }`, ""},

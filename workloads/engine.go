@@ -410,16 +410,10 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	for _, f := range r.late.List() { // the lease checks and the pipelines', in the order they fired
 		r.find.Add(f.Check, f.At, f.Subject, "%s", f.Message)
 	}
-	r.sp.integrityFindings(func(at time.Duration, job int64, pipeline int, msg string) {
-		r.find.Add(oracle.RestoreIntegrity, at, oracle.Subject(job, pipeline), "%s", msg)
-	})
-	for _, v := range r.sp.findings {
-		r.find.Add(oracle.SavepointCrash, r.now(), "savepoint store", "%s", v)
-	}
+	r.sp.chk.IntegrityFindings(&r.find)
+	r.sp.chk.CrashFindings(&r.find, r.now())
 	r.retention(time.Second) // storage-retention at the end of the run
-	for _, v := range r.sp.check() {
-		r.find.Add(oracle.SavepointRetention, r.now(), "savepoint store", "%s", v)
-	}
+	r.sp.retention(&r.find, r.now())
 	oracle.LockOrderCycles(&r.find, r.now(), lockEdges(r.w.Harness().LockGraph()))
 	r.models(out)
 	r.threads()
@@ -603,10 +597,9 @@ func (r *runner) progress(res sim.Result) {
 	if r.in == nil {
 		return
 	}
-	for _, q := range r.in.requests {
-		if !q.answered {
-			r.find.Add(oracle.SavepointOutcome, r.now(), fmt.Sprintf("job %d", q.job),
-				"the savepoint requested at %v neither completed nor failed by the end of the run", q.at)
-		}
+	reqs := make([]oracle.SavepointRequest, len(r.in.requests))
+	for i, q := range r.in.requests {
+		reqs[i] = oracle.SavepointRequest{Job: q.job, At: q.at, Answered: q.answered}
 	}
+	oracle.SavepointOutcomes(&r.find, r.now(), reqs)
 }

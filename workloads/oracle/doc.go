@@ -40,11 +40,16 @@
 // queued tasks and threads (ExecutorStats, from exec.Pool.Stats) and so
 // declares SelfReport.
 //
+// The harness's job savepoints reach savepoint-crash, savepoint-retention
+// and restore-integrity (SavepointStore) as what it wrote and saw commit,
+// the faults it injected, and what the store lists and reads back when
+// asked; savepoint-outcome (SavepointOutcomes) as the requests the harness
+// made and whether each was answered.
+//
 // Checks still judged outside this package, and so not under that test:
-// workloads/engine.go and bounds.go report savepoint-crash,
-// savepoint-retention and savepoint-outcome from the harness's savepoint
-// store and requests, watermark-progress and the porcupine models from the
-// recorded histories, and latency-bound's comparisons.
+// workloads/engine.go and bounds.go report watermark-progress and the
+// porcupine models from the recorded histories, and latency-bound's
+// comparisons.
 //
 // # Using it
 //

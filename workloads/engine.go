@@ -428,11 +428,7 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 		// BUGGIFY injects delays the configuration does not describe.
 		r.checkBounds(out.Latency, r.ccfg.Sched.Design, r.lease.Dues, r.gens.StepDownWindows())
 	}
-	if md := r.s.Checks.MaxDelay.D; md > 0 {
-		if worst := maxDur(r.delays); worst > md {
-			r.find.Add(oracle.LatencyBound, r.now(), "scheduler", "scheduling delay reached %v, bound %v", worst, md)
-		}
-	}
+	oracle.MaxDelay(&r.find, r.now(), r.delays, r.s.Checks.MaxDelay.D)
 	out.Counts = map[string]int{}
 	for k, n := range rec.Counts {
 		out.Counts[k.String()] = n
@@ -530,13 +526,8 @@ func (r *runner) liveness(out *Outcome) {
 		}
 	}
 	r.prog.Unfinished(pipes)
-	if wm := r.wm.stuck(int64(r.healAt)); len(wm) > 0 {
-		shown := wm
-		if len(shown) > 10 {
-			shown = append(shown[:10:10], fmt.Sprintf("... %d more", len(wm)-10))
-		}
-		r.find.Add(oracle.WatermarkProgress, r.now(), "pipelines", "%d assigned partitions committed no watermark after faults stopped: %s",
-			len(wm), strings.Join(shown, ", "))
+	if r.wm != nil && r.wm.used {
+		r.wm.live.Judge(&r.find, r.now(), r.healAt)
 	}
 }
 
@@ -573,14 +564,6 @@ func (r *runner) minTimeout() time.Duration {
 
 // modelCheckID is the check id of a porcupine model.
 func modelCheckID(model string) string { return "model-" + model }
-
-func maxDur(ds []time.Duration) time.Duration {
-	var m time.Duration
-	for _, d := range ds {
-		m = max(m, d)
-	}
-	return m
-}
 
 // progress: no thread stayed blocked without a deadline through the whole
 // liveness phase (outside the idle waits; oracle.BlockedThreads, handed the

@@ -46,10 +46,15 @@
 // asked; savepoint-outcome (SavepointOutcomes) as the requests the harness
 // made and whether each was answered.
 //
+// watermark-progress (WatermarkLiveness) is fed the pipelines' operations
+// as they begin (cluster.WatermarkOp); latency-bound (LatencyBounds,
+// MaxDelay) the latencies the harness measured at the boundaries, the
+// bounds the harness derives from the scenario's configuration
+// (workloads.Bounds) and the step-down windows it injected.
+//
 // Checks still judged outside this package, and so not under that test:
-// workloads/engine.go and bounds.go report watermark-progress and the
-// porcupine models from the recorded histories, and latency-bound's
-// comparisons.
+// workloads/engine.go reports the porcupine models (model-*) from the
+// recorded histories.
 //
 // # Using it
 //

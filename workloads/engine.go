@@ -444,7 +444,8 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 
 // models checks the recorded histories with porcupine.
 func (r *runner) models(out *Outcome) {
-	verdicts, harness := r.wm.check(r.h.check())
+	histories, harness := r.wm.check(r.h.check())
+	verdicts := oracle.CheckModels(&r.find, r.now(), histories, CheckSteps) // model-* findings
 	r.tl.verdicts = verdicts
 	for _, msg := range harness {
 		r.fail(out, Crash, msg)
@@ -455,10 +456,9 @@ func (r *runner) models(out *Outcome) {
 		case v.Pass():
 			continue
 		case v.Result == linearizability.Unknown:
-			r.fail(out, Unknown, fmt.Sprintf("%s %s: %s: unknown: %s (unknown is not a pass)", r.now(), v.Partition, modelCheckID(v.Model), v.Message))
+			r.fail(out, Unknown, fmt.Sprintf("%s %s: %s: unknown: %s (unknown is not a pass)", r.now(), v.Partition, oracle.ModelCheckID(v.Model), v.Message))
 			r.unknownArtifact(out, v)
 		default:
-			r.find.Add(modelCheckID(v.Model), r.now(), v.Partition, "%s", v.Message)
 			r.visualize(out, v)
 			r.locateModel(*v)
 		}
@@ -489,7 +489,7 @@ func (r *runner) locateModel(v linearizability.Verdict) {
 	if p >= 0 {
 		where = fmt.Sprintf("%s (histories number pipelines job*%d+pipeline)", where, r.s.Cluster.Pipelines)
 	}
-	r.tl.check(modelCheckID(v.Model), where+": "+v.Message, at, j, p)
+	r.tl.check(oracle.ModelCheckID(v.Model), where+": "+v.Message, at, j, p)
 }
 
 // artifactDir is this seed's directory under Options.ArtifactDir.
@@ -561,9 +561,6 @@ func (r *runner) minTimeout() time.Duration {
 	}
 	return min(def(r.ccfg.Coord.Timeout), def(r.ccfg.Coord.SchemaTimeout))
 }
-
-// modelCheckID is the check id of a porcupine model.
-func modelCheckID(model string) string { return "model-" + model }
 
 // progress: no thread stayed blocked without a deadline through the whole
 // liveness phase (outside the idle waits; oracle.BlockedThreads, handed the

@@ -3,8 +3,6 @@ package workloads
 import (
 	"fmt"
 
-	"github.com/anishathalye/porcupine"
-
 	"github.com/ckptsim/ckptsim/core/coord"
 	"github.com/ckptsim/ckptsim/linearizability"
 	"github.com/ckptsim/ckptsim/model"
@@ -193,7 +191,7 @@ func (h *histories) savepointList(job int64, ids []int64) {
 // check runs every model over its history; it cuts operations left open
 // by the end of the run first. A malformed history is a harness bug,
 // returned apart from the verdicts.
-func (h *histories) check() (out []linearizability.Verdict, harness []string) {
+func (h *histories) check() (out []oracle.History, harness []string) {
 	for _, c := range []struct {
 		spec model.Spec
 		rec  *linearizability.Recorder
@@ -203,14 +201,9 @@ func (h *histories) check() (out []linearizability.Verdict, harness []string) {
 			harness = append(harness, fmt.Sprintf("%s: malformed history (harness bug): %v", c.spec.Name, err))
 			continue
 		}
-		out = append(out, checkModel(c.spec, c.rec.Operations()))
+		out = append(out, oracle.History{Spec: c.spec, Ops: c.rec.Operations()})
 	}
 	return out, harness
-}
-
-// checkModel runs one porcupine model within CheckSteps.
-func checkModel(spec model.Spec, ops []porcupine.Operation) linearizability.Verdict {
-	return linearizability.CheckWith(spec, ops, linearizability.Options{MaxSteps: CheckSteps})
 }
 
 // specs are the models by name, for artefacts.

@@ -78,7 +78,7 @@ func WatermarkModelOp(o cluster.WatermarkOp, pipelines int) any {
 
 // check adds the watermark verdict to the others' (nothing without
 // pipelines); a malformed history is a harness bug.
-func (h *watermarks) check(out []linearizability.Verdict, harness []string) ([]linearizability.Verdict, []string) {
+func (h *watermarks) check(out []oracle.History, harness []string) ([]oracle.History, []string) {
 	if h == nil || !h.used {
 		return out, harness
 	}
@@ -86,7 +86,7 @@ func (h *watermarks) check(out []linearizability.Verdict, harness []string) ([]l
 	if err := h.rec.Err(); err != nil {
 		return out, append(harness, fmt.Sprintf("%s: malformed history (harness bug): %v", model.Watermark.Name, err))
 	}
-	return append(out, checkModel(model.Watermark, h.rec.Operations())), harness
+	return append(out, oracle.History{Spec: model.Watermark, Ops: h.rec.Operations()}), harness
 }
 
 // rebalance moves partitions of a random pipeline away and back (a

@@ -52,9 +52,13 @@
 // bounds the harness derives from the scenario's configuration
 // (workloads.Bounds) and the step-down windows it injected.
 //
-// Checks still judged outside this package, and so not under that test:
-// workloads/engine.go reports the porcupine models (model-*) from the
-// recorded histories.
+// The porcupine models (model-*) check the histories the harness recorded
+// (History: a model and its operations) with CheckModels.
+//
+// Every check is judged here: outside this package the harness only
+// collects what the feeds carry and hands it over, and forwards findings
+// (TestNoCheckJudgedOutside fails on a file elsewhere that reports a
+// check by its id).
 //
 // # Using it
 //

@@ -21,11 +21,11 @@
 // TestChecksReadOnlyTheFeed (imports_test.go) fails on any file here that
 // uses coord.Event, the cluster's Recorder, anything of core/coord or
 // core/watermark beyond the boundary values the feed carries, that
-// imports core/sched or core/exec, or that selects what core computes
+// imports core/sched, core/exec or sim, or that selects what core computes
 // about itself (Outstanding, Cancelled, Stats). A check that still reads
 // something the code under test computed about itself (a task's Done and
 // a lease's Outstanding, handed over after the run as ObsLeaseDone and
-// ObsLeaseOutstanding; a pool's queue length) declares the SelfReport feed
+// ObsLeaseOutstanding; a pool's queue length, ExecutorStats) declares the SelfReport feed
 // and is labelled self-report, so the remaining debt is listed rather than
 // hidden; TestSelfReportFeedsAreDeclared fails on a file that reads a
 // self-report observation and reports a check not so declared.
@@ -58,7 +58,8 @@
 // Every check is judged here: outside this package the harness only
 // collects what the feeds carry and hands it over, and forwards findings
 // (TestNoCheckJudgedOutside fails on a file elsewhere that reports a
-// check by its id).
+// check by its id, as oracle's constant or a literal; an id computed at
+// the call it cannot see).
 //
 // # Using it
 //

@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -290,6 +292,118 @@ func f(id int64, v string) bool { return id == coord.CompletedPointID || v == co
 		got := strings.Join(bad, "\n")
 		if c.want == "" && len(bad) > 0 || c.want != "" && !strings.Contains(got, c.want) {
 			t.Errorf("%s\n-> %q, want %q", c.src, got, c.want)
+		}
+	}
+}
+
+// judgedOutside returns every call in src (one Go file outside this
+// package) that reports a check by its id: a call of a method named Add,
+// Once or Assert (Findings') with a check id among its arguments, as
+// oracle's constant or as a string literal.
+func judgedOutside(fset *token.FileSet, name string, src []byte) ([]string, error) {
+	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	local := ""
+	for _, im := range f.Imports {
+		if path, _ := strconv.Unquote(im.Path.Value); path == "github.com/ckptsim/ckptsim/workloads/oracle" {
+			local = "oracle"
+			if im.Name != nil {
+				local = im.Name.Name
+			}
+		}
+	}
+	ids := checkConsts()
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || !slices.Contains([]string{"Add", "Once", "Assert"}, sel.Sel.Name) {
+			return true
+		}
+		for _, a := range call.Args {
+			switch a := a.(type) {
+			case *ast.SelectorExpr:
+				if x, ok := a.X.(*ast.Ident); ok && local != "" && x.Name == local && slices.Contains(slices.Collect(maps.Values(ids)), a.Sel.Name) {
+					out = append(out, fset.Position(call.Pos()).String()+": reports "+x.Name+"."+a.Sel.Name+" outside workloads/oracle")
+				}
+			case *ast.BasicLit:
+				if id, err := strconv.Unquote(a.Value); a.Kind == token.STRING && err == nil && ids[id] != "" {
+					out = append(out, fset.Position(call.Pos()).String()+": reports "+a.Value+" outside workloads/oracle")
+				}
+			}
+		}
+		return true
+	})
+	return out, nil
+}
+
+// TestNoCheckJudgedOutside: every check is judged in this package. No
+// non-test Go file of the module outside it reports a check by its id
+// (the harness collects the feeds, hands them over and forwards the
+// findings this package made).
+func TestNoCheckJudgedOutside(t *testing.T) {
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	n := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if base := d.Name(); path != root && (strings.HasPrefix(base, ".") || base == "testdata" || path == filepath.Join(root, "workloads", "oracle")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		bad, err := judgedOutside(fset, path, src)
+		if err != nil {
+			return err
+		}
+		for _, b := range bad {
+			t.Error(b)
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 50 {
+		t.Fatalf("read %d files: run from the package directory", n)
+	}
+	// planted: the forms it must catch, and the forwarding it must let pass
+	for _, c := range []struct {
+		src  string
+		want int
+	}{
+		{`package workloads
+import "github.com/ckptsim/ckptsim/workloads/oracle"
+func f(r *oracle.Findings) { r.Add(oracle.Deadlock, 0, "world", "x") }`, 1},
+		{`package workloads
+import o "github.com/ckptsim/ckptsim/workloads/oracle"
+func f(r *o.Findings) { r.Assert(false, o.LockOrder, 0, "g", "x"); r.Once("blocked-forever", 0, "t", "x") }`, 2},
+		{`package workloads
+import "github.com/ckptsim/ckptsim/workloads/oracle"
+func f(r *oracle.Findings, g oracle.Finding) { r.Add(g.Check, g.At, g.Subject, "%s", g.Message) }`, 0},
+	} {
+		bad, err := judgedOutside(token.NewFileSet(), "planted.go", []byte(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bad) != c.want {
+			t.Errorf("%s\n-> %q, want %d", c.src, bad, c.want)
 		}
 	}
 }

@@ -30,12 +30,12 @@ const poolWait = "wait on cond of exec.pool"
 
 const executorRole = "coordinator-executor-"
 
-// ExecStuck reports whether the coordinator executor holds queued tasks
+// execStuck reports whether the coordinator executor holds queued tasks
 // that no worker will take: more than its workers that are not blocked in
 // its wait for work (a worker running a task, starting, or woken and not
 // yet run comes back for one). Its core workers wait without a deadline,
 // so such tasks wait forever: a lost wake-up.
-func ExecStuck(queued, threads int, blocked []Blocked) bool {
+func execStuck(queued, threads int, blocked []Blocked) bool {
 	waiting := 0
 	for _, b := range blocked {
 		if b.WaitOn == poolWait && strings.HasPrefix(b.Name, executorRole) {
@@ -45,12 +45,12 @@ func ExecStuck(queued, threads int, blocked []Blocked) bool {
 	return queued > 0 && queued > threads-waiting
 }
 
-// IdleWait reports whether b rests in an idle wait. A coordinator-executor
-// worker waiting for work while the executor is stuck (ExecStuck) is not
+// idleWait reports whether b rests in an idle wait. A coordinator-executor
+// worker waiting for work while the executor is stuck (execStuck) is not
 // idle. The dispatch pool is closed by the end of a run, and its idle
 // workers wait with the keep-alive as deadline.
-func IdleWait(b Blocked, execStuck bool) bool {
-	if b.WaitOn == poolWait && execStuck && strings.HasPrefix(b.Name, executorRole) {
+func idleWait(b Blocked, stuck bool) bool {
+	if b.WaitOn == poolWait && stuck && strings.HasPrefix(b.Name, executorRole) {
 		return false
 	}
 	return slices.Contains(idleWaits, b.WaitOn)
@@ -63,10 +63,10 @@ func IdleWait(b Blocked, execStuck bool) bool {
 func BlockedThreads(f *Findings, at, healAt time.Duration, blocked []Blocked, exec *ExecutorStats) {
 	queued, stuck := 0, false
 	if exec != nil {
-		queued, stuck = exec.Queued, ExecStuck(exec.Queued, exec.Threads, blocked)
+		queued, stuck = exec.Queued, execStuck(exec.Queued, exec.Threads, blocked)
 	}
 	for _, b := range blocked {
-		if b.Since > healAt || IdleWait(b, stuck) {
+		if b.Since > healAt || idleWait(b, stuck) {
 			continue
 		}
 		extra := ""

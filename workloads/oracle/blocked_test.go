@@ -15,19 +15,19 @@ func TestBlockedForeverPoolWorkerWithQueuedWork(t *testing.T) {
 	disp := Blocked{Name: "checkpoint-dispatcher-1", WaitOn: "wait on cond of exec.pool", Since: 30 * time.Second}
 	blocked := []Blocked{exe, disp}
 	// 2 threads, 1 waiting: the other (running, or woken) takes 1 queued task.
-	if ExecStuck(1, 2, blocked) || ExecStuck(0, 1, blocked) {
+	if execStuck(1, 2, blocked) || execStuck(0, 1, blocked) {
 		t.Fatal("a queued task that a worker not waiting will take is not stuck")
 	}
-	if !ExecStuck(1, 1, blocked) || !ExecStuck(2, 2, blocked) {
+	if !execStuck(1, 1, blocked) || !execStuck(2, 2, blocked) {
 		t.Fatal("queued tasks beyond the workers not waiting are stuck")
 	}
-	if !IdleWait(exe, false) || !IdleWait(disp, false) || !IdleWait(disp, true) {
+	if !idleWait(exe, false) || !idleWait(disp, false) || !idleWait(disp, true) {
 		t.Fatal("pool waits are idle unless the executor is stuck (and only the executor's)")
 	}
-	if IdleWait(exe, true) {
+	if idleWait(exe, true) {
 		t.Fatal("an executor worker waiting while the executor is stuck is not idle")
 	}
-	if IdleWait(Blocked{Name: "savepoint-waiter-0", WaitOn: "wait on cond of coord.future"}, false) {
+	if idleWait(Blocked{Name: "savepoint-waiter-0", WaitOn: "wait on cond of coord.future"}, false) {
 		t.Fatal("a future wait is never idle")
 	}
 	// judged: the stuck executor's waiting worker fires, naming the queue;

@@ -57,14 +57,14 @@ func WaitCycle(f *Findings, at time.Duration, cycle []Blocked) {
 // depth-first search in sorted order (deterministic): a potential deadlock
 // whether or not this run hit it.
 func LockOrderCycles(f *Findings, at time.Duration, edges []LockEdge) {
-	for _, c := range LockCycles(edges) {
+	for _, c := range lockCycles(edges) {
 		f.Add(LockOrder, at, "lock-order graph", "%s", lockCycleString(c))
 	}
 }
 
-// LockCycles returns one cycle through each strongly connected set of lock
+// lockCycles returns one cycle through each strongly connected set of lock
 // classes, as sim.LockGraph.Cycles finds them.
-func LockCycles(edges []LockEdge) [][]LockEdge {
+func lockCycles(edges []LockEdge) [][]LockEdge {
 	edges = slices.Clone(edges)
 	slices.SortFunc(edges, func(a, b LockEdge) int {
 		return strings.Compare(a.From+"\x00"+a.To, b.From+"\x00"+b.To)

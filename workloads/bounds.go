@@ -2,7 +2,6 @@ package workloads
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/sched"
@@ -11,10 +10,11 @@ import (
 
 // The latency-bound rule (workloads/REFERENCE.md, "Latency bounds"): each
 // bound is BoundSlack times what the scenario's configuration implies, plus
-// BoundFloor, and applies to the run's 99th percentile.
+// BoundFloor, and applies to the run's 99th percentile (judged in
+// workloads/oracle: oracle.LatencyBounds).
 const (
-	BoundSlack = 3
-	BoundFloor = 250 * time.Millisecond
+	BoundSlack = oracle.BoundSlack
+	BoundFloor = oracle.BoundFloor
 )
 
 // Bounds are the p99 latency bounds of one run.
@@ -152,76 +152,24 @@ const statusBackoff = 2 * time.Second
 func statusRetryWave(f Faults) bool { return f.StepDown.On() && f.StatusRetryable > 0 }
 
 // p99 is the 99th percentile (nearest rank) of ds; 0 when empty.
-func p99(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	i := (len(s)*99+99)/100 - 1
-	return s[min(max(i, 0), len(s)-1)]
-}
+func p99(ds []time.Duration) time.Duration { return oracle.P99(ds) }
 
-// checkBounds reports each p99 above its bound as a latency-bound finding.
-// dues are the due times of lat.SchedDelay's bodies and windows the
-// step-down windows the harness injected (Bounds.SchedWave).
+// checkBounds hands the run's latencies, the bounds its configuration
+// implies and the step-down windows to latency-bound (oracle.LatencyBounds).
+// dues are the due times of lat.SchedDelay's bodies.
 func (r *runner) checkBounds(lat Latencies, design sched.Design, dues []time.Duration, windows []oracle.Window) {
-	for _, v := range r.s.bounds(design, r.faults).violations(lat, dues, windows) {
-		r.find.Add(oracle.LatencyBound, r.now(), "latency", "%s", v)
-	}
+	oracle.LatencyBounds(&r.find, r.now(), oracle.P99Bounds(r.s.bounds(design, r.faults)), samples(lat, dues), windows)
 }
 
-// violations judges lat against b: one message per p99 above its bound.
+// violations judges lat against b (oracle.LatencyViolations): one message
+// per p99 above its bound.
 func (b Bounds) violations(lat Latencies, dues []time.Duration, windows []oracle.Window) []string {
-	var vs []string
-	sd, waved := waveAllowance(lat.SchedDelay, dues, windows, b.SchedWave)
-	for _, c := range []struct {
-		name  string
-		got   []time.Duration
-		bound time.Duration
-		stall time.Duration
-		note  string
-	}{
-		{"scheduling delay", sd, b.SchedDelay, b.SchedStall, waveNote(waved, b.SchedWave)},
-		{"trigger to complete", lat.TriggerToComplete, b.TriggerToComplete, 0, ""},
-		{"failover to first completed", lat.FailoverToFirst, b.FailoverToFirst, 0, ""},
-	} {
-		if p := p99(c.got); p > c.bound {
-			stall := ""
-			if c.stall > 0 {
-				stall = fmt.Sprintf(" + %v, one FAILED status write on a dispatch thread the bodies queue for", c.stall)
-			}
-			vs = append(vs, fmt.Sprintf("p99 %s %v over %d samples%s, bound %v (%dx the configuration's %v + %v%s)",
-				c.name, p, len(c.got), c.note, c.bound, BoundSlack, (c.bound-BoundFloor-c.stall)/BoundSlack, BoundFloor, stall))
-		}
-	}
-	return vs
+	return oracle.LatencyViolations(oracle.P99Bounds(b), samples(lat, dues), windows)
 }
 
-// waveAllowance returns delays with wave taken off (down to 0) each delay
-// whose body was due inside a step-down window or within wave after its
-// end, and how many were; delays itself when wave is 0.
-func waveAllowance(delays, dues []time.Duration, windows []oracle.Window, wave time.Duration) ([]time.Duration, int) {
-	if wave <= 0 || len(windows) == 0 {
-		return delays, 0
-	}
-	out, n := slices.Clone(delays), 0
-	for i, due := range dues[:min(len(dues), len(out))] {
-		for _, w := range windows {
-			if due >= w.From && (w.To < 0 || due <= w.To+wave) {
-				out[i], n = max(out[i]-wave, 0), n+1
-				break
-			}
-		}
-	}
-	return out, n
-}
-
-func waveNote(n int, wave time.Duration) string {
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (%d due in a step-down window, each judged less one status backoff, %v)", n, wave)
+func samples(lat Latencies, dues []time.Duration) oracle.LatencySamples {
+	return oracle.LatencySamples{SchedDelay: lat.SchedDelay, Dues: dues, TriggerToComplete: lat.TriggerToComplete,
+		FailoverToFirst: lat.FailoverToFirst}
 }
 
 func (b Bounds) String() string {

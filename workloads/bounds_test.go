@@ -192,29 +192,3 @@ func TestBlockedForeverFires(t *testing.T) {
 		t.Fatalf("findings %v", fs)
 	}
 }
-
-// TestBlockedForeverPoolWorkerWithQueuedWork: an executor worker waiting
-// for work is idle unless the executor holds more queued tasks than
-// workers that can still take them (a lost wake-up); other pool waits stay
-// idle.
-func TestBlockedForeverPoolWorkerWithQueuedWork(t *testing.T) {
-	exe := sim.BlockedThread{Name: "coordinator-executor-3", WaitOn: "wait on cond of exec.pool", Since: 30 * time.Second}
-	disp := sim.BlockedThread{Name: "checkpoint-dispatcher-1", WaitOn: "wait on cond of exec.pool", Since: 30 * time.Second}
-	blocked := []sim.BlockedThread{exe, disp}
-	// 2 threads, 1 waiting: the other (running, or woken) takes 1 queued task.
-	if execStuck(1, 2, blocked) || execStuck(0, 1, blocked) {
-		t.Fatal("a queued task that a worker not waiting will take is not stuck")
-	}
-	if !execStuck(1, 1, blocked) || !execStuck(2, 2, blocked) {
-		t.Fatal("queued tasks beyond the workers not waiting are stuck")
-	}
-	if !idleWait(exe, false) || !idleWait(disp, false) || !idleWait(disp, true) {
-		t.Fatal("pool waits are idle unless the executor is stuck (and only the executor's)")
-	}
-	if idleWait(exe, true) {
-		t.Fatal("an executor worker waiting while the executor is stuck is not idle")
-	}
-	if idleWait(sim.BlockedThread{Name: "savepoint-waiter-0", WaitOn: "wait on cond of coord.future"}, false) {
-		t.Fatal("a future wait is never idle")
-	}
-}

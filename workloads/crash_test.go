@@ -69,7 +69,7 @@ func TestSavepointCommitWaitsForWrites(t *testing.T) {
 			incomplete++
 		}
 	}
-	if incomplete > 0 || len(r.sp.committed[0]) < 10 {
-		t.Fatalf("%d savepoints committed, %d failed because a pipeline had not written", len(r.sp.committed[0]), incomplete)
+	if incomplete > 0 || len(r.sp.chk.CommittedIDs(0)) < 10 {
+		t.Fatalf("%d savepoints committed, %d failed because a pipeline had not written", len(r.sp.chk.CommittedIDs(0)), incomplete)
 	}
 }

@@ -172,9 +172,9 @@ func (r *runner) run(out Outcome) Outcome {
 	out.Verdict = Pass
 	switch res.Outcome {
 	case sim.OutcomeDeadlock:
-		r.find.Add(oracle.Deadlock, res.Elapsed, "world", "%s", res.Reason)
+		oracle.WorldDeadlock(&r.find, res.Elapsed, res.Reason)
 	default:
-		r.waitCycle(res)
+		oracle.WaitCycle(&r.find, res.Elapsed, blockedOf(res.WaitCycle))
 	case sim.OutcomePanic:
 		r.fail(&out, Crash, fmt.Sprintf("panic in %s: %v\n%s", res.Panic.Thread, res.Panic.Value, res.Panic.Stack))
 		r.tl.check("panic", fmt.Sprintf("panic in %s: %v", res.Panic.Thread, res.Panic.Value), res.Elapsed, -1, -1)
@@ -339,7 +339,7 @@ func (r *runner) threads() {
 	if closed == 0 {
 		closed = r.w.Elapsed() // the run ended before the harness closed the scheduler
 	}
-	th.Judge(&r.find, r.w.Harness().Threads(), r.lease.BodyEnds, closed)
+	th.Judge(&r.find, threadTable(r.w.Harness().Threads()), r.lease.BodyEnds, closed)
 }
 
 func (r *runner) now() time.Duration { return r.w.Elapsed() }
@@ -371,21 +371,33 @@ func (r *runner) retention(settle time.Duration) {
 	}
 }
 
-// waitCycle reports a lock cycle that was hit while the rest of the world
-// ran on: at the end of the run, threads each waiting for a lock the next
-// one holds. The monitor (and main) sleep in loops, so a deadline is always
-// pending and such a partial deadlock never ends the run as a deadlock of
-// the whole world.
-func (r *runner) waitCycle(res sim.Result) {
-	if len(res.WaitCycle) == 0 {
-		return
+// blockedOf hands the simulator's blocked threads to the checks as plain
+// values.
+func blockedOf(bs []sim.BlockedThread) []oracle.Blocked {
+	out := make([]oracle.Blocked, len(bs))
+	for i, b := range bs {
+		out[i] = oracle.Blocked{Name: b.Name, WaitOn: b.WaitOn, Since: b.Since}
 	}
-	var parts []string
-	for _, b := range res.WaitCycle {
-		parts = append(parts, fmt.Sprintf("%s (%s since %v)", b.Name, b.WaitOn, b.Since))
+	return out
+}
+
+// lockEdges hands the run's lock-order graph to lock-order as plain values.
+func lockEdges(g *sim.LockGraph) []oracle.LockEdge {
+	var out []oracle.LockEdge
+	for _, e := range g.Edges() {
+		out = append(out, oracle.LockEdge{From: e.From, To: e.To, FromSite: e.FromSite, ToSite: e.ToSite, Thread: e.Thread})
 	}
-	r.find.Add(oracle.Deadlock, res.Elapsed, "world", "lock cycle hit: %s -> %s, each waiting for a lock the next holds, until the end of the run",
-		strings.Join(parts, " -> "), res.WaitCycle[0].Name)
+	return out
+}
+
+// threadTable hands the simulator's thread table to the thread checks as
+// plain values.
+func threadTable(ts []sim.ThreadInfo) []oracle.Thread {
+	out := make([]oracle.Thread, len(ts))
+	for i, t := range ts {
+		out[i] = oracle.Thread{ID: t.ID, Name: t.Name, Spawned: t.Spawned, Exited: t.Exited, ExitAt: t.ExitAt}
+	}
+	return out
 }
 
 // judge applies the safety and liveness checks after the run.
@@ -398,19 +410,11 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 	for _, f := range r.late.List() { // the lease checks and the pipelines', in the order they fired
 		r.find.Add(f.Check, f.At, f.Subject, "%s", f.Message)
 	}
-	r.sp.integrityFindings(func(at time.Duration, job int64, pipeline int, msg string) {
-		r.find.Add(oracle.RestoreIntegrity, at, oracle.Subject(job, pipeline), "%s", msg)
-	})
-	for _, v := range r.sp.findings {
-		r.find.Add(oracle.SavepointCrash, r.now(), "savepoint store", "%s", v)
-	}
+	r.sp.chk.IntegrityFindings(&r.find)
+	r.sp.chk.CrashFindings(&r.find, r.now())
 	r.retention(time.Second) // storage-retention at the end of the run
-	for _, v := range r.sp.check() {
-		r.find.Add(oracle.SavepointRetention, r.now(), "savepoint store", "%s", v)
-	}
-	for _, cyc := range r.w.Harness().LockGraph().Cycles() {
-		r.find.Add(oracle.LockOrder, r.now(), "lock-order graph", "%s", cyc.String())
-	}
+	r.sp.retention(&r.find, r.now())
+	oracle.LockOrderCycles(&r.find, r.now(), lockEdges(r.w.Harness().LockGraph()))
 	r.models(out)
 	r.threads()
 	if res.Outcome == sim.OutcomeDone {
@@ -424,11 +428,7 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 		// BUGGIFY injects delays the configuration does not describe.
 		r.checkBounds(out.Latency, r.ccfg.Sched.Design, r.lease.Dues, r.gens.StepDownWindows())
 	}
-	if md := r.s.Checks.MaxDelay.D; md > 0 {
-		if worst := maxDur(r.delays); worst > md {
-			r.find.Add(oracle.LatencyBound, r.now(), "scheduler", "scheduling delay reached %v, bound %v", worst, md)
-		}
-	}
+	oracle.MaxDelay(&r.find, r.now(), r.delays, r.s.Checks.MaxDelay.D)
 	out.Counts = map[string]int{}
 	for k, n := range rec.Counts {
 		out.Counts[k.String()] = n
@@ -444,9 +444,8 @@ func (r *runner) judge(out *Outcome, res sim.Result) {
 
 // models checks the recorded histories with porcupine.
 func (r *runner) models(out *Outcome) {
-	opt := checkOptions(r.opt.MaxHeap)
-	h, harness := r.h.check(opt)
-	verdicts, harness := r.wm.check(opt, h, harness)
+	histories, harness := r.wm.check(r.h.check())
+	verdicts := oracle.CheckModels(&r.find, r.now(), histories, checkOptions(r.opt.MaxHeap)) // model-* findings
 	r.tl.verdicts = verdicts
 	for _, msg := range harness {
 		r.fail(out, Crash, msg)
@@ -457,10 +456,9 @@ func (r *runner) models(out *Outcome) {
 		case v.Pass():
 			continue
 		case v.Result == linearizability.Unknown:
-			r.fail(out, Unknown, fmt.Sprintf("%s %s: %s: unknown: %s (unknown is not a pass)", r.now(), v.Partition, modelCheckID(v.Model), v.Message))
+			r.fail(out, Unknown, fmt.Sprintf("%s %s: %s: unknown: %s (unknown is not a pass)", r.now(), v.Partition, oracle.ModelCheckID(v.Model), v.Message))
 			r.unknownArtifact(out, v)
 		default:
-			r.find.Add(modelCheckID(v.Model), r.now(), v.Partition, "%s", v.Message)
 			r.visualize(out, v)
 			r.locateModel(*v)
 		}
@@ -491,7 +489,7 @@ func (r *runner) locateModel(v linearizability.Verdict) {
 	if p >= 0 {
 		where = fmt.Sprintf("%s (histories number pipelines job*%d+pipeline)", where, r.s.Cluster.Pipelines)
 	}
-	r.tl.check(modelCheckID(v.Model), where+": "+v.Message, at, j, p)
+	r.tl.check(oracle.ModelCheckID(v.Model), where+": "+v.Message, at, j, p)
 }
 
 // artifactDir is this seed's directory under Options.ArtifactDir.
@@ -528,13 +526,8 @@ func (r *runner) liveness(out *Outcome) {
 		}
 	}
 	r.prog.Unfinished(pipes)
-	if wm := r.wm.stuck(int64(r.healAt)); len(wm) > 0 {
-		shown := wm
-		if len(shown) > 10 {
-			shown = append(shown[:10:10], fmt.Sprintf("... %d more", len(wm)-10))
-		}
-		r.find.Add(oracle.WatermarkProgress, r.now(), "pipelines", "%d assigned partitions committed no watermark after faults stopped: %s",
-			len(wm), strings.Join(shown, ", "))
+	if r.wm != nil && r.wm.used {
+		r.wm.live.Judge(&r.find, r.now(), r.healAt)
 	}
 }
 
@@ -569,80 +562,24 @@ func (r *runner) minTimeout() time.Duration {
 	return min(def(r.ccfg.Coord.Timeout), def(r.ccfg.Coord.SchemaTimeout))
 }
 
-// modelCheckID is the check id of a porcupine model.
-func modelCheckID(model string) string { return "model-" + model }
-
-func maxDur(ds []time.Duration) time.Duration {
-	var m time.Duration
-	for _, d := range ds {
-		m = max(m, d)
-	}
-	return m
-}
-
-// idleWaits are the untimed waits a thread may rest in at the end of a
-// run: an idle pool worker or timer thread with nothing to do, and the
-// harness's own pipeline runtimes waiting for events.
-var idleWaits = []string{poolWait, "wait on cond of exec.timer", "wait on cond of sim.pipeline"}
-
-const poolWait = "wait on cond of exec.pool"
-
-const executorRole = "coordinator-executor-"
-
-// execStuck reports whether the coordinator executor holds queued tasks
-// that no worker will take: more than its workers that are not blocked in
-// its wait for work (a worker running a task, starting, or woken and not
-// yet run comes back for one). Its core workers wait without a deadline,
-// so such tasks wait forever: a lost wake-up.
-func execStuck(queued, threads int, blocked []sim.BlockedThread) bool {
-	waiting := 0
-	for _, b := range blocked {
-		if b.WaitOn == poolWait && strings.HasPrefix(b.Name, executorRole) {
-			waiting++
-		}
-	}
-	return queued > 0 && queued > threads-waiting
-}
-
-// idleWait reports whether b rests in an idle wait. A coordinator-executor
-// worker waiting for work while the executor is stuck (execStuck) is not
-// idle. The dispatch pool is closed by the end of a run, and its idle
-// workers wait with the keep-alive as deadline.
-func idleWait(b sim.BlockedThread, execStuck bool) bool {
-	if b.WaitOn == poolWait && execStuck && strings.HasPrefix(b.Name, executorRole) {
-		return false
-	}
-	return slices.Contains(idleWaits, b.WaitOn)
-}
-
 // progress: no thread stayed blocked without a deadline through the whole
-// liveness phase (outside the idle waits), and every savepoint the harness
-// requested came back, completed or failed with an error, at the call
-// that requested it.
+// liveness phase (outside the idle waits; oracle.BlockedThreads, handed the
+// simulator's blocked threads and the coordinator executor's report about
+// itself), and every savepoint the harness requested came back, completed
+// or failed with an error, at the call that requested it.
 func (r *runner) progress(res sim.Result) {
-	queued, stuck := 0, false
+	var exec *oracle.ExecutorStats
 	if r.c != nil && r.c.Executor() != nil {
 		st := r.c.Executor().Stats() // after the run: the pool's lock is not a scheduling point
-		queued, stuck = st.Queued, execStuck(st.Queued, st.Threads, res.Blocked)
+		exec = &oracle.ExecutorStats{Queued: st.Queued, Threads: st.Threads}
 	}
-	for _, b := range res.Blocked {
-		if b.Since > r.healAt || idleWait(b, stuck) {
-			continue
-		}
-		extra := ""
-		if stuck && b.WaitOn == poolWait {
-			extra = fmt.Sprintf(" with %d tasks queued on its pool", queued)
-		}
-		r.find.Add(oracle.BlockedForever, r.now(), b.Name, "blocked since %v (%s)%s, through the whole %v after faults stopped",
-			b.Since, b.WaitOn, extra, r.w.Elapsed()-r.healAt)
-	}
+	oracle.BlockedThreads(&r.find, r.now(), r.healAt, blockedOf(res.Blocked), exec)
 	if r.in == nil {
 		return
 	}
-	for _, q := range r.in.requests {
-		if !q.answered {
-			r.find.Add(oracle.SavepointOutcome, r.now(), fmt.Sprintf("job %d", q.job),
-				"the savepoint requested at %v neither completed nor failed by the end of the run", q.at)
-		}
+	reqs := make([]oracle.SavepointRequest, len(r.in.requests))
+	for i, q := range r.in.requests {
+		reqs[i] = oracle.SavepointRequest{Job: q.job, At: q.at, Answered: q.answered}
 	}
+	oracle.SavepointOutcomes(&r.find, r.now(), reqs)
 }

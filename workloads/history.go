@@ -221,7 +221,7 @@ func (h *histories) savepointList(job int64, ids []int64) {
 // check runs every model over its history; it cuts operations left open
 // by the end of the run first. A malformed history is a harness bug,
 // returned apart from the verdicts.
-func (h *histories) check(opt linearizability.Options) (out []linearizability.Verdict, harness []string) {
+func (h *histories) check() (out []oracle.History, harness []string) {
 	for _, c := range []struct {
 		spec model.Spec
 		rec  *linearizability.Recorder
@@ -231,7 +231,7 @@ func (h *histories) check(opt linearizability.Options) (out []linearizability.Ve
 			harness = append(harness, fmt.Sprintf("%s: malformed history (harness bug): %v", c.spec.Name, err))
 			continue
 		}
-		out = append(out, linearizability.CheckWith(c.spec, c.rec.Operations(), opt))
+		out = append(out, oracle.History{Spec: c.spec, Ops: c.rec.Operations()})
 	}
 	return out, harness
 }

@@ -59,7 +59,7 @@ func TestSavepointRotIsNeverLoaded(t *testing.T) {
 	}
 	unchecked := func(sp *savepoints) func(int64, int32) (*savepoint.CompletedCheckpoint, error) {
 		return func(job int64, p int32) (*savepoint.CompletedCheckpoint, error) {
-			ids := sp.committed[job]
+			ids := sp.chk.CommittedIDs(job)
 			id := ids[len(ids)-1]
 			file := savepoint.PayloadFile(p, sp.written[savepointID{job, id}][p])
 			data, err := sp.fs.ReadFile(path.Join("ns", savepoint.SavepointDir, strconv.FormatInt(job, 10), strconv.FormatInt(id, 10), file))

@@ -14,43 +14,38 @@ import (
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/simfs"
 	"github.com/ckptsim/ckptsim/workloads/cluster"
+	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
 // savepoints writes job savepoints through the real savepoint store on a
-// simulated file system and remembers what committed and what the
-// operator deleted (dispose), so that the run can check that only
-// explicit deletes ever remove a savepoint, and that they do.
+// simulated file system and hands what it wrote, what committed and what
+// the store lists and reads back to the savepoint checks (chk,
+// oracle.SavepointStore), so that the run can check that only explicit
+// deletes ever remove a savepoint.
 type savepoints struct {
 	w         *sim.World
 	pipelines int
 	fs        *simfs.FS
 	store     *savepoint.Store
 	seq       int64
-	committed map[int64][]int64 // job -> savepoint ids
-	// disposed: the committed savepoints the operator deleted
-	// (Store.Delete), job -> id.
-	disposed map[int64]map[int64]bool
-	order    []string // savepoint-retention: a listing whose newest is not the newest committed
-	log      []string
-	h        *histories
+	chk       *oracle.SavepointStore // savepoint-crash, savepoint-retention, restore-integrity
+	log       []string
+	h         *histories
 	// onError sees each pipeline write the savepoint store refused.
 	onError func(job int64, pipeline int, id int64, err error)
 
-	// The master_crash fault: what the harness wrote and saw committed.
-	crashIn   int                             // the crash step of the next commit; -1: none armed
-	written   map[savepointID]map[int32]int64 // pipeline -> checkpoint id written
-	ambiguous map[savepointID]bool            // a crash hit the commit: it may or may not have committed
-	crashes   int
-	findings  []string // savepoint-crash
+	// The master_crash fault.
+	crashIn int                             // the crash step of the next commit; -1: none armed
+	written map[savepointID]map[int32]int64 // pipeline -> checkpoint id written (the rot fault's target)
+	crashes int
 
 	// The savepoint_rot fault and the restore from a savepoint.
-	rot       *rand.Rand            // sim.StreamSavepointRot; nil: the fault is off
-	rotRate   float64               // probability that a committed savepoint rots
-	healed    func() bool           // faults have stopped: nothing rots
-	rotted    map[savepointID]int32 // a rotted savepoint -> the pipeline whose payload rotted
-	sums      map[spPipeline]uint64 // the states digest (cluster.StateSum) of each payload written
-	load      func(job int64, pipeline int32) (*savepoint.CompletedCheckpoint, error)
-	integrity []spLoad // restore-integrity: restores that loaded states other than written
+	rot     *rand.Rand            // sim.StreamSavepointRot; nil: the fault is off
+	rotRate float64               // probability that a committed savepoint rots
+	healed  func() bool           // faults have stopped: nothing rots
+	rotted  map[savepointID]int32 // a rotted savepoint -> the pipeline whose payload rotted
+	sums    map[spPipeline]uint64 // the states digest (cluster.StateSum) of each payload written
+	load    func(job int64, pipeline int32) (*savepoint.CompletedCheckpoint, error)
 }
 
 // plantedLoad builds a planted restore from a savepoint over the
@@ -62,14 +57,6 @@ type spPipeline struct {
 	job      int64
 	pipeline int32
 	id       int64
-}
-
-// spLoad is a restore from a savepoint that loaded states other than the
-// harness wrote.
-type spLoad struct {
-	at        time.Duration
-	pipeline  spPipeline
-	got, want uint64
 }
 
 // savepointID names one savepoint of one job.
@@ -85,9 +72,9 @@ func newSavepoints(w *sim.World, pipelines int, crashes bool) *savepoints {
 	} else {
 		fs = simfs.New(nil)
 	}
-	sp := &savepoints{w: w, pipelines: pipelines, fs: fs, committed: map[int64][]int64{}, disposed: map[int64]map[int64]bool{}, crashIn: -1,
-		written: map[savepointID]map[int32]int64{}, ambiguous: map[savepointID]bool{},
-		rotted: map[savepointID]int32{}, sums: map[spPipeline]uint64{}, healed: func() bool { return false }}
+	sp := &savepoints{w: w, pipelines: pipelines, fs: fs, chk: oracle.NewSavepointStore(pipelines), crashIn: -1,
+		written: map[savepointID]map[int32]int64{},
+		rotted:  map[savepointID]int32{}, sums: map[spPipeline]uint64{}, healed: func() bool { return false }}
 	sp.load = sp.restore
 	sp.open()
 	return sp
@@ -145,7 +132,9 @@ func (s *session) WritePipeline(c *coord.Completed) error {
 			s.sp.written[k] = map[int32]int64{}
 		}
 		s.sp.written[k][int32(c.Pipeline)] = c.ID
-		s.sp.sums[spPipeline{s.job, int32(c.Pipeline), c.ID}] = cluster.StateSum(c)
+		sum := cluster.StateSum(c)
+		s.sp.sums[spPipeline{s.job, int32(c.Pipeline), c.ID}] = sum
+		s.sp.chk.Wrote(s.job, s.id, int32(c.Pipeline), c.ID, sum)
 		err = s.w.WritePipeline(toSavepoint(c))
 	}
 	if err != nil && s.sp.onError != nil { // the savepoint store refused: a failure cause the harness sees
@@ -174,12 +163,12 @@ func (s *session) Commit() error {
 		s.sp.h.savepointCommit(s.job, s.id, false, call)
 	} else {
 		s.sp.h.savepointCommit(s.job, s.id, true, call)
-		s.sp.committed[s.job] = append(s.sp.committed[s.job], s.id)
+		s.sp.chk.Committed(s.job, s.id)
 		s.sp.w.Note("savepoint %d of job %d committed", s.id, s.job)
 		s.sp.maybeRot(s.job, s.id)
 	}
 	if crash && s.sp.fs.Crashed() {
-		s.sp.ambiguous[savepointID{s.job, s.id}] = err != nil
+		s.sp.chk.CrashHit(s.job, s.id)
 		s.sp.recover()
 	}
 	if err == nil {
@@ -198,9 +187,9 @@ const keepSavepoints = 1
 // dispose lists a job's savepoints and deletes all but the newest
 // keepSavepoints of the listing, each a SavepointDelete in the model's
 // history; a delete that fails is retried at the next commit. The listing
-// must put the newest committed savepoint first (what a restore would
-// use), but for one that rotted (savepoint_rot: List skips it): otherwise
-// the operator would delete it (savepoint-retention).
+// goes to savepoint-retention first (oracle.SavepointStore.Listed): it must
+// put the newest committed savepoint first (what a restore would use), but
+// for one that rotted; otherwise the operator would delete it, and does not.
 func (sp *savepoints) dispose(job int64) {
 	ms, err := sp.store.List(job)
 	if err != nil {
@@ -212,14 +201,7 @@ func (sp *savepoints) dispose(job int64) {
 		ids[i] = m.SavepointID
 	}
 	sp.h.savepointList(job, ids)
-	newest := int64(-1) // the newest committed that List may return: a rotted one it skips
-	for _, id := range sp.committed[job] {
-		if _, rotted := sp.rotted[savepointID{job, id}]; !rotted && !sp.disposed[job][id] {
-			newest = max(newest, id)
-		}
-	}
-	if len(ids) > 0 && ids[0] != newest {
-		sp.order = append(sp.order, fmt.Sprintf("savepoint-retention: the listing of job %d puts savepoint %d first, the newest committed is %d", job, ids[0], newest))
+	if !sp.chk.Listed(job, ids) {
 		return
 	}
 	for _, id := range ids[min(len(ids), keepSavepoints):] {
@@ -229,103 +211,44 @@ func (sp *savepoints) dispose(job int64) {
 			continue
 		}
 		sp.h.savepointDelete(job, id, call)
-		if sp.disposed[job] == nil {
-			sp.disposed[job] = map[int64]bool{}
-		}
-		sp.disposed[job][id] = true
+		sp.chk.Disposed(job, id)
 		sp.w.Note("savepoint %d of job %d disposed", id, job)
 	}
 }
 
 // recover is the master's restart after a crash during a commit: the file
-// system restarts, the store is re-opened, and the harness checks it
-// against what it wrote and saw committed: only whole bundles are listed
-// (each listed one committed, or its commit was hit by the crash, and
-// every pipeline holds the checkpoint the harness wrote), every committed
-// one is still listed, and the newest listed (what a restore uses) is the
-// newest whole one.
+// system restarts, the store is re-opened, and the harness hands each
+// job's listing, and the bundles it reads back, to savepoint-crash
+// (oracle.SavepointStore.Whole).
 func (sp *savepoints) recover() {
 	sp.crashes++
+	sp.chk.Restarted()
 	sp.w.Note("fault: master crashed during a savepoint commit; restarted, store re-opened")
 	sp.fs.Restart()
 	sp.open()
-	for _, job := range sp.jobs() {
-		sp.checkWhole(job)
+	for _, job := range sp.chk.Jobs() {
+		ms, err := sp.store.List(job)
+		var ids []int64
+		for _, m := range ms {
+			ids = append(ids, m.SavepointID)
+		}
+		sp.chk.Whole(job, ids, err, func(id int64) (map[int32]int64, error) { return sp.readBack(job, id) })
 	}
 }
 
-// jobs are the jobs with a savepoint written, sorted.
-func (sp *savepoints) jobs() []int64 {
-	var out []int64
-	for k := range sp.written {
-		if !slices.Contains(out, k.job) {
-			out = append(out, k.job)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-func (sp *savepoints) crashFinding(format string, args ...any) {
-	sp.findings = append(sp.findings, fmt.Sprintf("after crash %d: ", sp.crashes)+fmt.Sprintf(format, args...))
-}
-
-func (sp *savepoints) checkWhole(job int64) {
-	ms, err := sp.store.List(job)
-	if err != nil {
-		sp.crashFinding("list job %d: %v", job, err)
-		return
-	}
-	listed := map[int64]bool{}
-	var newest int64 = -1
-	for _, m := range ms {
-		id := m.SavepointID
-		listed[id] = true
-		k := savepointID{job, id}
-		_, hit := sp.ambiguous[k]
-		if sp.disposed[job][id] {
-			sp.crashFinding("savepoint %d of job %d is listed although it was deleted", id, job)
-			continue
-		}
-		if !slices.Contains(sp.committed[job], id) && !hit {
-			sp.crashFinding("savepoint %d of job %d is listed but its commit never succeeded", id, job)
-			continue
-		}
-		sp.checkBundle(job, id)
-		newest = max(newest, id)
-	}
-	for _, id := range sp.committed[job] {
-		if _, rotted := sp.rotted[savepointID{job, id}]; rotted || sp.disposed[job][id] {
-			continue // disposed, or List skips it: its payload no longer matches its manifest
-		}
-		if !listed[id] {
-			sp.crashFinding("committed savepoint %d of job %d is not listed after the restart", id, job)
-		}
-		newest = max(newest, id)
-	}
-	if len(ms) > 0 && ms[0].SavepointID != newest {
-		sp.crashFinding("a restore of job %d would use savepoint %d, the newest whole one is %d", job, ms[0].SavepointID, newest)
-	}
-}
-
-// checkBundle reads a listed bundle back: every pipeline holds the
-// checkpoint the harness wrote for it.
-func (sp *savepoints) checkBundle(job, id int64) {
+// readBack reads a listed bundle back: each pipeline's checkpoint id.
+func (sp *savepoints) readBack(job, id int64) (map[int32]int64, error) {
 	b, err := sp.store.Read(job, id)
 	if err != nil {
-		sp.crashFinding("listed savepoint %d of job %d does not read back: %v", id, job, err)
-		return
+		return nil, err
 	}
-	want := sp.written[savepointID{job, id}]
+	held := map[int32]int64{}
 	for p := range int32(sp.pipelines) {
-		c := b.Pipeline(p)
-		switch {
-		case c == nil:
-			sp.crashFinding("listed savepoint %d of job %d has no pipeline %d", id, job, p)
-		case c.CheckpointID != want[p]:
-			sp.crashFinding("listed savepoint %d of job %d pipeline %d holds checkpoint %d, the harness wrote %d", id, job, p, c.CheckpointID, want[p])
+		if c := b.Pipeline(p); c != nil {
+			held[p] = c.CheckpointID
 		}
 	}
+	return held, nil
 }
 
 func (s *session) Abort() {
@@ -352,38 +275,24 @@ func toSavepoint(c *coord.Completed) *savepoint.CompletedCheckpoint {
 	return out
 }
 
-// check lists every job's savepoints and reports committed ones missing.
-func (sp *savepoints) check() []string {
-	out := slices.Clone(sp.order)
-	jobs := make([]int64, 0, len(sp.committed))
-	for j := range sp.committed {
-		jobs = append(jobs, j)
-	}
-	slices.Sort(jobs)
-	for _, j := range jobs {
+// retention lists every job with a committed savepoint at the end of the
+// run, records the listing (model-savepoints) and hands it to
+// savepoint-retention.
+func (sp *savepoints) retention(f *oracle.Findings, at time.Duration) {
+	sp.chk.OrderFindings(f, at)
+	for _, j := range sp.chk.CommittedJobs() {
 		ms, err := sp.store.List(j)
 		if err != nil {
-			out = append(out, fmt.Sprintf("savepoint-retention: list job %d: %v", j, err))
+			sp.chk.Retention(f, at, j, nil, err)
 			continue
 		}
-		have := map[int64]bool{}
 		var ids []int64
 		for _, m := range ms {
-			have[m.SavepointID] = true
 			ids = append(ids, m.SavepointID)
 		}
 		sp.h.savepointList(j, ids)
-		for _, id := range sp.committed[j] {
-			_, rotted := sp.rotted[savepointID{j, id}]
-			switch {
-			case sp.disposed[j][id] && have[id]:
-				out = append(out, fmt.Sprintf("savepoint-retention: savepoint %d of job %d is still listed after its delete returned", id, j))
-			case !sp.disposed[j][id] && !have[id] && !rotted:
-				out = append(out, fmt.Sprintf("savepoint-retention: committed savepoint %d of job %d is gone without a delete", id, j))
-			}
-		}
+		sp.chk.Retention(f, at, j, ids, nil)
 	}
-	return out
 }
 
 // maybeRot draws the savepoint_rot fault for a savepoint that just
@@ -413,6 +322,7 @@ func (sp *savepoints) maybeRot(job, id int64) {
 		panic(fmt.Sprintf("savepoint rot: %s still carries the states written", name))
 	}
 	sp.rotted[savepointID{job, id}] = p
+	sp.chk.Rotted(job, id)
 	sp.h.savepointRotted(job, id)
 	sp.w.Note("fault: savepoint rot job %d savepoint %d pipeline %d (file %s)", job, id, p, name)
 }
@@ -463,10 +373,9 @@ func (sp *savepoints) restore(job int64, pipeline int32) (*savepoint.CompletedCh
 }
 
 // restoreFrom reads every pipeline's restore point from the job's
-// savepoints, as the job resumed from its savepoint does, and keeps each
-// load whose states are not those the harness wrote for that checkpoint
-// (restore-integrity): a restore must skip or refuse a rotted savepoint,
-// never load it.
+// savepoints, as the job resumed from its savepoint does, and hands the
+// states each load carries to restore-integrity (a restore must skip or
+// refuse a rotted savepoint, never load it).
 func (sp *savepoints) restoreFrom(job int64) {
 	for p := range int32(sp.pipelines) {
 		c, err := sp.load(job, p)
@@ -476,19 +385,6 @@ func (sp *savepoints) restoreFrom(job int64) {
 			}
 			continue
 		}
-		k := spPipeline{job, p, c.CheckpointID}
-		want, ok := sp.sums[k]
-		if got := sp.sumOf(c); ok && got != want {
-			sp.integrity = append(sp.integrity, spLoad{at: sp.w.Elapsed(), pipeline: k, got: got, want: want})
-		}
-	}
-}
-
-// integrityFindings renders the restores that loaded rotted states.
-func (sp *savepoints) integrityFindings(add func(at time.Duration, job int64, pipeline int, msg string)) {
-	for _, l := range sp.integrity {
-		add(l.at, l.pipeline.job, int(l.pipeline.pipeline), fmt.Sprintf(
-			"a restore from the job's savepoints loaded checkpoint %d with states (digest %016x) other than the savepoint writer wrote (digest %016x): "+
-				"corrupt stored bytes were loaded instead of skipped", l.pipeline.id, l.got, l.want))
+		sp.chk.Loaded(sp.w.Elapsed(), job, p, c.CheckpointID, sp.sumOf(c))
 	}
 }

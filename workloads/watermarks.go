@@ -2,12 +2,12 @@ package workloads
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/ckptsim/ckptsim/linearizability"
 	"github.com/ckptsim/ckptsim/model"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/workloads/cluster"
+	"github.com/ckptsim/ckptsim/workloads/oracle"
 )
 
 // watermarks records the offset checkpointers' history per (pipeline,
@@ -27,48 +27,13 @@ type watermarks struct {
 	pipelines int
 	rec       *linearizability.Recorder
 	used      bool
-	assigned  map[partitionID]bool  // assigned now
-	committed map[partitionID]int64 // virtual ns of the last commit
+	// live sees every operation as it begins (watermark-progress).
+	live *oracle.WatermarkLiveness
 }
-
-// partitionID is one partition of one pipeline, the pipeline numbered by
-// PipelineID.Seq.
-type partitionID struct{ pipeline, partition int }
 
 func newWatermarks(w *sim.World, pipelines int) *watermarks {
 	return &watermarks{w: w, pipelines: pipelines, rec: linearizability.NewRecorder(linearizability.Logical),
-		assigned: map[partitionID]bool{}, committed: map[partitionID]int64{}}
-}
-
-// track keeps what the liveness check needs: which partitions are
-// assigned and when each last committed.
-func (h *watermarks) track(o cluster.WatermarkOp) {
-	k := partitionID{cluster.PipelineID{Job: o.Job, Pipeline: o.Pipeline}.Seq(h.pipelines), int(o.Partition)}
-	switch o.Kind {
-	case cluster.WMBeginEpoch:
-		h.assigned[k] = true
-	case cluster.WMRevoke:
-		delete(h.assigned, k)
-	case cluster.WMCommit:
-		h.committed[k] = h.now()
-	}
-}
-
-// stuck returns the partitions assigned at the end of the run that
-// committed nothing after heal: a watermark that stopped moving although
-// faults are off.
-func (h *watermarks) stuck(healAt int64) []string {
-	if h == nil || !h.used {
-		return nil
-	}
-	var out []string
-	for k := range h.assigned {
-		if h.committed[k] < healAt {
-			out = append(out, fmt.Sprintf("pipeline %d partition %d", k.pipeline, k.partition))
-		}
-	}
-	slices.Sort(out)
-	return out
+		live: oracle.NewWatermarkLiveness(w.Elapsed, pipelines)}
 }
 
 func (h *watermarks) attach(c *cluster.Cluster) {
@@ -81,7 +46,7 @@ func (h *watermarks) attach(c *cluster.Cluster) {
 func (h *watermarks) now() int64 { return int64(h.w.Elapsed()) }
 
 func (h *watermarks) op(o cluster.WatermarkOp) func() {
-	h.track(o)
+	h.live.Op(o)
 	op, err := h.rec.Invoke(o.Actor, h.now(), h.input(o))
 	if err != nil {
 		return func() {}
@@ -113,7 +78,7 @@ func WatermarkModelOp(o cluster.WatermarkOp, pipelines int) any {
 
 // check adds the watermark verdict to the others' (nothing without
 // pipelines); a malformed history is a harness bug.
-func (h *watermarks) check(opt linearizability.Options, out []linearizability.Verdict, harness []string) ([]linearizability.Verdict, []string) {
+func (h *watermarks) check(out []oracle.History, harness []string) ([]oracle.History, []string) {
 	if h == nil || !h.used {
 		return out, harness
 	}
@@ -121,7 +86,7 @@ func (h *watermarks) check(opt linearizability.Options, out []linearizability.Ve
 	if err := h.rec.Err(); err != nil {
 		return out, append(harness, fmt.Sprintf("%s: malformed history (harness bug): %v", model.Watermark.Name, err))
 	}
-	return append(out, linearizability.CheckWith(model.Watermark, h.rec.Operations(), opt)), harness
+	return append(out, oracle.History{Spec: model.Watermark, Ops: h.rec.Operations()}), harness
 }
 
 // rebalance moves partitions of a random pipeline away and back (a

@@ -27,14 +27,14 @@ const (
 	LeaseOutstanding     = "lease-outstanding"
 	LeaseTriggerChains   = "lease-trigger-chains"
 
-	// Stores.
+	// Stores (storage.go; the savepoint store's, savepoints.go).
 	Retention          = "retention"
 	StorageRetention   = "storage-retention"
 	RestoreIntegrity   = "restore-integrity"
 	SavepointRetention = "savepoint-retention"
 	SavepointCrash     = "savepoint-crash"
 
-	// Porcupine models over boundary histories.
+	// Porcupine models over boundary histories (models.go).
 	ModelGeneration = "model-generation"
 	ModelRegister   = "model-register"
 	ModelSavepoints = "model-savepoints"
@@ -59,11 +59,12 @@ const (
 	FinishBeforeClose    = "finish-before-close"
 	FinishUnasked        = "finish-unasked"
 
-	// The simulated world.
+	// The simulated world (world.go).
 	Deadlock  = "deadlock"
 	LockOrder = "lock-order"
 
-	// Liveness.
+	// Liveness (progress.go; watermark_progress.go, latency_bound.go,
+	// blocked.go, savepoints.go).
 	CheckpointProgress = "checkpoint-progress"
 	WatermarkProgress  = "watermark-progress"
 	LatencyBound       = "latency-bound"

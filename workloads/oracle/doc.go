@@ -21,22 +21,45 @@
 // TestChecksReadOnlyTheFeed (imports_test.go) fails on any file here that
 // uses coord.Event, the cluster's Recorder, anything of core/coord or
 // core/watermark beyond the boundary values the feed carries, that
-// imports core/sched or core/exec, or that selects what core computes
+// imports core/sched, core/exec or sim, or that selects what core computes
 // about itself (Outstanding, Cancelled, Stats). A check that still reads
 // something the code under test computed about itself (a task's Done and
 // a lease's Outstanding, handed over after the run as ObsLeaseDone and
-// ObsLeaseOutstanding; a pool's queue length) declares the SelfReport feed
+// ObsLeaseOutstanding; a pool's queue length, ExecutorStats) declares the SelfReport feed
 // and is labelled self-report, so the remaining debt is listed rather than
 // hidden; TestSelfReportFeedsAreDeclared fails on a file that reads a
 // self-report observation and reports a check not so declared.
 //
-// Checks still judged outside this package, and so not under that test:
-// workloads/engine.go and bounds.go report deadlock, lock-order and
-// blocked-forever (which also reads exec.Pool.Stats) from the simulator's
-// result, savepoint-crash, savepoint-retention and savepoint-outcome from
-// the harness's savepoint store and requests, watermark-progress and the
-// porcupine models from the recorded histories, and latency-bound's
-// comparisons.
+// The simulator's reports reach the checks as this package's plain values,
+// never as sim's: the thread table (Thread) for timer-threads,
+// dispatch-bound and worker-died, the threads blocked at the end of a run
+// and a whole-world deadlock's reason (Blocked) for deadlock and
+// blocked-forever, the lock-order graph's edges (LockEdge) for lock-order;
+// the package does not import sim (TestChecksReadOnlyTheFeed).
+// blocked-forever also reads the coordinator executor's count of its
+// queued tasks and threads (ExecutorStats, from exec.Pool.Stats) and so
+// declares SelfReport.
+//
+// The harness's job savepoints reach savepoint-crash, savepoint-retention
+// and restore-integrity (SavepointStore) as what it wrote and saw commit,
+// the faults it injected, and what the store lists and reads back when
+// asked; savepoint-outcome (SavepointOutcomes) as the requests the harness
+// made and whether each was answered.
+//
+// watermark-progress (WatermarkLiveness) is fed the pipelines' operations
+// as they begin (cluster.WatermarkOp); latency-bound (LatencyBounds,
+// MaxDelay) the latencies the harness measured at the boundaries, the
+// bounds the harness derives from the scenario's configuration
+// (workloads.Bounds) and the step-down windows it injected.
+//
+// The porcupine models (model-*) check the histories the harness recorded
+// (History: a model and its operations) with CheckModels.
+//
+// Every check is judged here: outside this package the harness only
+// collects what the feeds carry and hands it over, and forwards findings
+// (TestNoCheckJudgedOutside fails on a file elsewhere that reports a
+// check by its id, as oracle's constant or a literal; an id computed at
+// the call it cannot see).
 //
 // # Using it
 //

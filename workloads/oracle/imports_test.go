@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,7 +19,10 @@ import (
 // boundary calls the simulated cluster observed, the simulator's thread
 // table, virtual time). Core reports about itself through coord.Event and
 // the cluster's Recorder; neither may reach a check. From core the checks'
-// package may use only the boundary types and values the feed carries.
+// package may use only the boundary types and values the feed carries. The
+// simulator's reports (thread table, blocked threads, lock-order graph)
+// arrive as this package's plain values (Thread, Blocked, LockEdge): the
+// package does not import sim, so a check cannot reach into the world.
 var feedRule = struct {
 	// allowed lists, per import path, the identifiers the package may use
 	// (nil: the import is forbidden whole; a missing path: allowed whole).
@@ -30,9 +35,10 @@ var feedRule = struct {
 	// what core computes about itself beyond its boundary interfaces (a
 	// lease's Outstanding, a task's Cancelled, a pool's Stats).
 	fields []string
-	// selfReports are the feed's observation kinds that carry a
-	// self-report: a file that reads one may report only checks whose
-	// feeds declare SelfReport (TestSelfReportFeedsAreDeclared).
+	// selfReports are the feed's observation kinds, and this package's
+	// types, that carry a self-report: a file that reads one may report
+	// only checks whose feeds declare SelfReport
+	// (TestSelfReportFeedsAreDeclared).
 	selfReports []string
 }{
 	allowed: map[string][]string{
@@ -47,12 +53,13 @@ var feedRule = struct {
 			"Epoch", "Partition", "BatchID", "Watermark", "Stall",
 		},
 		"github.com/ckptsim/ckptsim/workloads": nil,
+		"github.com/ckptsim/ckptsim/sim":       nil,
 	},
 	forbidden: map[string][]string{
 		"github.com/ckptsim/ckptsim/workloads/cluster": {"Record", "Recorder"},
 	},
 	fields:      []string{"Recorder", "OnEvent", "Outstanding", "Cancelled", "Stats"},
-	selfReports: []string{"ObsLeaseDone", "ObsLeaseOutstanding"},
+	selfReports: []string{"ObsLeaseDone", "ObsLeaseOutstanding", "ExecutorStats"},
 }
 
 // feedViolations returns every use in src (one Go file) that breaks the
@@ -156,6 +163,9 @@ func selfReportUses(fset *token.FileSet, name string, src []byte) (kinds, ids []
 			if consts[n.Name] && !slices.Contains(ids, n.Name) {
 				ids = append(ids, n.Name)
 			}
+			if slices.Contains(feedRule.selfReports, n.Name) && !slices.Contains(kinds, n.Name) {
+				kinds = append(kinds, n.Name) // a self-report type of this package
+			}
 		}
 		return true
 	})
@@ -198,10 +208,8 @@ func checkConsts() map[string]string {
 // TestSelfReportFeedsAreDeclared ties the source column to the code: every
 // file of the checks' package that reads a self-report observation reports
 // only checks whose feeds declare SelfReport (so they are labelled
-// self-report), and no check declares SelfReport that no such file reports
-// save the ones fed a self-report by the harness directly (listed here).
+// self-report), and no check declares SelfReport that no such file reports.
 func TestSelfReportFeedsAreDeclared(t *testing.T) {
-	direct := []string{BlockedForever} // workloads/engine.go hands it exec.Pool.Stats
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -238,12 +246,14 @@ func TestSelfReportFeedsAreDeclared(t *testing.T) {
 		}
 	}
 	for _, c := range checks {
-		if c.Feeds&SelfReport != 0 && !reading[c.ID] && !slices.Contains(direct, c.ID) {
+		if c.Feeds&SelfReport != 0 && !reading[c.ID] {
 			t.Errorf("%s declares SelfReport but no file here reads a self-report for it", c.ID)
 		}
 	}
-	if !reading[LeaseOutstanding] {
-		t.Error("lease-outstanding: no file reads its self-report (has the file moved?)")
+	for _, id := range []string{LeaseOutstanding, BlockedForever} {
+		if !reading[id] {
+			t.Errorf("%s: no file reads its self-report (has the file moved?)", id)
+		}
 	}
 }
 
@@ -269,6 +279,9 @@ func f(c *cluster.Cluster) int { return len(c.Recorder.Violations) }`, ".Recorde
 		{`package oracle
 func f(l interface{ Outstanding() int }) int { return l.Outstanding() }`, ".Outstanding"},
 		{`package oracle
+import "github.com/ckptsim/ckptsim/sim"
+func f(r sim.Result) int { return len(r.Blocked) }`, "imports github.com/ckptsim/ckptsim/sim"},
+		{`package oracle
 import "github.com/ckptsim/ckptsim/core/coord"
 func f(id int64, v string) bool { return id == coord.CompletedPointID || v == coord.Failed.String() }`, ""},
 	} {
@@ -279,6 +292,118 @@ func f(id int64, v string) bool { return id == coord.CompletedPointID || v == co
 		got := strings.Join(bad, "\n")
 		if c.want == "" && len(bad) > 0 || c.want != "" && !strings.Contains(got, c.want) {
 			t.Errorf("%s\n-> %q, want %q", c.src, got, c.want)
+		}
+	}
+}
+
+// judgedOutside returns every call in src (one Go file outside this
+// package) that reports a check by its id: a call of a method named Add,
+// Once or Assert (Findings') with a check id among its arguments, as
+// oracle's constant or as a string literal.
+func judgedOutside(fset *token.FileSet, name string, src []byte) ([]string, error) {
+	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	local := ""
+	for _, im := range f.Imports {
+		if path, _ := strconv.Unquote(im.Path.Value); path == "github.com/ckptsim/ckptsim/workloads/oracle" {
+			local = "oracle"
+			if im.Name != nil {
+				local = im.Name.Name
+			}
+		}
+	}
+	ids := checkConsts()
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || !slices.Contains([]string{"Add", "Once", "Assert"}, sel.Sel.Name) {
+			return true
+		}
+		for _, a := range call.Args {
+			switch a := a.(type) {
+			case *ast.SelectorExpr:
+				if x, ok := a.X.(*ast.Ident); ok && local != "" && x.Name == local && slices.Contains(slices.Collect(maps.Values(ids)), a.Sel.Name) {
+					out = append(out, fset.Position(call.Pos()).String()+": reports "+x.Name+"."+a.Sel.Name+" outside workloads/oracle")
+				}
+			case *ast.BasicLit:
+				if id, err := strconv.Unquote(a.Value); a.Kind == token.STRING && err == nil && ids[id] != "" {
+					out = append(out, fset.Position(call.Pos()).String()+": reports "+a.Value+" outside workloads/oracle")
+				}
+			}
+		}
+		return true
+	})
+	return out, nil
+}
+
+// TestNoCheckJudgedOutside: every check is judged in this package. No
+// non-test Go file of the module outside it reports a check by its id
+// (the harness collects the feeds, hands them over and forwards the
+// findings this package made).
+func TestNoCheckJudgedOutside(t *testing.T) {
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	n := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if base := d.Name(); path != root && (strings.HasPrefix(base, ".") || base == "testdata" || path == filepath.Join(root, "workloads", "oracle")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		bad, err := judgedOutside(fset, path, src)
+		if err != nil {
+			return err
+		}
+		for _, b := range bad {
+			t.Error(b)
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 50 {
+		t.Fatalf("read %d files: run from the package directory", n)
+	}
+	// planted: the forms it must catch, and the forwarding it must let pass
+	for _, c := range []struct {
+		src  string
+		want int
+	}{
+		{`package workloads
+import "github.com/ckptsim/ckptsim/workloads/oracle"
+func f(r *oracle.Findings) { r.Add(oracle.Deadlock, 0, "world", "x") }`, 1},
+		{`package workloads
+import o "github.com/ckptsim/ckptsim/workloads/oracle"
+func f(r *o.Findings) { r.Assert(false, o.LockOrder, 0, "g", "x"); r.Once("blocked-forever", 0, "t", "x") }`, 2},
+		{`package workloads
+import "github.com/ckptsim/ckptsim/workloads/oracle"
+func f(r *oracle.Findings, g oracle.Finding) { r.Add(g.Check, g.At, g.Subject, "%s", g.Message) }`, 0},
+	} {
+		bad, err := judgedOutside(token.NewFileSet(), "planted.go", []byte(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bad) != c.want {
+			t.Errorf("%s\n-> %q, want %d", c.src, bad, c.want)
 		}
 	}
 }

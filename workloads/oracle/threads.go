@@ -6,14 +6,12 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/ckptsim/ckptsim/sim"
 )
 
 // Threads holds the scheduler's thread checks: timer-threads,
 // dispatch-bound and worker-died. They judge from the simulator's own
-// thread table (sim.World.Threads: every thread spawned through the env
-// seam, its name, when it was spawned and when its function returned), the
+// thread table (handed over as []Thread: every thread spawned through the
+// env seam, its name, when it was spawned and when its function returned), the
 // lease decorator's record of when the last body each thread ran returned,
 // the harness's configuration and the time it closed the scheduler; never
 // from the scheduler's or the pool's own counters.
@@ -35,6 +33,16 @@ type Threads struct {
 	KeepAlive time.Duration
 }
 
+// Thread is one row of the simulator's thread table, as the harness hands
+// it over after the run (sim.World.Threads, in spawn order).
+type Thread struct {
+	ID      int32
+	Name    string        // as given to Go (a role and a number: "checkpoint-dispatcher-3")
+	Spawned time.Duration // virtual time of the spawn
+	Exited  bool          // its function returned (or panicked) before the run ended
+	ExitAt  time.Duration // when, if Exited
+}
+
 // Role reports whether name is role followed by a thread number.
 func Role(name, role string) bool {
 	if role == "" || !strings.HasPrefix(name, role) {
@@ -47,7 +55,7 @@ func Role(name, role string) bool {
 // Judge checks the thread table of one run. closedAt is when the harness
 // closed the scheduler (its threads may end from then on); bodyEnd maps a
 // thread id to when the last lease body it ran returned.
-func (th Threads) Judge(f *Findings, table []sim.ThreadInfo, bodyEnd map[int32]time.Duration, closedAt time.Duration) {
+func (th Threads) Judge(f *Findings, table []Thread, bodyEnd map[int32]time.Duration, closedAt time.Duration) {
 	if th.TimerMax >= 0 {
 		if n, at := peak(table, th.TimerRole); n > th.TimerMax {
 			f.Add(TimerThreads, at, "scheduler", "%d %s threads alive at once (the world's thread table), want at most %d",
@@ -68,7 +76,7 @@ func (th Threads) Judge(f *Findings, table []sim.ThreadInfo, bodyEnd map[int32]t
 // ended (since it was spawned, or since the last body it ran returned). A
 // thread that ends sooner after its work ended a body's failure, or was
 // reaped with work still to come.
-func (th Threads) died(f *Findings, table []sim.ThreadInfo, bodyEnd map[int32]time.Duration, closedAt time.Duration) {
+func (th Threads) died(f *Findings, table []Thread, bodyEnd map[int32]time.Duration, closedAt time.Duration) {
 	var dead []string
 	var first time.Duration
 	for _, t := range table {
@@ -101,7 +109,7 @@ func (th Threads) died(f *Findings, table []sim.ThreadInfo, bodyEnd map[int32]ti
 // count was first reached. A thread is alive from its spawn until its
 // function returned (until the end of the run if it never did); at one
 // virtual instant, exits count before spawns.
-func peak(table []sim.ThreadInfo, role string) (int, time.Duration) {
+func peak(table []Thread, role string) (int, time.Duration) {
 	type edge struct {
 		at    time.Duration
 		delta int

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
@@ -26,7 +25,7 @@ func s(d int) time.Duration { return time.Duration(d) * time.Second }
 
 func TestThreadsPeakCountsExitsBeforeSpawns(t *testing.T) {
 	th := Threads{TimerRole: "t-", TimerMax: 2, DispatchRole: "d-", DispatchMax: 2, KeepAlive: s(60)}
-	table := []sim.ThreadInfo{
+	table := []Thread{
 		{ID: 1, Name: "d-1", Spawned: s(0)},
 		{ID: 2, Name: "d-2", Spawned: s(0), Exited: true, ExitAt: s(70)}, // reaped idle
 		{ID: 3, Name: "d-3", Spawned: s(70)},                             // replaces it at the same instant
@@ -38,8 +37,8 @@ func TestThreadsPeakCountsExitsBeforeSpawns(t *testing.T) {
 	if got := IDs(f.List()); len(got) != 0 {
 		t.Fatalf("a reap and a spawn at one instant, and an idle reap after the keep-alive, fired %v: %v", got, f.List())
 	}
-	table = append(table, sim.ThreadInfo{ID: 6, Name: "d-4", Spawned: s(80)}, sim.ThreadInfo{ID: 7, Name: "t-2", Spawned: s(1)},
-		sim.ThreadInfo{ID: 8, Name: "t-3", Spawned: s(2)})
+	table = append(table, Thread{ID: 6, Name: "d-4", Spawned: s(80)}, Thread{ID: 7, Name: "t-2", Spawned: s(1)},
+		Thread{ID: 8, Name: "t-3", Spawned: s(2)})
 	f = Findings{}
 	th.Judge(&f, table, nil, s(100))
 	got := f.List()
@@ -53,7 +52,7 @@ func TestThreadsPeakCountsExitsBeforeSpawns(t *testing.T) {
 
 func TestWorkerDiedFromThreadTable(t *testing.T) {
 	th := Threads{TimerRole: "t-", TimerMax: -1, DispatchRole: "d-", DispatchMax: 8, KeepAlive: s(60)}
-	table := []sim.ThreadInfo{
+	table := []Thread{
 		{ID: 1, Name: "d-1", Spawned: s(0), Exited: true, ExitAt: s(65)},  // ran a body until 5 s, reaped at 65 s
 		{ID: 2, Name: "d-2", Spawned: s(0), Exited: true, ExitAt: s(10)},  // its body failed at 10 s and it ended
 		{ID: 3, Name: "d-3", Spawned: s(1), Exited: true, ExitAt: s(130)}, // ended after the scheduler closed

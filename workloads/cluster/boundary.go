@@ -16,7 +16,7 @@ type ObsKind uint8
 // The observations.
 const (
 	ObsRestoreBegin    ObsKind = iota // the harness calls Coordinator.Restore (Call numbers the call)
-	ObsRestoreEnd                     // that call returned
+	ObsRestoreEnd                     // that call returned (Value "failed": it returned an error; a whole-job restore's error fails each pipeline's)
 	ObsStatusSet                      // StatusStore.Set entered for the pipeline's status key (Value)
 	ObsAllocate                       // IDCounter.Next returned ID
 	ObsBarrier                        // Transport.TriggerBarrier entered for checkpoint ID, task Task
@@ -200,7 +200,7 @@ func (c *Cluster) RestoreJob(job int64) error {
 	}
 	err := c.Managers[job].Restore()
 	for p := range c.cfg.Pipelines {
-		c.observe(Obs{Kind: ObsRestoreEnd, Job: job, Pipeline: p, Call: calls[p]})
+		c.observe(Obs{Kind: ObsRestoreEnd, Job: job, Pipeline: p, Call: calls[p], Value: restoreOutcome(err)})
 	}
 	return err
 }
@@ -241,8 +241,17 @@ func (c *Cluster) RestorePipeline(job int64, pipeline int) error {
 	call := c.restoreCalls
 	c.observe(Obs{Kind: ObsRestoreBegin, Job: job, Pipeline: pipeline, Call: call})
 	err := c.Managers[job].Coordinator(pipeline).Restore(true)
-	c.observe(Obs{Kind: ObsRestoreEnd, Job: job, Pipeline: pipeline, Call: call})
+	c.observe(Obs{Kind: ObsRestoreEnd, Job: job, Pipeline: pipeline, Call: call, Value: restoreOutcome(err)})
 	return err
+}
+
+// restoreOutcome is ObsRestoreEnd's Value: "failed" when the restore
+// returned an error, "" otherwise.
+func restoreOutcome(err error) string {
+	if err != nil {
+		return "failed"
+	}
+	return ""
 }
 
 // statusPipeline parses a coordinator status key (checkpoint_state_J_P,

@@ -31,6 +31,7 @@ const (
 	Retention          = "retention"
 	StorageRetention   = "storage-retention"
 	RestoreIntegrity   = "restore-integrity"
+	RestoreNewest      = "restore-newest"
 	SavepointRetention = "savepoint-retention"
 	SavepointCrash     = "savepoint-crash"
 
@@ -155,6 +156,11 @@ var checks = []Check{
 		"every checkpoint handed to a task whose id a landed store wrote carries the states that store carried, and every restore from the job's savepoints loads the states the savepoint writer wrote: a restore skips or refuses a corrupt checkpoint or savepoint, never loads it",
 		"restores that load rotted bytes (no checksum, or one never compared)",
 		"TestRestoreSkipsCorruptCheckpoint (core), mutant `checksum-never-compared`; TestEveryByteFlipIsDetected (core/savepoint), TestSavepointRotIsNeverLoaded, mutant `savepoint-checksum-never-compared` (savepoint-storm)"},
+	{RestoreNewest, Safety, Harness | Boundary,
+		"each restore the harness drove (from its Coordinator.Restore or Manager.Restore call to its return, and whether it returned an error); the Transport.NotifyComplete calls made on the thread that called it meanwhile (the restore's re-commit, not a concurrent completion); the Storage.Store writes that landed (reply lost or not), in the order they landed; Storage.Delete and the job's cleanup; the bit_rot fault",
+		"a restore hands the tasks a checkpoint at least as new as the newest one that landed before the restore began and is stored intact (not deleted, not rotted) at the hand-over; one that returns without error having handed none while such a checkpoint is stored is a violation too (a pipeline whose sources the harness finished is exempt: it is not restored). A write landing during the restore may be picked or not",
+		"restores that silently skip a readable checkpoint (a decoder or checksum that rejects an intact one, a fall-back that goes one too far) or restart from empty: the pipeline re-processes data and no other check fires",
+		"mutants `restore-skips-newest-intact` (an older checkpoint handed), `restore-starts-empty` (none handed), both failovers seed 0 under random and PCT, control passing; under `--profile upstream` it also fires on restore-load=once's aborted restore (F001: the restore returns without error having handed nothing; swarm seeds 0, 1, 2, 5 and 6 of 0-7: `simrun run --scenario swarm --profile upstream --seeds 30`; none of seeds 0-7 with `--variant restore-load=retries`)"},
 	{SavepointRetention, Safety, Harness | Boundary,
 		"the savepoint store's listing after the run, against the commits it acknowledged and the operator's disposals (after each commit: Store.List, then Store.Delete of all but the listing's newest)",
 		"only explicit deletes remove a committed savepoint, a delete that returned removed it, and the operator's listing puts the newest committed savepoint first", "savepoints lost to rotation or cleanup; deletes that leave the bundle listed",

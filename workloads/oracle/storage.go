@@ -42,12 +42,41 @@ import (
 //     RestoreState) whose id a landed store wrote carries the states that
 //     store carried (a digest, cluster.StateSum): a restore never loads
 //     rotted bytes.
+//   - restore-newest: a restore the harness drove (ObsRestoreBegin to
+//     ObsRestoreEnd) hands the tasks, by Transport.NotifyComplete on the
+//     thread that called Coordinator.Restore (its re-commit; the
+//     completions of other threads meanwhile are not the restore's), a
+//     checkpoint at least as new (by id) as the newest one whose write
+//     landed before the restore began (reply lost or not), that no
+//     Storage.Delete or job cleanup removed and that did not rot
+//     (bit_rot) by the hand-over; a restore that returned without error
+//     and handed nothing, while such a checkpoint is stored at its end,
+//     is a violation too (except for a pipeline whose sources the harness
+//     finished: a finished pipeline is not restored). Writes landing
+//     during the restore may be picked and need not be.
 type Storage struct {
 	f     *Findings
 	now   func() time.Duration
 	n     int
 	pipes map[cluster.PipelineID]*stPipe
 	steps map[int32]*stPipe // thread -> the pipeline whose retention step it has open
+	// seq numbers the landed writes in the order they landed (restore-newest).
+	seq      int64
+	restores map[rnKey]*rnWindow
+}
+
+// rnKey is a restore in flight: the thread that called the restore and
+// the pipeline (a whole-job restore opens one per pipeline on one thread).
+type rnKey struct {
+	thread int32
+	pipe   *stPipe
+}
+
+// rnWindow is one restore in flight, for restore-newest.
+type rnWindow struct {
+	begin  int64 // Storage.seq when the restore began: writes numbered up to it landed before
+	call   int64
+	handed bool
 }
 
 type stPipe struct {
@@ -63,6 +92,12 @@ type stPipe struct {
 	stepAt    time.Duration
 	trimLater bool
 	restoring int
+	// restore-newest: id -> the seq its write landed at; the ids rotted
+	// and the ids deleted since they landed; the sources finished.
+	landedAt map[int64]int64
+	rotted   map[int64]bool
+	gone     map[int64]bool
+	finished bool
 }
 
 type stCall struct {
@@ -72,7 +107,7 @@ type stCall struct {
 
 // NewStorage returns the storage checks for max-retained n, reporting to f.
 func NewStorage(f *Findings, now func() time.Duration, n int) *Storage {
-	return &Storage{f: f, now: now, n: n, pipes: map[cluster.PipelineID]*stPipe{}, steps: map[int32]*stPipe{}}
+	return &Storage{f: f, now: now, n: n, pipes: map[cluster.PipelineID]*stPipe{}, steps: map[int32]*stPipe{}, restores: map[rnKey]*rnWindow{}}
 }
 
 // Attach subscribes the checks to a cluster's boundary observations.
@@ -82,7 +117,8 @@ func (k *Storage) pipe(job int64, p int) *stPipe {
 	key := cluster.PipelineID{Job: job, Pipeline: p}
 	s, ok := k.pipes[key]
 	if !ok {
-		s = &stPipe{subj: Subject(job, p), sums: map[int64]uint64{}, storing: map[int32]stCall{}}
+		s = &stPipe{subj: Subject(job, p), sums: map[int64]uint64{}, storing: map[int32]stCall{},
+			landedAt: map[int64]int64{}, rotted: map[int64]bool{}, gone: map[int64]bool{}}
 		k.pipes[key] = s
 	}
 	return s
@@ -100,8 +136,10 @@ func (k *Storage) Observe(o cluster.Obs) {
 	switch o.Kind {
 	case cluster.ObsRestoreBegin:
 		p.restoring++
+		k.restores[rnKey{o.Thread, p}] = &rnWindow{begin: k.seq, call: o.Call}
 	case cluster.ObsRestoreEnd:
 		p.restoring--
+		k.restoreEnd(p, o)
 	case cluster.ObsStoreBegin:
 		p.storing[o.Thread] = stCall{o.ID, o.Sum}
 	case cluster.ObsStored:
@@ -120,8 +158,65 @@ func (k *Storage) Observe(o cluster.Obs) {
 		p.trim(k.n)
 	case cluster.ObsNotify, cluster.ObsRestoreState:
 		k.integrity(p, o)
+		if w := k.restores[rnKey{o.Thread, p}]; w != nil && o.Kind == cluster.ObsNotify {
+			k.handed(p, w, o)
+		}
+	case cluster.ObsDeleted:
+		for _, id := range o.IDs {
+			p.gone[id] = true
+		}
+	case cluster.ObsFault:
+		if o.Fault == cluster.FaultBitRot {
+			p.rotted[o.ID] = true
+		}
+	case cluster.ObsSourcesFinished:
+		p.finished = true
 	case cluster.ObsJobDeleted:
 		p.keep = nil // job-terminal cleanup: nothing is retained (a store still in flight may land after)
+		for id := range p.landedAt {
+			p.gone[id] = true
+		}
+	}
+}
+
+// newestBefore is the newest checkpoint (by id) whose write landed at or
+// before seq and that is stored intact now (not deleted, not rotted); 0:
+// none.
+func (p *stPipe) newestBefore(seq int64) int64 {
+	newest := int64(0)
+	for id, at := range p.landedAt {
+		if at <= seq && id > newest && !p.gone[id] && !p.rotted[id] {
+			newest = id
+		}
+	}
+	return newest
+}
+
+// handed judges a restore's hand-over (restore-newest).
+func (k *Storage) handed(p *stPipe, w *rnWindow, o cluster.Obs) {
+	w.handed = true
+	if want := p.newestBefore(w.begin); o.ID < want {
+		k.f.Once(RestoreNewest, k.now(), p.subj, "restore call %d handed task %d checkpoint %d (Transport.NotifyComplete) while checkpoint %d, "+
+			"newer, landed before the restore began and is stored intact: the restore skipped a readable checkpoint", w.call, o.Task, o.ID, want)
+	}
+}
+
+// restoreEnd closes a restore's window: one that returned without error
+// and handed nothing while a checkpoint that landed before it is stored
+// intact restarted its tasks from empty (restore-newest).
+func (k *Storage) restoreEnd(p *stPipe, o cluster.Obs) {
+	key := rnKey{o.Thread, p}
+	w := k.restores[key]
+	if w == nil || w.call != o.Call {
+		return
+	}
+	delete(k.restores, key)
+	if w.handed || o.Value == "failed" || p.finished {
+		return
+	}
+	if want := p.newestBefore(w.begin); want > 0 {
+		k.f.Once(RestoreNewest, k.now(), p.subj, "restore call %d returned without error and handed the tasks no checkpoint while checkpoint %d "+
+			"landed before it began and is stored intact: the restore started from empty", w.call, want)
 	}
 }
 
@@ -132,6 +227,10 @@ func (k *Storage) landed(p *stPipe, t int32, lost bool) {
 	call := p.storing[t]
 	delete(p.storing, t)
 	p.sums[call.id] = call.sum
+	k.seq++
+	p.landedAt[call.id] = k.seq
+	delete(p.gone, call.id)
+	delete(p.rotted, call.id)
 	p.keep = append(p.keep, call.id)
 	if !lost {
 		p.trim(k.n)

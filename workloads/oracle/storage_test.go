@@ -72,3 +72,62 @@ func TestStorageFromBoundaries(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoreNewest feeds restore-newest synthetic boundary observations
+// of job 0 pipeline 0: thread 1 stores, thread 5 runs the restore the
+// harness drove (call 1), thread 9 is a concurrent completion.
+func TestRestoreNewest(t *testing.T) {
+	store := func(id int64) []cluster.Obs {
+		return []cluster.Obs{{Kind: cluster.ObsStoreBegin, ID: id, Thread: 1}, {Kind: cluster.ObsStored, ID: id, Thread: 1}}
+	}
+	lost := func(id int64) []cluster.Obs {
+		return []cluster.Obs{{Kind: cluster.ObsStoreBegin, ID: id, Thread: 1}, {Kind: cluster.ObsStoreFailed, ID: id, Thread: 1, Value: "landed"}}
+	}
+	failed := func(id int64) []cluster.Obs {
+		return []cluster.Obs{{Kind: cluster.ObsStoreBegin, ID: id, Thread: 1}, {Kind: cluster.ObsStoreFailed, ID: id, Thread: 1}}
+	}
+	rot := func(id int64) cluster.Obs {
+		return cluster.Obs{Kind: cluster.ObsFault, Fault: cluster.FaultBitRot, ID: id, Thread: 1}
+	}
+	begin := cluster.Obs{Kind: cluster.ObsRestoreBegin, Call: 1, Thread: 5}
+	end := cluster.Obs{Kind: cluster.ObsRestoreEnd, Call: 1, Thread: 5}
+	endFailed := cluster.Obs{Kind: cluster.ObsRestoreEnd, Call: 1, Thread: 5, Value: "failed"}
+	hand := func(id int64) cluster.Obs { return cluster.Obs{Kind: cluster.ObsNotify, ID: id, Thread: 5} }
+	elsewhere := func(id int64) cluster.Obs { return cluster.Obs{Kind: cluster.ObsNotify, ID: id, Thread: 9} }
+	two := slices.Concat(store(1), store(2))
+	cases := []struct {
+		name string
+		obs  []cluster.Obs
+		fire bool
+	}{
+		{"the newest handed", slices.Concat(two, []cluster.Obs{begin, hand(2), end}), false},
+		{"an older one handed", slices.Concat(two, []cluster.Obs{begin, hand(1), end}), true},
+		{"an older one handed, the newest rotted", slices.Concat(store(1), store(2), []cluster.Obs{rot(2), begin, hand(1), end}), false},
+		{"the newest rotted during the restore", slices.Concat(two, []cluster.Obs{begin, rot(2), hand(1), end}), false},
+		{"an older one handed, the newest deleted", slices.Concat(two, []cluster.Obs{{Kind: cluster.ObsDeleted, IDs: []int64{2}, Thread: 1},
+			begin, hand(1), end}), false},
+		{"a lost reply's write landed", slices.Concat(store(1), lost(2), []cluster.Obs{begin, hand(1), end}), true},
+		{"a failed store never landed", slices.Concat(store(1), failed(2), []cluster.Obs{begin, hand(1), end}), false},
+		{"a write landing during the restore need not be picked", slices.Concat(store(1), []cluster.Obs{begin}, store(2),
+			[]cluster.Obs{hand(1), end}), false},
+		{"a concurrent completion is not the restore's", slices.Concat(two, []cluster.Obs{begin, elsewhere(1), hand(2), end}), false},
+		{"a notice after the restore is not the restore's", slices.Concat(two, []cluster.Obs{begin, hand(2), end, hand(1)}), false},
+		{"nothing handed", slices.Concat(two, []cluster.Obs{begin, end}), true},
+		{"nothing handed, nothing stored", []cluster.Obs{begin, end}, false},
+		{"nothing handed by a restore that failed", slices.Concat(two, []cluster.Obs{begin, endFailed}), false},
+		{"nothing handed to a finished pipeline", slices.Concat(two, []cluster.Obs{{Kind: cluster.ObsSourcesFinished, Thread: 9}, begin, end}), false},
+		{"nothing handed after the job's cleanup", slices.Concat(two, []cluster.Obs{{Kind: cluster.ObsJobDeleted, Thread: 9}, begin, end}), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var f Findings
+			k := NewStorage(&f, func() time.Duration { return time.Second }, 3)
+			for _, o := range c.obs {
+				k.Observe(o)
+			}
+			if got := slices.Contains(IDs(f.List()), RestoreNewest); got != c.fire {
+				t.Errorf("restore-newest fired %v, want %v: %v", got, c.fire, f.List())
+			}
+		})
+	}
+}

@@ -57,7 +57,9 @@ func (s *shared) Close() {
 		return
 	}
 	s.timer.ShutdownNow()
-	if s.pool != nil {
+	if s.pool != nil && s.cfg.CloseTasks == CloseDrops {
+		s.pool.ShutdownNow() // upstream discards the list (SCS L200, F010)
+	} else if s.pool != nil {
 		for _, fn := range s.pool.ShutdownNow() {
 			fn("closed") // run sees the scheduler closed and cancels the task
 		}

@@ -86,6 +86,13 @@ func (l *Lease) CancelAll() {
 	for _, t := range snapshot {
 		t.Cancel()
 	}
+	if l.s.cfg.CancelAll == CancelAllClears {
+		// upstream's trailing clear() (PCS L95, F026): it removes only
+		// tasks scheduled after the snapshot, never cancelled.
+		l.mu.Lock()
+		clear(l.tasks)
+		l.mu.Unlock()
+	}
 	if l.reset != nil {
 		l.reset()
 	}

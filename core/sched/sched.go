@@ -52,6 +52,43 @@ const (
 // TaskFailures lists every task-failure behaviour, default first.
 var TaskFailures = []TaskFailure{Recover, KillWorker}
 
+// CancelAllSet is what Lease.CancelAll does with the lease's task set once
+// it has cancelled its snapshot (F026).
+type CancelAllSet string
+
+// The cancel-all behaviours.
+const (
+	// CancelAllKeeps leaves the set alone: each cancelled task leaves it as
+	// it settles, and a task scheduled while CancelAll ran stays in it.
+	CancelAllKeeps CancelAllSet = "keeps"
+	// CancelAllClears empties the set after the snapshot's cancels, as
+	// PipelineCheckpointScheduler.cancelAll does (L92 copy, L93 cancel, L95
+	// clear()): a task scheduled between the copy and the clear is dropped
+	// uncancelled, runs, and no later CancelAll reaches it.
+	CancelAllClears CancelAllSet = "clears"
+)
+
+// CancelAllSets lists every cancel-all behaviour, default first.
+var CancelAllSets = []CancelAllSet{CancelAllKeeps, CancelAllClears}
+
+// CloseTasks is what Close does with the tasks its shut-down timer and
+// dispatch pool drop (F010).
+type CloseTasks string
+
+// The close-tasks behaviours.
+const (
+	// CloseSettles cancels them and every lease's outstanding task.
+	CloseSettles CloseTasks = "settles"
+	// CloseDrops discards them, as SharedCheckpointScheduler.close does
+	// (L199-200 ignore what timer.shutdownNow() and
+	// dispatcher.shutdownNow() return): such a task never settles, its
+	// Await waits its whole bound and it stays in its lease's Outstanding.
+	CloseDrops CloseTasks = "drops"
+)
+
+// CloseTasksValues lists every close-tasks behaviour, default first.
+var CloseTasksValues = []CloseTasks{CloseSettles, CloseDrops}
+
 // Config configures a Scheduler.
 type Config struct {
 	Design Design // default Shared
@@ -70,6 +107,8 @@ type Config struct {
 	TimerLead   time.Duration
 	KeepAlive   time.Duration // dispatch idle reaping, default 60 s
 	TaskFailure TaskFailure   // default Recover
+	CancelAll   CancelAllSet  // default CancelAllKeeps
+	CloseTasks  CloseTasks    // default CloseSettles
 	Logger      *slog.Logger
 	// Observe, when set, receives every firing's stage timestamps after
 	// the body ends or is skipped. It runs on the thread that ran the body.
@@ -189,6 +228,20 @@ func New(e env.Env, cfg Config) (Scheduler, error) {
 	default:
 		return nil, fmt.Errorf("unknown task-failure %q (want recover or kill-worker)", cfg.TaskFailure)
 	}
+	switch cfg.CancelAll {
+	case "":
+		cfg.CancelAll = CancelAllKeeps
+	case CancelAllKeeps, CancelAllClears:
+	default:
+		return nil, fmt.Errorf("unknown cancel-all %q (want keeps or clears)", cfg.CancelAll)
+	}
+	switch cfg.CloseTasks {
+	case "":
+		cfg.CloseTasks = CloseSettles
+	case CloseSettles, CloseDrops:
+	default:
+		return nil, fmt.Errorf("unknown close-tasks %q (want settles or drops)", cfg.CloseTasks)
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -229,8 +282,11 @@ func (b *base) register(l *Lease) {
 // closed: a task whose timer entry the close dropped would otherwise never
 // settle, and an Await on it would wait forever (found by the lease
 // checks' quiesce: every task settles, ran, cancelled or rejected after
-// close).
+// close). With CloseDrops it does nothing, as upstream's close (F010).
 func (b *base) settleAll() {
+	if b.cfg.CloseTasks == CloseDrops {
+		return
+	}
 	b.leasesMu.Lock()
 	leases := slices.Clone(b.leases)
 	b.leasesMu.Unlock()

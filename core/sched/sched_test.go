@@ -560,3 +560,70 @@ func TestCancelAllSettlesConcurrentSchedule(t *testing.T) {
 		}
 	})
 }
+
+// TestCloseDropsWaitingTasksUpstream: with CloseDrops (variant
+// close-tasks=drops, upstream's close, F010) a task waiting on the timer
+// when the scheduler closes never settles: its Await times out, it is not
+// cancelled and its lease still counts it. The default settles it
+// (TestCloseSettlesWaitingTasks).
+func TestCloseDropsWaitingTasksUpstream(t *testing.T) {
+	for _, d := range sched.Designs {
+		t.Run(string(d), func(t *testing.T) {
+			simtest.Sim(t, 20, func(t testing.TB, e env.Env) {
+				s, _ := newSched(t, e, sched.Config{Design: d, CloseTasks: sched.CloseDrops})
+				l := s.Lease(1, 1)
+				ran := simtest.NewCounter(e)
+				task := l.Schedule(time.Hour, ran.AddErr)
+				s.Close()
+				if task.Await(time.Second) || task.Cancelled() || l.Outstanding() != 1 || ran.N() != 0 {
+					t.Fatalf("after Close with close-tasks=drops: done %v cancelled %v outstanding %d ran %d, want a task never settled",
+						task.Done(), task.Cancelled(), l.Outstanding(), ran.N())
+				}
+			})
+		})
+	}
+}
+
+// TestCancelAllClearsDropsConcurrentScheduleUpstream: with CancelAllClears
+// (variant cancel-all=clears, upstream's trailing clear(), F026) a task
+// scheduled between CancelAll's snapshot and its clear is neither
+// cancelled nor in the lease's set: a second CancelAll does not reach it
+// and it runs. Over the seeds the late Schedule lands in that window at
+// least once; the default never drops it (TestCancelAllKeepsConcurrentSchedule).
+func TestCancelAllClearsDropsConcurrentScheduleUpstream(t *testing.T) {
+	escaped := 0
+	simtest.Sim(t, 200, func(t testing.TB, e env.Env) {
+		s, _ := newSched(t, e, sched.Config{CancelAll: sched.CancelAllClears})
+		defer s.Close()
+		l := s.Lease(1, 1)
+		for range 5 { // a snapshot to cancel: each Cancel is a scheduling point
+			l.Schedule(time.Minute, func() error { return nil })
+		}
+		ran := simtest.NewCounter(e)
+		mu := e.NewMutex("test.late")
+		var late *sched.Task
+		e.Go("late-schedule", func() {
+			task := l.Schedule(time.Second, ran.AddErr)
+			mu.Lock()
+			late = task
+			mu.Unlock()
+		})
+		l.CancelAll()
+		get := func() *sched.Task { mu.Lock(); defer mu.Unlock(); return late }
+		for get() == nil {
+			e.Sleep(time.Millisecond)
+		}
+		l.CancelAll()
+		e.Sleep(2 * time.Second)
+		if !get().Cancelled() {
+			if ran.N() != 1 || l.Outstanding() != 0 {
+				t.Fatalf("an uncancelled late task: ran %d, outstanding %d; want it run and settled", ran.N(), l.Outstanding())
+			}
+			escaped++
+		}
+	})
+	if escaped == 0 {
+		t.Fatal("with cancel-all=clears no late task escaped both CancelAlls over 200 seeds")
+	}
+	t.Logf("%d of 200 seeds: the late task escaped both CancelAlls and ran", escaped)
+}

@@ -53,10 +53,10 @@ var profiles = []Profile{{
 		{"final-rearm", "none", "readyToClose's rejected final trigger goes back to a fire-and-forget caller (L543-549, F023)"},
 		{"final-restore", "races", "readyToClose takes no lock against a restore (L543-549, F025)"},
 		{"restore-load", "once", "restoreCoordinator reads the ready-to-close set once (L553) and a failure throws out before its clean (L670-673; F001)"},
+		{"cancel-all", "clears", "PipelineCheckpointScheduler.cancelAll clear()s its set after cancelling its copy (PCS L92-95, F026)"},
+		{"close-tasks", "drops", "SharedCheckpointScheduler.close discards what shutdownNow returns (SCS L199-200, F010)"},
 	},
 	NotModelled: []string{
-		"F010: the scheduler's Close settling dropped tasks is in core/sched, which takes no variant for it yet",
-		"F026: Lease.CancelAll's trailing clear() (PipelineCheckpointScheduler L95) is in core/sched's CancelAll, which is being changed elsewhere",
 		"F031: a data race on the watchdog field is a Java memory-model race; the simulator has no weak memory to show it",
 		"watchdog-recheck: upstream re-checks by id and the captured checkpoint's acks, close to the port's object re-check, so the default stays",
 	},

@@ -212,7 +212,7 @@ const (
 )
 
 // Set is one value per variant key. The zero value is the fixed design;
-// an empty Design or TaskFailure means the scheduler's default (or the
+// an empty Design, TaskFailure, CancelAll or CloseTasks means the scheduler's default (or the
 // scenario's scheduler.design).
 type Set struct {
 	Design              sched.Design       // design
@@ -238,6 +238,8 @@ type Set struct {
 	FinalRearm          FinalRearm         // final-rearm               F023
 	FinalRestore        FinalRestore       // final-restore             F025
 	RestoreLoad         RestoreLoad        // restore-load              F001
+	CancelAll           sched.CancelAllSet // cancel-all                F026
+	CloseTasks          sched.CloseTasks   // close-tasks               F010
 }
 
 // Key is one registry entry: its name, its values (default first) and how
@@ -274,6 +276,8 @@ var keys = []Key{
 	enum("final-rearm", func(s *Set) *FinalRearm { return &s.FinalRearm }, "lease", "none"),
 	enum("final-restore", func(s *Set) *FinalRestore { return &s.FinalRestore }, "waits", "races"),
 	enum("restore-load", func(s *Set) *RestoreLoad { return &s.RestoreLoad }, "retries", "once"),
+	named("cancel-all", func(s *Set) *sched.CancelAllSet { return &s.CancelAll }, sched.CancelAllSets),
+	named("close-tasks", func(s *Set) *sched.CloseTasks { return &s.CloseTasks }, sched.CloseTasksValues),
 }
 
 // enum is a key whose values are the constants 0, 1, ... of T, spelled

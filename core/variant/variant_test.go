@@ -35,6 +35,8 @@ func TestSpellings(t *testing.T) {
 		"final-rearm=lease|none",
 		"final-restore=waits|races",
 		"restore-load=retries|once",
+		"cancel-all=keeps|clears",
+		"close-tasks=settles|drops",
 	}
 	got := variant.Listing()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

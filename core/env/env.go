@@ -102,7 +102,9 @@ type Cond interface {
 // results/README.md). TimerLead is how long before a deadline a timer
 // thread should take its entry and promote a successor, so that this cost
 // is paid while the deadline is still ahead; the taking thread then waits
-// out the rest itself (a short Sleep) and runs the entry on time.
+// out the rest itself (a short Sleep) and runs the entry on time. A timer
+// reads it before each wait: it may change (PreciseWall's adapts, see
+// LeadObserver).
 type TimerLeader interface {
 	TimerLead() time.Duration
 }
@@ -114,4 +116,33 @@ func TimerLead(e Env) time.Duration {
 		return max(l.TimerLead(), 0)
 	}
 	return 0
+}
+
+// LooseCond is an optional interface of a Cond whose WaitFor spends CPU to
+// end on time (PreciseWall's spin phase). WaitForLoose is WaitFor for a
+// caller that will be early anyway and waits out the rest itself, as a
+// timer thread waiting for TimerLead before a deadline does: it may end as
+// late as the OS wakes a sleeping thread (tens of microseconds), and
+// spends nothing to be on time.
+type LooseCond interface {
+	WaitForLoose(d time.Duration) (timedOut bool)
+}
+
+// WaitForLoose calls c's WaitForLoose, or WaitFor when c is not a
+// LooseCond (Wall's and the simulator's are not).
+func WaitForLoose(c Cond, d time.Duration) (timedOut bool) {
+	if l, ok := c.(LooseCond); ok {
+		return l.WaitForLoose(d)
+	}
+	return c.WaitFor(d)
+}
+
+// LeadObserver is an optional interface of a TimerLeader whose lead adapts
+// to what it costs: after taking an entry within the lead, a timer thread
+// whose timed wait for that lead ran out reports how much of the lead it
+// used, from the time that wait aimed at to being ready to wait out the
+// rest (after promoting a follower). More than the lead means the entry
+// ran late.
+type LeadObserver interface {
+	ObserveLead(used time.Duration)
 }

@@ -26,18 +26,39 @@ import (
 // or Broadcast ends a wait in any phase: it closes a channel while the
 // waiter is parked and wakes the futex while it sleeps.
 //
+// Spin and Lead adapt by default (zero): each is the 98th percentile or so
+// of what the process measured over its last 128 waits, plus a margin
+// (see adaptive). Spin covers how late the futex sleep wakes (measured on
+// each futex phase that runs to its end); Lead covers how late a timer
+// thread's loose wait for the lead ends plus its hand-over to a follower
+// (reported by exec.Timer, LeadObserver). Both start at 100 µs and shrink
+// toward what the machine shows (10 µs at least); the CPU a firing spins
+// away is then the spread of those latenesses, not a fixed 100 µs twice.
+//
+// The futex sleep is a raw system call when GOMAXPROCS > 1: the Go runtime
+// does not see it, so its P stays with the sleeping thread (as it does
+// with a spinning one, which slots bounds) and, above all, entering it does
+// not wake the runtime's monitor thread (sysmon). A system call that
+// the runtime sees does, and sysmon then polls every 20 µs for a
+// millisecond or more: on the project machine (a virtual machine, where a
+// thread wake-up is costly) that was about 40% of the CPU of a firing. A
+// signal (the runtime's preemption, a stop-the-world) interrupts the
+// sleep, and the wait loop then yields at its next call. With one P the
+// runtime's own system call is used, so that the runtime can take the P
+// back.
+//
 // At most GOMAXPROCS-1 waits (at least one) are in the sleep and spin
 // phases at once; a wait that finds them all taken parks in the Go
 // runtime to its deadline, as Wall's does (see slots). A wait no longer
-// than Spin from the start only spins, and needs no slot: a timer thread
-// waiting out its TimerLead (see TimerLeader) must not park for a
-// millisecond because the next leader holds the slot.
+// than Spin or Lead from the start only spins, and needs no slot: a
+// timer thread waiting out its TimerLead (see TimerLeader) must not park
+// for a millisecond because the next leader holds the slot.
 //
 // The price is CPU: each timed wait that reaches its deadline spins for
-// about Spin and holds an OS thread for about Park, and the futex phase
-// sets the timer slack of whichever runtime thread runs it (harmless, and
-// it stays set). Waits that a Signal ends early cost nothing extra. Mutex,
-// Now, Go and Yield are Wall's.
+// about Spin less the futex's lateness and holds an OS thread for about
+// Park, and the futex phase sets the timer slack of whichever runtime
+// thread runs it (harmless, and it stays set). Waits that a Signal ends
+// early cost nothing extra. Mutex, Now, Go and Yield are Wall's.
 //
 // The zero value uses the defaults. PreciseWall is Linux-only (futex and
 // prctl).
@@ -48,39 +69,64 @@ type PreciseWall struct {
 	// runtime's idle timer lateness).
 	Park time.Duration
 	// Spin is how long before a deadline it stops sleeping and spins
-	// (default 100 µs: more than the median kernel wake-up latency with
-	// 1 ns slack, about 45 µs on the project machine).
+	// (default: adaptive, from 100 µs, within 10-200 µs: the futex's
+	// measured lateness plus 10 µs; with 1 ns slack the median is about
+	// 45 µs on the project machine, with a floor near 40 µs).
 	Spin time.Duration
-	// Lead is its TimerLead (default 100 µs; negative turns it off). On the
-	// project machine re-taking the timer's lock, the heap pop and the
-	// promotion's wake-up take about 20 µs at the median, the wake-up
-	// (an interrupt to an idle virtual CPU) about 12 µs of it; 50 µs was
-	// not always enough on a loaded machine (results/README.md). The
-	// taker spins out what is left of the lead: about 80 µs of CPU per
-	// timed entry.
+	// Lead is its TimerLead (default: adaptive, from 100 µs, within
+	// 10-250 µs; negative turns it off). On the project machine re-taking
+	// the timer's lock, the heap pop and the promotion's wake-up take about
+	// 20 µs at the median, the wake-up (an interrupt to an idle virtual
+	// CPU) about 12 µs of it; 50 µs was not always enough on a loaded
+	// machine (results/README.md). With a lead, a timer thread waits for
+	// it loosely (WaitForLoose: no spin, as it will be early anyway) and
+	// the adaptive lead covers that wait's lateness plus the promotion. The
+	// taker spins out what is left of the lead.
 	Lead time.Duration
 }
+
+// LooseCond is implemented by PreciseWall's conditions.
+var _ LooseCond = (*preciseCond)(nil)
+
+var _ LeadObserver = PreciseWall{}
 
 var _ TimerLeader = PreciseWall{}
 
 var _ Env = PreciseWall{}
 
-// Default phase lengths of a PreciseWall wait.
+// Default phase lengths of a PreciseWall wait: DefaultSpin and DefaultLead
+// are where the adaptive ones start.
 const (
 	DefaultPark = 2 * time.Millisecond
 	DefaultSpin = 100 * time.Microsecond
 	DefaultLead = 100 * time.Microsecond
 )
 
-// TimerLead is Lead, DefaultLead when zero, 0 when negative.
+// The process's adaptive Spin and Lead (the zero PreciseWall's): the
+// lateness they follow is the machine's, not one PreciseWall value's.
+var (
+	adaptSpin = newAdaptive(DefaultSpin, 10*time.Microsecond, 200*time.Microsecond, 10*time.Microsecond)
+	adaptLead = newAdaptive(DefaultLead, 10*time.Microsecond, 250*time.Microsecond, 10*time.Microsecond)
+)
+
+// TimerLead is Lead, the adaptive lead when zero, 0 when negative.
 func (p PreciseWall) TimerLead() time.Duration {
 	switch {
 	case p.Lead < 0:
 		return 0
 	case p.Lead == 0:
-		return DefaultLead
+		return adaptLead.get()
 	}
 	return p.Lead
+}
+
+// ObserveLead feeds the adaptive lead (LeadObserver): used is how much of
+// a lead a timer thread used, from the end its loose wait aimed at to
+// being ready to wait out the rest.
+func (p PreciseWall) ObserveLead(used time.Duration) {
+	if p.Lead == 0 {
+		adaptLead.observe(used)
+	}
 }
 
 func (p PreciseWall) phases() (park, spin time.Duration) {
@@ -89,9 +135,15 @@ func (p PreciseWall) phases() (park, spin time.Duration) {
 		park = DefaultPark
 	}
 	if spin <= 0 {
-		spin = DefaultSpin
+		spin = adaptSpin.get()
 	}
 	return max(park, spin), spin
+}
+
+// spinOnly is how short a Sleep only spins: the spin phase, or the
+// timer's lead, whichever is longer.
+func (p PreciseWall) spinOnly(spin time.Duration) time.Duration {
+	return max(spin, p.TimerLead())
 }
 
 // Sleep blocks for d, ending within a few microseconds of it.
@@ -101,7 +153,7 @@ func (p PreciseWall) Sleep(d time.Duration) {
 		return
 	}
 	deadline := time.Now().Add(d)
-	if _, spin := p.phases(); d <= spin {
+	if _, spin := p.phases(); d <= p.spinOnly(spin) {
 		// Spin only, and allocate nothing: nothing can wake a Sleep, and
 		// an allocation right after an idle stretch costs microseconds
 		// (a cold per-P cache), which a timer thread sleeping out its
@@ -110,7 +162,7 @@ func (p PreciseWall) Sleep(d time.Duration) {
 		}
 		return
 	}
-	p.wait(newPreciseWaiter(), deadline)
+	p.wait(newPreciseWaiter(), deadline, false)
 }
 
 // NewCond returns a condition variable whose WaitFor ends on time.
@@ -135,9 +187,13 @@ func (w *preciseWaiter) wake() {
 }
 
 // wait waits for a wake-up or the deadline and reports whether it was
-// woken.
-func (p PreciseWall) wait(w *preciseWaiter, deadline time.Time) (woken bool) {
+// woken. A loose wait has no spin phase: it sleeps in the kernel to the
+// deadline and ends as late as the kernel wakes it.
+func (p PreciseWall) wait(w *preciseWaiter, deadline time.Time, loose bool) (woken bool) {
 	park, spin := p.phases()
+	if loose {
+		spin = 0
+	}
 	if left := time.Until(deadline) - park; left > 0 {
 		t := time.NewTimer(left)
 		select {
@@ -154,9 +210,13 @@ func (p PreciseWall) wait(w *preciseWaiter, deadline time.Time) (woken bool) {
 		return p.park(w, deadline) // every slot taken: wait like Wall
 	}
 	defer releaseSlot()
+	slept := false
 	for {
 		left := time.Until(deadline) - spin
 		if left <= 0 {
+			if slept && p.Spin <= 0 {
+				adaptSpin.observe(-left) // how late the futex woke
+			}
 			break
 		}
 		w.asleep.Store(1)
@@ -166,6 +226,10 @@ func (p PreciseWall) wait(w *preciseWaiter, deadline time.Time) (woken bool) {
 		setTimerSlack()
 		futexWait(&w.state, left)
 		w.asleep.Store(0)
+		slept = true
+	}
+	if loose {
+		return w.state.Load() != 0
 	}
 	return spinUntil(w, deadline)
 }
@@ -207,10 +271,15 @@ func (p PreciseWall) park(w *preciseWaiter, deadline time.Time) (woken bool) {
 var slots struct {
 	once sync.Once
 	free atomic.Int32
+	raw  bool // futex sleeps hide from the runtime (GOMAXPROCS > 1)
 }
 
 func acquireSlot() bool {
-	slots.once.Do(func() { slots.free.Store(int32(max(1, runtime.GOMAXPROCS(0)-1))) })
+	slots.once.Do(func() {
+		n := runtime.GOMAXPROCS(0)
+		slots.free.Store(int32(max(1, n-1)))
+		slots.raw = n > 1
+	})
 	for {
 		n := slots.free.Load()
 		if n <= 0 {
@@ -249,12 +318,17 @@ func (c *preciseCond) Wait() {
 	c.m.Lock()
 }
 
-func (c *preciseCond) WaitFor(d time.Duration) bool {
+func (c *preciseCond) WaitFor(d time.Duration) bool { return c.waitFor(d, false) }
+
+// WaitForLoose is WaitFor without the spin phase (LooseCond).
+func (c *preciseCond) WaitForLoose(d time.Duration) bool { return c.waitFor(d, true) }
+
+func (c *preciseCond) waitFor(d time.Duration, loose bool) bool {
 	deadline := time.Now().Add(d)
 	w := c.enqueue()
 	c.m.Unlock()
 	defer c.m.Lock()
-	if d > 0 && c.p.wait(w, deadline) {
+	if d > 0 && c.p.wait(w, deadline, loose) {
 		return false
 	}
 	return c.giveUp(w)
@@ -284,7 +358,7 @@ func (c *preciseCond) Signal() {
 	c.waiters[0] = nil
 	c.waiters = c.waiters[1:]
 	c.mu.Unlock()
-	w.wake()
+	c.wake(w)
 }
 
 func (c *preciseCond) Broadcast() {
@@ -292,6 +366,67 @@ func (c *preciseCond) Broadcast() {
 	ws := c.waiters
 	c.waiters = nil
 	c.mu.Unlock()
+	for _, w := range ws {
+		c.wake(w)
+	}
+}
+
+// wake wakes a waiter taken off the list: when the bound mutex is a
+// PreciseWall one, at its next Unlock (see preciseMutex).
+func (c *preciseCond) wake(w *preciseWaiter) {
+	if m, ok := c.m.(*preciseMutex); ok {
+		m.wakeAfter(w)
+		return
+	}
+	w.wake()
+}
+
+// preciseMutex is Wall's mutex that wakes the waiters its conditions
+// signal while it is held at its Unlock, not at once: a waiter woken
+// while the signaller still holds the mutex (as exec.Timer's leader does
+// while it promotes a follower) wakes on another thread only to block on
+// the mutex and be woken again, two more thread wake-ups per promotion
+// (about 0.4 per firing measured on the project machine). The waiter has
+// to take the mutex before its Wait returns, so waking it when the mutex
+// is released loses it nothing.
+type preciseMutex struct {
+	sync.Mutex
+	queued atomic.Int32 // len(woken), read by Unlock without mu
+	mu     sync.Mutex
+	woken  []*preciseWaiter
+}
+
+// NewMutex returns a mutex whose conditions wake waiters at Unlock.
+func (PreciseWall) NewMutex(name string) Mutex { return &preciseMutex{} }
+
+func (m *preciseMutex) Unlock() {
+	m.Mutex.Unlock()
+	if m.queued.Load() != 0 {
+		m.deliver()
+	}
+}
+
+// wakeAfter queues w to be woken at the next Unlock. If the mutex is free
+// (a Signal without it held, or its holder unlocked before w was queued)
+// it takes and releases it, which delivers.
+func (m *preciseMutex) wakeAfter(w *preciseWaiter) {
+	m.mu.Lock()
+	m.woken = append(m.woken, w)
+	m.queued.Store(int32(len(m.woken)))
+	m.mu.Unlock()
+	// A holder that unlocks after this point sees queued != 0; if the
+	// mutex is free now, no Unlock may come, so deliver through one.
+	if m.Mutex.TryLock() {
+		m.Unlock()
+	}
+}
+
+func (m *preciseMutex) deliver() {
+	m.mu.Lock()
+	ws := m.woken
+	m.woken = nil
+	m.queued.Store(0)
+	m.mu.Unlock()
 	for _, w := range ws {
 		w.wake()
 	}
@@ -304,8 +439,18 @@ const (
 
 // futexWait sleeps while *addr == 0, at most d (CLOCK_MONOTONIC). Early
 // returns (EINTR, EAGAIN, a wake) are the caller's to re-check.
+//
+// With more than one P it sleeps in a raw system call, which does not
+// wake the runtime's monitor (sysmon) to retake the P; with one P it tells
+// the runtime (syscall.Syscall6), which hands the P on, since a raw sleep
+// would stall every other goroutine for up to DefaultPark.
 func futexWait(addr *atomic.Uint32, d time.Duration) {
 	ts := syscall.NsecToTimespec(int64(d))
+	if slots.raw {
+		syscall.RawSyscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitOp, 0,
+			uintptr(unsafe.Pointer(&ts)), 0, 0)
+		return
+	}
 	syscall.Syscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitOp, 0,
 		uintptr(unsafe.Pointer(&ts)), 0, 0)
 }

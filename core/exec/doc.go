@@ -39,11 +39,14 @@
 // system call and, on an idle virtual machine, an interrupt to a halted
 // CPU: about 12 µs on the project machine, on the path from the deadline
 // to the function when paid at the deadline. With a lead
-// (TimerConfig.Lead, or the env's env.TimerLeader: PreciseWall's 100 µs)
-// the leader takes the entry that much ahead, promotes then, sleeps out
-// the rest and runs the entry at its deadline; the taken entry can still
-// be cancelled until then and ShutdownNow still drops it. In simulation
-// the env has no lead unless a test gives one.
+// (TimerConfig.Lead, or the env's env.TimerLeader: PreciseWall's adapts,
+// from 100 µs) the leader takes the entry that much ahead, promotes then,
+// sleeps out the rest and runs the entry at its deadline; the taken entry
+// can still be cancelled until then and ShutdownNow still drops it. The
+// leader waits for the lead loosely (env.WaitForLoose: no spin, it is
+// early anyway), re-reads the env's lead before each wait and reports
+// what each lead used (env.LeadObserver). In simulation the env has no
+// lead unless a test gives one.
 //
 // # Locks
 //

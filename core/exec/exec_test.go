@@ -499,3 +499,76 @@ func TestTimerLeadTakenEntryStillCancels(t *testing.T) {
 		}
 	})
 }
+
+// leadEnv is a simulated env with an adaptive lead, as PreciseWall's: its
+// TimerLead is whatever the test sets, it records what the timer reports
+// as used (env.LeadObserver), and its conditions count loose waits.
+type leadEnv struct {
+	env.Env
+	lead  time.Duration
+	used  []time.Duration
+	loose int
+}
+
+func (e *leadEnv) TimerLead() time.Duration       { return e.lead }
+func (e *leadEnv) ObserveLead(used time.Duration) { e.used = append(e.used, used) }
+func (e *leadEnv) NewCond(m env.Mutex) env.Cond {
+	return &looseCond{Cond: e.Env.NewCond(m), e: e}
+}
+
+type looseCond struct {
+	env.Cond
+	e *leadEnv
+}
+
+func (c *looseCond) WaitForLoose(d time.Duration) bool {
+	c.e.loose++
+	return c.Cond.WaitFor(d)
+}
+
+// With the env's lead (TimerConfig.Lead 0 on an env.TimerLeader), the
+// timer reads the lead before each wait, so a lead that shrinks takes
+// effect at the next deadline; it waits for the lead loosely
+// (env.LooseCond), and reports the lead each take used (in virtual time,
+// none: the wait ends at its aim) to the env.
+func TestTimerFollowsAnAdaptiveLead(t *testing.T) {
+	simtest.Sim(t, 300, func(t testing.TB, se env.Env) {
+		e := &leadEnv{Env: se, lead: 10 * time.Millisecond}
+		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2})
+		start := e.Now()
+		ran := simtest.NewCounter(e)
+		tm.Schedule(0, ran.Add) // start both threads
+		tm.Schedule(0, ran.Add)
+		ran.Await(2)
+		at := func(d time.Duration) { e.Sleep(start.Add(d).Sub(e.Now())) }
+		taken := func() bool { return tm.Stats().Followers == 0 } // the follower was promoted
+		tm.ScheduleAt(start.Add(100*time.Millisecond), func(string) { ran.Add() })
+		at(89 * time.Millisecond)
+		if taken() {
+			t.Fatalf("taken at 89 ms, before its 10 ms lead: %+v", tm.Stats())
+		}
+		at(95 * time.Millisecond)
+		if !taken() {
+			t.Fatalf("not taken at 95 ms, within its 10 ms lead: %+v", tm.Stats())
+		}
+		ran.Await(3)
+		e.lead = 2 * time.Millisecond // the env measured less
+		tm.ScheduleAt(start.Add(200*time.Millisecond), func(string) { ran.Add() })
+		at(197 * time.Millisecond)
+		if taken() {
+			t.Fatalf("taken at 197 ms with a 2 ms lead: the timer kept the old lead: %+v", tm.Stats())
+		}
+		at(199 * time.Millisecond)
+		if !taken() {
+			t.Fatalf("not taken at 199 ms, within its 2 ms lead: %+v", tm.Stats())
+		}
+		ran.Await(4)
+		if len(e.used) != 2 || e.used[0] != 0 || e.used[1] != 0 {
+			t.Fatalf("lead used reported %v, want [0 0] (one per take after a timed wait ran out)", e.used)
+		}
+		if e.loose == 0 {
+			t.Fatal("the lead was never waited for loosely")
+		}
+		tm.ShutdownNow()
+	})
+}

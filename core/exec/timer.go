@@ -60,6 +60,7 @@ type Timer struct {
 	next   int // thread number
 	closed bool
 	ahead  time.Duration // TimerConfig.Lead resolved
+	adapt  bool          // ahead follows the env's TimerLead (Lead 0 on a TimerLeader)
 	claims int           // entries taken within the lead, not yet due
 	s      TimerStats
 }
@@ -76,6 +77,9 @@ type Handle struct {
 	// claimed: taken within the lead of its deadline, not yet run (the
 	// taker is sleeping out the lead); Cancel and ShutdownNow still stop it.
 	claimed bool
+	// lead: the lead a leader's timed wait for h ran out with (0 when h was
+	// taken otherwise); what it used is reported to an env.LeadObserver.
+	lead time.Duration
 }
 
 // NewTimer returns a timer service with no threads yet.
@@ -89,6 +93,7 @@ func NewTimer(e env.Env, cfg TimerConfig) *Timer {
 		t.ahead = cfg.Lead
 	case cfg.Lead == 0:
 		t.ahead = env.TimerLead(e)
+		_, t.adapt = e.(env.TimerLeader)
 	}
 	t.lead = e.NewCond(t.mu)
 	t.follow = e.NewCond(t.mu)
@@ -175,7 +180,11 @@ func (t *Timer) nextDue() (h *Handle, claimed bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	leading := false
+	var waited time.Duration // the lead of a timed wait that ran out, else 0
 	for {
+		if t.adapt {
+			t.ahead = env.TimerLead(t.e) // the env's lead adapts (env.LeadObserver)
+		}
 		if t.closed {
 			t.s.Threads--
 			if leading {
@@ -187,6 +196,9 @@ func (t *Timer) nextDue() (h *Handle, claimed bool) {
 		if len(t.h) > 0 {
 			if now = t.e.Now(); !t.h[0].at.After(now.Add(t.ahead)) {
 				h := t.takeLocked(now, leading)
+				if h.claimed {
+					h.lead = waited
+				}
 				return h, h.claimed // read under the lock: Cancel may clear it once it is released
 			}
 		}
@@ -199,10 +211,18 @@ func (t *Timer) nextDue() (h *Handle, claimed bool) {
 			}
 			leading, t.leader = true, true
 		}
-		if len(t.h) == 0 {
+		waited = 0
+		switch {
+		case len(t.h) == 0:
 			t.lead.Wait()
-		} else {
-			t.lead.WaitFor(t.h[0].at.Sub(now) - t.ahead)
+		case t.ahead > 0:
+			// Loose: the wait ends early anyway, and the taker waits out
+			// the rest of the lead on its own (awaitClaim).
+			if env.WaitForLoose(t.lead, t.h[0].at.Sub(now)-t.ahead) {
+				waited = t.ahead
+			}
+		default:
+			t.lead.WaitFor(t.h[0].at.Sub(now))
 		}
 	}
 }
@@ -243,7 +263,13 @@ func (t *Timer) takeLocked(now time.Time, leading bool) *Handle {
 // it is still to run: false if it was cancelled or the timer shut down
 // meanwhile.
 func (t *Timer) awaitClaim(h *Handle) bool {
-	if d := h.at.Sub(t.e.Now()); d > 0 {
+	d := h.at.Sub(t.e.Now())
+	if h.lead > 0 {
+		if o, ok := t.e.(env.LeadObserver); ok {
+			o.ObserveLead(h.lead - d)
+		}
+	}
+	if d > 0 {
 		t.e.Sleep(d)
 	}
 	t.mu.Lock()

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/ckptsim/ckptsim/internal/digraph"
 )
 
 // DeadlockReport describes a world in which nothing can run.
@@ -227,58 +229,20 @@ func (c LockCycle) String() string {
 }
 
 // Cycles returns one cycle through each strongly connected set of lock
-// classes, found by depth-first search in sorted order (deterministic).
+// classes, found by depth-first search in sorted order (deterministic;
+// internal/digraph, which the lock-order check uses too).
 func (g *LockGraph) Cycles() []LockCycle {
-	adj := map[string][]string{}
-	for _, e := range g.Edges() {
-		adj[e.From] = append(adj[e.From], e.To)
+	var edges []digraph.Edge
+	for k := range g.edges {
+		edges = append(edges, digraph.Edge{From: k[0], To: k[1]})
 	}
-	var nodes []string
-	for n := range adj {
-		nodes = append(nodes, n)
-	}
-	slices.Sort(nodes)
 	var out []LockCycle
-	reported := map[string]bool{}
-	for _, n := range nodes {
-		if reported[n] {
-			continue
+	for _, path := range digraph.Cycles(edges) {
+		c := make(LockCycle, len(path))
+		for i, e := range path {
+			c[i] = *g.edges[[2]string{e.From, e.To}]
 		}
-		if path := g.findCycle(n, adj); path != nil {
-			var c LockCycle
-			for i := range path {
-				c = append(c, *g.edges[[2]string{path[i], path[(i+1)%len(path)]}])
-				reported[path[i]] = true
-			}
-			out = append(out, c)
-		}
+		out = append(out, c)
 	}
 	return out
-}
-
-// findCycle returns a path start -> ... -> start, if any.
-func (g *LockGraph) findCycle(start string, adj map[string][]string) []string {
-	visited := map[string]bool{}
-	var path []string
-	var dfs func(n string) bool
-	dfs = func(n string) bool {
-		path = append(path, n)
-		for _, m := range adj[n] {
-			if m == start {
-				return true
-			}
-			if !visited[m] {
-				visited[m] = true
-				if dfs(m) {
-					return true
-				}
-			}
-		}
-		path = path[:len(path)-1]
-		return false
-	}
-	if dfs(start) {
-		return path
-	}
-	return nil
 }

@@ -2,9 +2,10 @@ package oracle
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/ckptsim/ckptsim/internal/digraph"
 )
 
 // The simulated world's checks: deadlock and lock-order. They judge from
@@ -63,66 +64,25 @@ func LockOrderCycles(f *Findings, at time.Duration, edges []LockEdge) {
 }
 
 // lockCycles returns one cycle through each strongly connected set of lock
-// classes, as sim.LockGraph.Cycles finds them.
+// classes, as sim.LockGraph.Cycles finds them (both through
+// internal/digraph).
 func lockCycles(edges []LockEdge) [][]LockEdge {
-	edges = slices.Clone(edges)
-	slices.SortFunc(edges, func(a, b LockEdge) int {
-		return strings.Compare(a.From+"\x00"+a.To, b.From+"\x00"+b.To)
-	})
-	adj := map[string][]string{}
-	byPair := map[[2]string]LockEdge{}
+	byPair := map[digraph.Edge]LockEdge{}
+	pairs := make([]digraph.Edge, 0, len(edges))
 	for _, e := range edges {
-		adj[e.From] = append(adj[e.From], e.To)
-		byPair[[2]string{e.From, e.To}] = e
+		p := digraph.Edge{From: e.From, To: e.To}
+		byPair[p] = e
+		pairs = append(pairs, p)
 	}
-	var nodes []string
-	for n := range adj {
-		nodes = append(nodes, n)
-	}
-	slices.Sort(nodes)
 	var out [][]LockEdge
-	reported := map[string]bool{}
-	for _, n := range nodes {
-		if reported[n] {
-			continue
+	for _, path := range digraph.Cycles(pairs) {
+		c := make([]LockEdge, len(path))
+		for i, p := range path {
+			c[i] = byPair[p]
 		}
-		if path := findLockCycle(n, adj); path != nil {
-			var c []LockEdge
-			for i := range path {
-				c = append(c, byPair[[2]string{path[i], path[(i+1)%len(path)]}])
-				reported[path[i]] = true
-			}
-			out = append(out, c)
-		}
+		out = append(out, c)
 	}
 	return out
-}
-
-// findLockCycle returns a path start -> ... -> start, if any.
-func findLockCycle(start string, adj map[string][]string) []string {
-	visited := map[string]bool{}
-	var path []string
-	var dfs func(n string) bool
-	dfs = func(n string) bool {
-		path = append(path, n)
-		for _, m := range adj[n] {
-			if m == start {
-				return true
-			}
-			if !visited[m] {
-				visited[m] = true
-				if dfs(m) {
-					return true
-				}
-			}
-		}
-		path = path[:len(path)-1]
-		return false
-	}
-	if dfs(start) {
-		return path
-	}
-	return nil
 }
 
 func lockCycleString(c []LockEdge) string {

@@ -9,6 +9,7 @@ import (
 	"runtime/metrics"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/ckptsim/ckptsim/core/env"
 )
@@ -121,33 +122,45 @@ const (
 	tDone
 )
 
+// thread is a simulated thread's record. The fields a scheduling point,
+// a block or a wake-up reads come first and fill one cache line: a run
+// with a thousand threads switches to a different one at nearly every
+// point, and each line of its record is then a miss. The record is a
+// multiple of the line, so that the slab (whose chunks the
+// allocator aligns to their size class, a multiple of 64 bytes from 1 KiB
+// up) keeps every record's first line whole.
 type thread struct {
-	id    int32
-	name  string
-	state tstate
-	co    *coro // the coroutine that runs it
-	at    *pull // the switch slot its coroutine is parked in (nil while it runs)
-
-	runIdx   int        // index in World.runq, -1 if absent
-	waitOn   waitReason // what it blocks on, for reports
-	wantMu   *mutex     // mutex it waits to acquire
-	timerGen uint64     // invalidates stale timer entries
+	// One cache line: what the scheduler touches.
+	id       int32
+	state    tstate
 	timedOut bool
-	untimed  bool  // its current block has no deadline
-	since    int64 // virtual time of its current block
-	held     []*mutex
-	prio     int64     // PCT priority
-	prioIdx  int       // index in PCT's heap of runnable threads, -1 if absent
-	heldBuf  [4]*mutex // held's first backing array
+	untimed  bool
+	at       *pull  // the switch slot its coroutine is parked in (nil while it runs)
+	runIdx   int    // index in World.runq, -1 if absent
+	prioIdx  int    // index in PCT's heap of runnable threads, -1 if absent
+	prio     int64  // PCT priority
+	timerGen uint64 // invalidates stale timer entries
+	since    int64  // virtual time of its current block
+	wantMu   *mutex // mutex it waits to acquire
+
+	name    string
+	co      *coro      // the coroutine that runs it
+	waitOn  waitReason // what it blocks on, for reports
+	held    []*mutex
+	heldBuf [4]*mutex // held's first backing array
 
 	// The thread table (World.Threads): who spawned it and when, and when
 	// its function returned (or panicked) before the run ended.
 	parent   int32
-	spawnAt  int64
-	exitAt   int64
 	exited   bool
 	panicked bool
+	spawnAt  int64
+	exitAt   int64
 }
+
+// The record is a whole number of cache lines (192 bytes; a compile error
+// otherwise: pad it).
+var _ [0]struct{} = [unsafe.Sizeof(thread{}) % 64]struct{}{}
 
 // World is a simulated environment. It implements env.Env. A World runs
 // one program once; make a new World per run.
@@ -185,6 +198,7 @@ type World struct {
 	threadSlab slab[thread]
 	mutexSlab  slab[mutex]
 	condSlab   slab[cond]
+	coroSlab   slab[coro]
 }
 
 var _ env.Env = (*World)(nil)
@@ -410,11 +424,11 @@ func (w *World) pick() *thread {
 // yield alternate on a slot; needYield says which one is due. The
 // goroutine parked in a slot is not, after a few switches, the one the
 // slot was made for: every parked goroutine (a thread's, an idle
-// coroutine's, Run's) records the slot it is parked in.
+// coroutine's, Run's) records the slot it is parked in. (iter.Pull's stop
+// is not kept: the teardown runs every coroutine to its return.)
 type pull struct {
 	next      func() (struct{}, bool)
 	yield     func(struct{}) bool // set when the slot's own goroutine starts
-	stop      func()
 	needYield bool
 }
 
@@ -430,7 +444,9 @@ func (s *pull) enter() {
 
 // switchTo parks the calling goroutine (whose slot record is self) and
 // runs next, or Run's goroutine when next is nil. It returns when another
-// goroutine switches back into the slot the caller was parked in.
+// goroutine switches back into the slot the caller was parked in. It is
+// enter written out: one frame fewer between a resumed thread and its
+// code, whose stack lines are cold after a switch among many threads.
 func (w *World) switchTo(self **pull, next *thread) {
 	var s *pull
 	if next == nil {
@@ -445,7 +461,13 @@ func (w *World) switchTo(self **pull, next *thread) {
 	}
 	*self = s
 	w.switches++
-	s.enter()
+	if s.needYield {
+		s.needYield = false
+		s.yield(struct{}{})
+		return
+	}
+	s.needYield = true
+	s.next()
 }
 
 // mix folds two words into the trace hash.
@@ -484,7 +506,9 @@ func (w *World) spawn(name string, body Runner) *thread {
 // a thread returns, its coroutine waits in World.idle for the next spawn,
 // keeping its grown stack (a new coroutine per thread cost an allocation
 // set and stack growth each time). Which coroutine runs a thread never
-// shows in a run: decisions and trace hashes are the same.
+// shows in a run: decisions and trace hashes are the same. A coro is one
+// cache line (a compile error otherwise), carved from World.coroSlab: a
+// switch reads its slot (home) and nothing else of it.
 type coro struct {
 	home pull  // the slot made with this coroutine
 	at   *pull // where it is parked while idle (nil while it runs a thread)
@@ -493,6 +517,8 @@ type coro struct {
 	done bool // its goroutine has returned (teardown)
 }
 
+var _ [0]struct{} = [unsafe.Sizeof(coro{}) % 64]struct{}{}
+
 // coroutine returns an idle coroutine or starts one.
 func (w *World) coroutine() *coro {
 	if n := len(w.idle); n > 0 {
@@ -500,9 +526,9 @@ func (w *World) coroutine() *coro {
 		w.idle = w.idle[:n-1]
 		return c
 	}
-	c := &coro{}
+	c := w.coroSlab.new()
 	c.at = &c.home
-	c.home.next, c.home.stop = iter.Pull(func(yield func(struct{}) bool) {
+	c.home.next, _ = iter.Pull(func(yield func(struct{}) bool) {
 		c.home.yield = yield
 		defer func() { c.done = true }()
 		for !w.exiting {
@@ -613,7 +639,12 @@ func (w *World) point() {
 	if next != nil && w.overBudget() { // the pick took the last step of the budget
 		next = nil
 	}
-	w.park(t, next) // next nil: a replay divergence or the budget ended the run
+	// park(t, next) written out (next is not t): next nil is a replay
+	// divergence or the budget ending the run.
+	w.switchTo(&t.at, next)
+	if w.killing {
+		panic(killed{})
+	}
 }
 
 // waitReason says what a blocked thread waits on; it is rendered only for

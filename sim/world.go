@@ -135,7 +135,7 @@ type thread struct {
 	state    tstate
 	timedOut bool
 	untimed  bool
-	at       *pull  // the switch slot its coroutine is parked in (nil while it runs)
+	at       *pull  // its switch slot while blocked (see runEntry)
 	runIdx   int    // index in World.runq, -1 if absent
 	prioIdx  int    // index in PCT's heap of runnable threads, -1 if absent
 	prio     int64  // PCT priority
@@ -171,7 +171,7 @@ type World struct {
 	switches int64
 	hash     uint64
 	threads  []*thread
-	runq     []*thread
+	runq     []runEntry
 	current  *thread
 	timers   timerQueue
 	timerSeq uint64
@@ -395,24 +395,53 @@ func (w *World) end(o Outcome, reason string) {
 	w.result.Reason = reason
 }
 
+// runEntry is a runnable thread in World.runq, with what a switch to it
+// needs: its id (the pick goes into the trace hash) and the switch slot
+// its coroutine is parked in (nil while it runs). A switch then reads the
+// entry and the slot, not the thread's record first: with a thousand
+// threads each of them is a cache miss, and the slot's address would wait
+// on the record's. A thread's slot is in its entry while it is runnable,
+// in thread.at while it is blocked; slotOf finds it.
+type runEntry struct {
+	t  *thread
+	at *pull
+	id int32
+}
+
+// slotOf is where t's switch slot is kept (see runEntry); the pointer is
+// good until the run queue next changes.
+func (w *World) slotOf(t *thread) **pull {
+	if t.runIdx >= 0 {
+		return &w.runq[t.runIdx].at
+	}
+	return &t.at
+}
+
 func (w *World) pick() *thread {
-	var t *thread
-	if len(w.runq) == 1 {
-		t = w.runq[0]
-	} else {
-		i := w.strategy.pick(w, w.runq)
+	i := w.pickIdx()
+	if i < 0 {
+		return nil
+	}
+	return w.runq[i].t
+}
+
+// pickIdx makes a scheduling decision and returns the index of the picked
+// thread in the run queue, -1 after a replay divergence (ended).
+func (w *World) pickIdx() int {
+	i := 0
+	if len(w.runq) > 1 {
+		i = w.strategy.pick(w, w.runq)
 		if i < 0 {
 			w.end(OutcomeDivergence, fmt.Sprintf("replay diverged at step %d", w.steps))
-			return nil
+			return -1
 		}
-		t = w.runq[i]
 		if w.cfg.RecordDecisions {
-			w.result.Decisions = append(w.result.Decisions, t.id)
+			w.result.Decisions = append(w.result.Decisions, w.runq[i].id)
 		}
 	}
 	w.steps++
-	w.mix(uint64(t.id), 0xD1)
-	return t
+	w.mix(uint64(w.runq[i].id), 0xD1)
+	return i
 }
 
 // pull is a switch slot: one iter.Pull coroutine used as the runtime's
@@ -453,7 +482,8 @@ func (w *World) switchTo(self **pull, next *thread) {
 		s, w.mainAt = w.mainAt, nil
 		w.current = nil
 	} else {
-		s, next.at = next.at, nil
+		sp := w.slotOf(next)
+		s, *sp = *sp, nil
 		w.current = next
 		if w.cpu != nil {
 			w.cpu.charge(w, next)
@@ -494,7 +524,7 @@ func (w *World) spawn(name string, body Runner) *thread {
 	w.threads = append(w.threads, t)
 	c := w.coroutine()
 	c.t, c.body = t, body
-	t.co, t.at = c, c.at
+	t.co, t.at = c, c.at // makeRunnable moves it to t's entry
 	c.at = nil
 	w.strategy.spawned(w, t)
 	w.makeRunnable(t)
@@ -587,7 +617,8 @@ func (w *World) makeRunnable(t *thread) {
 	t.state = tRunnable
 	t.waitOn = waitReason{}
 	t.runIdx = len(w.runq)
-	w.runq = append(w.runq, t)
+	w.runq = append(w.runq, runEntry{t: t, at: t.at, id: t.id})
+	t.at = nil
 	w.strategy.runnable(t)
 }
 
@@ -596,10 +627,12 @@ func (w *World) removeRunnable(t *thread) {
 	if i < 0 {
 		return
 	}
-	last := w.runq[len(w.runq)-1]
-	w.runq[i] = last
-	last.runIdx = i
-	w.runq = w.runq[:len(w.runq)-1]
+	t.at = w.runq[i].at
+	n := len(w.runq) - 1
+	w.runq[i] = w.runq[n]
+	w.runq[i].t.runIdx = i
+	w.runq[n] = runEntry{}
+	w.runq = w.runq[:n]
 	t.runIdx = -1
 	w.strategy.blocked(t)
 }
@@ -629,19 +662,41 @@ func (w *World) point() {
 		w.park(t, w.schedule())
 		return
 	}
-	next := w.pick()
-	if next == t {
+	i := w.pickIdx()
+	if i < 0 { // a replay divergence ended the run
+		w.park(t, nil)
+		return
+	}
+	e := &w.runq[i]
+	if e.t == t {
 		if w.cpu != nil {
 			w.cpu.charge(w, t)
 		}
 		return
 	}
-	if next != nil && w.overBudget() { // the pick took the last step of the budget
-		next = nil
+	if w.overBudget() { // the pick took the last step of the budget
+		w.park(t, nil)
+		return
 	}
-	// park(t, next) written out (next is not t): next nil is a replay
-	// divergence or the budget ending the run.
-	w.switchTo(&t.at, next)
+	// switchTo(w.slotOf(t), e.t) written out, from the entry: the picked
+	// thread's record is not read on the way (see runEntry), and a resumed
+	// thread returns through one frame fewer. t is runnable: its slot goes
+	// to its own entry.
+	s := e.at
+	e.at = nil
+	*w.slotOf(t) = s
+	w.current = e.t
+	if w.cpu != nil {
+		w.cpu.charge(w, e.t)
+	}
+	w.switches++
+	if s.needYield {
+		s.needYield = false
+		s.yield(struct{}{})
+	} else {
+		s.needYield = true
+		s.next()
+	}
 	if w.killing {
 		panic(killed{})
 	}
@@ -702,7 +757,7 @@ func (w *World) park(t *thread, next *thread) {
 		}
 		return
 	}
-	w.switchTo(&t.at, next)
+	w.switchTo(w.slotOf(t), next)
 	if w.killing {
 		panic(killed{})
 	}
@@ -735,10 +790,11 @@ func (w *World) blocked() []BlockedThread {
 func (w *World) killAll() {
 	w.killing = true
 	for i := 0; i < len(w.threads); i++ {
-		if t := w.threads[i]; t.state != tDone && t.at != nil {
+		if t := w.threads[i]; t.state != tDone && *w.slotOf(t) != nil {
 			w.current = t
-			s := t.at
-			t.at = nil
+			sp := w.slotOf(t)
+			s := *sp
+			*sp = nil
 			w.mainAt = s
 			s.enter()
 			w.current = nil

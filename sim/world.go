@@ -297,7 +297,7 @@ func (w *World) Run(main func()) Result {
 		panic("sim: World.Run called twice")
 	}
 	w.spawn("main", funcBody(func() { main(); w.mainDone = true }))
-	if next := w.schedule(); next != nil {
+	if next := w.schedule(); next >= 0 {
 		w.switchTo(&w.mainAt, next)
 	}
 	if w.fatal != nil {
@@ -325,36 +325,36 @@ func (w *World) Run(main func()) Result {
 
 // schedule is the scheduler's loop body, run on the goroutine of the
 // thread that parks (or on Run's, to start): it fires due timers, picks the
-// thread to run next and returns it, or nil when the run is over (done,
-// deadlock, budget, divergence, a panic). A panic of the scheduler itself
-// ends the run and is re-raised by Run.
-func (w *World) schedule() (next *thread) {
+// thread to run next and returns its index in the run queue, or -1 when
+// the run is over (done, deadlock, budget, divergence, a panic). A panic
+// of the scheduler itself ends the run and is re-raised by Run.
+func (w *World) schedule() (next int) {
 	w.current = nil
 	defer func() {
 		if v := recover(); v != nil {
 			w.fatal = v
 			w.end(OutcomePanic, fmt.Sprint("sim: scheduler: ", v))
-			next = nil
+			next = -1
 		}
 	}()
 	for !w.ended {
 		if w.mainDone {
 			w.end(OutcomeDone, "")
-			return nil
+			return -1
 		}
 		if w.overBudget() {
-			return nil
+			return -1
 		}
 		if len(w.runq) == 0 {
 			if !w.advance() {
 				w.deadlock()
-				return nil
+				return -1
 			}
 			continue
 		}
-		return w.pick() // nil after a replay divergence (ended)
+		return w.pick() // -1 after a replay divergence (ended)
 	}
-	return nil
+	return -1
 }
 
 func (w *World) overBudget() bool {
@@ -417,17 +417,9 @@ func (w *World) slotOf(t *thread) **pull {
 	return &t.at
 }
 
-func (w *World) pick() *thread {
-	i := w.pickIdx()
-	if i < 0 {
-		return nil
-	}
-	return w.runq[i].t
-}
-
-// pickIdx makes a scheduling decision and returns the index of the picked
+// pick makes a scheduling decision and returns the index of the picked
 // thread in the run queue, -1 after a replay divergence (ended).
-func (w *World) pickIdx() int {
+func (w *World) pick() int {
 	i := 0
 	if len(w.runq) > 1 {
 		i = w.strategy.pick(w, w.runq)
@@ -472,21 +464,23 @@ func (s *pull) enter() {
 }
 
 // switchTo parks the calling goroutine (whose slot record is self) and
-// runs next, or Run's goroutine when next is nil. It returns when another
-// goroutine switches back into the slot the caller was parked in. It is
-// enter written out: one frame fewer between a resumed thread and its
-// code, whose stack lines are cold after a switch among many threads.
-func (w *World) switchTo(self **pull, next *thread) {
+// runs the thread at index next of the run queue, or Run's goroutine when
+// next is -1. It returns when another goroutine switches back into the
+// slot the caller was parked in. The picked thread's slot comes from its
+// run-queue entry (see runEntry). It is enter written out: one frame fewer
+// between a resumed thread and its code, whose stack lines are cold after
+// a switch among many threads.
+func (w *World) switchTo(self **pull, next int) {
 	var s *pull
-	if next == nil {
+	if next < 0 {
 		s, w.mainAt = w.mainAt, nil
 		w.current = nil
 	} else {
-		sp := w.slotOf(next)
-		s, *sp = *sp, nil
-		w.current = next
+		e := &w.runq[next]
+		s, e.at = e.at, nil
+		w.current = e.t
 		if w.cpu != nil {
-			w.cpu.charge(w, next)
+			w.cpu.charge(w, e.t)
 		}
 	}
 	*self = s
@@ -574,7 +568,7 @@ func (w *World) coroutine() *coro {
 			w.idle = append(w.idle, c)
 			// Idle: run what comes next; resumed with a new thread (c.t)
 			// or for the teardown.
-			var next *thread
+			next := -1
 			if !w.killing {
 				next = w.schedule()
 			}
@@ -662,41 +656,19 @@ func (w *World) point() {
 		w.park(t, w.schedule())
 		return
 	}
-	i := w.pickIdx()
-	if i < 0 { // a replay divergence ended the run
-		w.park(t, nil)
-		return
-	}
-	e := &w.runq[i]
-	if e.t == t {
+	next := w.pick()
+	if next >= 0 && w.runq[next].t == t {
 		if w.cpu != nil {
 			w.cpu.charge(w, t)
 		}
 		return
 	}
-	if w.overBudget() { // the pick took the last step of the budget
-		w.park(t, nil)
-		return
+	if next >= 0 && w.overBudget() { // the pick took the last step of the budget
+		next = -1
 	}
-	// switchTo(w.slotOf(t), e.t) written out, from the entry: the picked
-	// thread's record is not read on the way (see runEntry), and a resumed
-	// thread returns through one frame fewer. t is runnable: its slot goes
-	// to its own entry.
-	s := e.at
-	e.at = nil
-	*w.slotOf(t) = s
-	w.current = e.t
-	if w.cpu != nil {
-		w.cpu.charge(w, e.t)
-	}
-	w.switches++
-	if s.needYield {
-		s.needYield = false
-		s.yield(struct{}{})
-	} else {
-		s.needYield = true
-		s.next()
-	}
+	// park(t, next) written out (next is not t): next -1 is a replay
+	// divergence or the budget ending the run.
+	w.switchTo(w.slotOf(t), next)
 	if w.killing {
 		panic(killed{})
 	}
@@ -746,11 +718,12 @@ func (w *World) block(t *thread, what waitReason) {
 	w.park(t, w.schedule())
 }
 
-// park hands the processor from t to next (nil: back to Run, the run is
-// over) and returns when t is resumed. When next is t itself (a timer
-// made it runnable again and it was picked) it just continues.
-func (w *World) park(t *thread, next *thread) {
-	if next == t {
+// park hands the processor from t to the thread at index next of the run
+// queue (-1: back to Run, the run is over) and returns when t is resumed.
+// When next is t itself (a timer made it runnable again and it was
+// picked) it just continues.
+func (w *World) park(t *thread, next int) {
+	if next >= 0 && w.runq[next].t == t {
 		w.current = t
 		if w.cpu != nil {
 			w.cpu.charge(w, t)

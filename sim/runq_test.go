@@ -6,18 +6,14 @@ import (
 	"time"
 )
 
-// TestRunQueueRecords: wherever a thread runs, the world's record of the
-// running thread's run-queue entry (curIdx, which a scheduling point's
-// switch uses instead of the thread's own runIdx) and the entry itself
-// name that thread, and every runnable thread's entry holds its id. The
-// threads lock, wait with and without deadlines, signal, sleep, spawn and
-// return, under the random strategy and PCT, so entries move at every
-// removal. It fails if a switch (switchTo) or a thread picked again after
-// its block (park) leaves curIdx behind (both checked). removeRunnable and
-// makeRunnable also keep curIdx if the running thread's entry moves or the
-// running thread is queued again, which no path does today (while a
-// thread runs, only it leaves the queue, and it is not queued again), so
-// this test cannot see those two.
+// TestRunQueueRecords: wherever a thread runs, its run-queue entry names
+// it and holds no slot (it is running), and every runnable thread's entry
+// is at its runIdx, holds its id, and holds a slot unless it is the one
+// running. The threads lock, wait with and without deadlines, signal,
+// sleep, spawn and return, under the random strategy and PCT, so entries
+// move at every removal. It fails if removeRunnable forgets the moved
+// entry's runIdx, or a switch leaves the picked thread's slot in its entry
+// (both checked).
 func TestRunQueueRecords(t *testing.T) {
 	for _, strat := range []StrategyKind{StrategyRandom, StrategyPCT} {
 		for seed := uint64(1); seed <= 20; seed++ {
@@ -26,12 +22,12 @@ func TestRunQueueRecords(t *testing.T) {
 			check := func() {
 				checks++
 				cur := w.current
-				if w.curIdx < 0 || w.curIdx >= len(w.runq) || w.runq[w.curIdx].t != cur || cur.runIdx != w.curIdx {
-					panic(fmt.Sprintf("%v seed %d: %s runs with curIdx %d, runIdx %d, %d runnable", strat, seed, cur.name, w.curIdx, cur.runIdx, len(w.runq)))
+				if i := cur.runIdx; i < 0 || i >= len(w.runq) || w.runq[i].t != cur || w.runq[i].at != nil || cur.at != nil {
+					panic(fmt.Sprintf("%v seed %d: %s runs with runIdx %d, %d runnable", strat, seed, cur.name, i, len(w.runq)))
 				}
 				for i, e := range w.runq {
-					if e.t.runIdx != i || e.id != e.t.id {
-						panic(fmt.Sprintf("%v seed %d: entry %d holds %s (runIdx %d, id %d for %d)", strat, seed, i, e.t.name, e.t.runIdx, e.id, e.t.id))
+					if e.t.runIdx != i || e.id != e.t.id || (e.at == nil) != (e.t == cur) {
+						panic(fmt.Sprintf("%v seed %d: entry %d holds %s (runIdx %d, id %d for %d, slot %p)", strat, seed, i, e.t.name, e.t.runIdx, e.id, e.t.id, e.at))
 					}
 				}
 			}

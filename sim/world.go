@@ -173,7 +173,6 @@ type World struct {
 	threads  []*thread
 	runq     []runEntry
 	current  *thread
-	curIdx   int // current's index in runq, -1 when none runs (see point)
 	timers   timerQueue
 	timerSeq uint64
 	nextObj  int32
@@ -206,7 +205,7 @@ var _ env.Env = (*World)(nil)
 
 // New returns a world for one run of cfg.
 func New(cfg Config) *World {
-	w := &World{cfg: cfg, hash: 0xcbf29ce484222325, streams: map[Stream]*rand.Rand{}, curIdx: -1}
+	w := &World{cfg: cfg, hash: 0xcbf29ce484222325, streams: map[Stream]*rand.Rand{}}
 	w.sched = w.Rand(StreamSched)
 	w.strategy = newStrategy(cfg, w.Rand(StreamStrategy))
 	if cfg.LockOrder {
@@ -330,7 +329,7 @@ func (w *World) Run(main func()) Result {
 // the run is over (done, deadlock, budget, divergence, a panic). A panic
 // of the scheduler itself ends the run and is re-raised by Run.
 func (w *World) schedule() (next int) {
-	w.current, w.curIdx = nil, -1
+	w.current = nil
 	defer func() {
 		if v := recover(); v != nil {
 			w.fatal = v
@@ -475,11 +474,11 @@ func (w *World) switchTo(self **pull, next int) {
 	var s *pull
 	if next < 0 {
 		s, w.mainAt = w.mainAt, nil
-		w.current, w.curIdx = nil, -1
+		w.current = nil
 	} else {
 		e := &w.runq[next]
 		s, e.at = e.at, nil
-		w.current, w.curIdx = e.t, next
+		w.current = e.t
 		if w.cpu != nil {
 			w.cpu.charge(w, e.t)
 		}
@@ -614,9 +613,6 @@ func (w *World) makeRunnable(t *thread) {
 	t.runIdx = len(w.runq)
 	w.runq = append(w.runq, runEntry{t: t, at: t.at, id: t.id})
 	t.at = nil
-	if t == w.current {
-		w.curIdx = t.runIdx
-	}
 	w.strategy.runnable(t)
 }
 
@@ -632,12 +628,6 @@ func (w *World) removeRunnable(t *thread) {
 	w.runq[n] = runEntry{}
 	w.runq = w.runq[:n]
 	t.runIdx = -1
-	switch w.curIdx {
-	case i: // t ran
-		w.curIdx = -1
-	case n: // the running thread's entry moved to i
-		w.curIdx = i
-	}
 	w.strategy.blocked(t)
 }
 
@@ -677,10 +667,8 @@ func (w *World) point() {
 		next = -1
 	}
 	// park(t, next) written out (next is not t): next -1 is a replay
-	// divergence or the budget ending the run. t's slot goes to its entry,
-	// found by curIdx rather than t.runIdx: t's record is not read on the
-	// way either.
-	w.switchTo(&w.runq[w.curIdx].at, next)
+	// divergence or the budget ending the run.
+	w.switchTo(w.slotOf(t), next)
 	if w.killing {
 		panic(killed{})
 	}
@@ -736,7 +724,7 @@ func (w *World) block(t *thread, what waitReason) {
 // picked) it just continues.
 func (w *World) park(t *thread, next int) {
 	if next >= 0 && w.runq[next].t == t {
-		w.current, w.curIdx = t, next
+		w.current = t
 		if w.cpu != nil {
 			w.cpu.charge(w, t)
 		}

@@ -122,11 +122,14 @@ func BenchmarkSchedPoint(b *testing.B) {
 // switches/step is the share of points that switch: half of them at 2
 // threads, nearly all at 1000, so ns/op grows from 2 to 10 threads by
 // the cost of a coroutine switch whatever the simulator keeps per thread.
+// cpu-ns/op is the process's CPU time per point over the same window,
+// steadier than ns/op on a shared machine (no time waiting for a core).
 func BenchmarkSchedPointThreads(b *testing.B) {
 	for _, n := range []int{2, 10, 100, 1000} {
 		b.Run(fmt.Sprintf("threads=%d", n), func(b *testing.B) {
 			w := sim.New(sim.Config{Seed: 1})
 			var from int64
+			var cpu cpuMeter
 			b.ResetTimer()
 			r := w.Run(func() {
 				for range n - 1 {
@@ -140,11 +143,13 @@ func BenchmarkSchedPointThreads(b *testing.B) {
 					w.Yield()
 				}
 				b.ResetTimer()
+				cpu = startCPU()
 				from = w.Steps()
 				for w.Steps() < from+int64(b.N) {
 					w.Yield()
 				}
 				b.StopTimer()
+				cpu.report(b, b.N)
 			})
 			if r.Outcome != sim.OutcomeDone {
 				b.Fatalf("%v %s", r.Outcome, r.Reason)

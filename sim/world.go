@@ -9,6 +9,7 @@ import (
 	"runtime/metrics"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/ckptsim/ckptsim/core/env"
 )
@@ -121,33 +122,45 @@ const (
 	tDone
 )
 
+// thread is a simulated thread's record. The fields a scheduling point,
+// a block or a wake-up reads come first and fill one cache line: a run
+// with a thousand threads switches to a different one at nearly every
+// point, and each line of its record is then a miss. The record is a
+// multiple of the line, so that the slab (whose chunks the
+// allocator aligns to their size class, a multiple of 64 bytes from 1 KiB
+// up) keeps every record's first line whole.
 type thread struct {
-	id    int32
-	name  string
-	state tstate
-	co    *coro // the coroutine that runs it
-	at    *pull // the switch slot its coroutine is parked in (nil while it runs)
-
-	runIdx   int        // index in World.runq, -1 if absent
-	waitOn   waitReason // what it blocks on, for reports
-	wantMu   *mutex     // mutex it waits to acquire
-	timerGen uint64     // invalidates stale timer entries
+	// One cache line: what the scheduler touches.
+	id       int32
+	state    tstate
 	timedOut bool
-	untimed  bool  // its current block has no deadline
-	since    int64 // virtual time of its current block
-	held     []*mutex
-	prio     int64     // PCT priority
-	prioIdx  int       // index in PCT's heap of runnable threads, -1 if absent
-	heldBuf  [4]*mutex // held's first backing array
+	untimed  bool
+	at       *pull  // its switch slot while blocked (see runEntry)
+	runIdx   int    // index in World.runq, -1 if absent
+	prioIdx  int    // index in PCT's heap of runnable threads, -1 if absent
+	prio     int64  // PCT priority
+	timerGen uint64 // invalidates stale timer entries
+	since    int64  // virtual time of its current block
+	wantMu   *mutex // mutex it waits to acquire
+
+	name    string
+	co      *coro      // the coroutine that runs it
+	waitOn  waitReason // what it blocks on, for reports
+	held    []*mutex
+	heldBuf [4]*mutex // held's first backing array
 
 	// The thread table (World.Threads): who spawned it and when, and when
 	// its function returned (or panicked) before the run ended.
 	parent   int32
-	spawnAt  int64
-	exitAt   int64
 	exited   bool
 	panicked bool
+	spawnAt  int64
+	exitAt   int64
 }
+
+// The record is a whole number of cache lines (192 bytes; a compile error
+// otherwise: pad it).
+var _ [0]struct{} = [unsafe.Sizeof(thread{}) % 64]struct{}{}
 
 // World is a simulated environment. It implements env.Env. A World runs
 // one program once; make a new World per run.
@@ -158,7 +171,7 @@ type World struct {
 	switches int64
 	hash     uint64
 	threads  []*thread
-	runq     []*thread
+	runq     []runEntry
 	current  *thread
 	timers   timerQueue
 	timerSeq uint64
@@ -185,6 +198,7 @@ type World struct {
 	threadSlab slab[thread]
 	mutexSlab  slab[mutex]
 	condSlab   slab[cond]
+	coroSlab   slab[coro]
 }
 
 var _ env.Env = (*World)(nil)
@@ -283,7 +297,7 @@ func (w *World) Run(main func()) Result {
 		panic("sim: World.Run called twice")
 	}
 	w.spawn("main", funcBody(func() { main(); w.mainDone = true }))
-	if next := w.schedule(); next != nil {
+	if next := w.schedule(); next >= 0 {
 		w.switchTo(&w.mainAt, next)
 	}
 	if w.fatal != nil {
@@ -311,36 +325,36 @@ func (w *World) Run(main func()) Result {
 
 // schedule is the scheduler's loop body, run on the goroutine of the
 // thread that parks (or on Run's, to start): it fires due timers, picks the
-// thread to run next and returns it, or nil when the run is over (done,
-// deadlock, budget, divergence, a panic). A panic of the scheduler itself
-// ends the run and is re-raised by Run.
-func (w *World) schedule() (next *thread) {
+// thread to run next and returns its index in the run queue, or -1 when
+// the run is over (done, deadlock, budget, divergence, a panic). A panic
+// of the scheduler itself ends the run and is re-raised by Run.
+func (w *World) schedule() (next int) {
 	w.current = nil
 	defer func() {
 		if v := recover(); v != nil {
 			w.fatal = v
 			w.end(OutcomePanic, fmt.Sprint("sim: scheduler: ", v))
-			next = nil
+			next = -1
 		}
 	}()
 	for !w.ended {
 		if w.mainDone {
 			w.end(OutcomeDone, "")
-			return nil
+			return -1
 		}
 		if w.overBudget() {
-			return nil
+			return -1
 		}
 		if len(w.runq) == 0 {
 			if !w.advance() {
 				w.deadlock()
-				return nil
+				return -1
 			}
 			continue
 		}
-		return w.pick() // nil after a replay divergence (ended)
+		return w.pick() // -1 after a replay divergence (ended)
 	}
-	return nil
+	return -1
 }
 
 func (w *World) overBudget() bool {
@@ -381,24 +395,45 @@ func (w *World) end(o Outcome, reason string) {
 	w.result.Reason = reason
 }
 
-func (w *World) pick() *thread {
-	var t *thread
-	if len(w.runq) == 1 {
-		t = w.runq[0]
-	} else {
-		i := w.strategy.pick(w, w.runq)
+// runEntry is a runnable thread in World.runq, with what a switch to it
+// needs: its id (the pick goes into the trace hash) and the switch slot
+// its coroutine is parked in (nil while it runs). A switch then reads the
+// entry and the slot, not the thread's record first: with a thousand
+// threads each of them is a cache miss, and the slot's address would wait
+// on the record's. A thread's slot is in its entry while it is runnable,
+// in thread.at while it is blocked; slotOf finds it.
+type runEntry struct {
+	t  *thread
+	at *pull
+	id int32
+}
+
+// slotOf is where t's switch slot is kept (see runEntry); the pointer is
+// good until the run queue next changes.
+func (w *World) slotOf(t *thread) **pull {
+	if t.runIdx >= 0 {
+		return &w.runq[t.runIdx].at
+	}
+	return &t.at
+}
+
+// pick makes a scheduling decision and returns the index of the picked
+// thread in the run queue, -1 after a replay divergence (ended).
+func (w *World) pick() int {
+	i := 0
+	if len(w.runq) > 1 {
+		i = w.strategy.pick(w, w.runq)
 		if i < 0 {
 			w.end(OutcomeDivergence, fmt.Sprintf("replay diverged at step %d", w.steps))
-			return nil
+			return -1
 		}
-		t = w.runq[i]
 		if w.cfg.RecordDecisions {
-			w.result.Decisions = append(w.result.Decisions, t.id)
+			w.result.Decisions = append(w.result.Decisions, w.runq[i].id)
 		}
 	}
 	w.steps++
-	w.mix(uint64(t.id), 0xD1)
-	return t
+	w.mix(uint64(w.runq[i].id), 0xD1)
+	return i
 }
 
 // pull is a switch slot: one iter.Pull coroutine used as the runtime's
@@ -410,11 +445,11 @@ func (w *World) pick() *thread {
 // yield alternate on a slot; needYield says which one is due. The
 // goroutine parked in a slot is not, after a few switches, the one the
 // slot was made for: every parked goroutine (a thread's, an idle
-// coroutine's, Run's) records the slot it is parked in.
+// coroutine's, Run's) records the slot it is parked in. (iter.Pull's stop
+// is not kept: the teardown runs every coroutine to its return.)
 type pull struct {
 	next      func() (struct{}, bool)
 	yield     func(struct{}) bool // set when the slot's own goroutine starts
-	stop      func()
 	needYield bool
 }
 
@@ -429,23 +464,34 @@ func (s *pull) enter() {
 }
 
 // switchTo parks the calling goroutine (whose slot record is self) and
-// runs next, or Run's goroutine when next is nil. It returns when another
-// goroutine switches back into the slot the caller was parked in.
-func (w *World) switchTo(self **pull, next *thread) {
+// runs the thread at index next of the run queue, or Run's goroutine when
+// next is -1. It returns when another goroutine switches back into the
+// slot the caller was parked in. The picked thread's slot comes from its
+// run-queue entry (see runEntry). It is enter written out: one frame fewer
+// between a resumed thread and its code, whose stack lines are cold after
+// a switch among many threads.
+func (w *World) switchTo(self **pull, next int) {
 	var s *pull
-	if next == nil {
+	if next < 0 {
 		s, w.mainAt = w.mainAt, nil
 		w.current = nil
 	} else {
-		s, next.at = next.at, nil
-		w.current = next
+		e := &w.runq[next]
+		s, e.at = e.at, nil
+		w.current = e.t
 		if w.cpu != nil {
-			w.cpu.charge(w, next)
+			w.cpu.charge(w, e.t)
 		}
 	}
 	*self = s
 	w.switches++
-	s.enter()
+	if s.needYield {
+		s.needYield = false
+		s.yield(struct{}{})
+		return
+	}
+	s.needYield = true
+	s.next()
 }
 
 // mix folds two words into the trace hash.
@@ -472,7 +518,7 @@ func (w *World) spawn(name string, body Runner) *thread {
 	w.threads = append(w.threads, t)
 	c := w.coroutine()
 	c.t, c.body = t, body
-	t.co, t.at = c, c.at
+	t.co, t.at = c, c.at // makeRunnable moves it to t's entry
 	c.at = nil
 	w.strategy.spawned(w, t)
 	w.makeRunnable(t)
@@ -484,7 +530,9 @@ func (w *World) spawn(name string, body Runner) *thread {
 // a thread returns, its coroutine waits in World.idle for the next spawn,
 // keeping its grown stack (a new coroutine per thread cost an allocation
 // set and stack growth each time). Which coroutine runs a thread never
-// shows in a run: decisions and trace hashes are the same.
+// shows in a run: decisions and trace hashes are the same. A coro is one
+// cache line (a compile error otherwise), carved from World.coroSlab: a
+// switch reads its slot (home) and nothing else of it.
 type coro struct {
 	home pull  // the slot made with this coroutine
 	at   *pull // where it is parked while idle (nil while it runs a thread)
@@ -493,6 +541,8 @@ type coro struct {
 	done bool // its goroutine has returned (teardown)
 }
 
+var _ [0]struct{} = [unsafe.Sizeof(coro{}) % 64]struct{}{}
+
 // coroutine returns an idle coroutine or starts one.
 func (w *World) coroutine() *coro {
 	if n := len(w.idle); n > 0 {
@@ -500,9 +550,9 @@ func (w *World) coroutine() *coro {
 		w.idle = w.idle[:n-1]
 		return c
 	}
-	c := &coro{}
+	c := w.coroSlab.new()
 	c.at = &c.home
-	c.home.next, c.home.stop = iter.Pull(func(yield func(struct{}) bool) {
+	c.home.next, _ = iter.Pull(func(yield func(struct{}) bool) {
 		c.home.yield = yield
 		defer func() { c.done = true }()
 		for !w.exiting {
@@ -518,7 +568,7 @@ func (w *World) coroutine() *coro {
 			w.idle = append(w.idle, c)
 			// Idle: run what comes next; resumed with a new thread (c.t)
 			// or for the teardown.
-			var next *thread
+			next := -1
 			if !w.killing {
 				next = w.schedule()
 			}
@@ -561,7 +611,8 @@ func (w *World) makeRunnable(t *thread) {
 	t.state = tRunnable
 	t.waitOn = waitReason{}
 	t.runIdx = len(w.runq)
-	w.runq = append(w.runq, t)
+	w.runq = append(w.runq, runEntry{t: t, at: t.at, id: t.id})
+	t.at = nil
 	w.strategy.runnable(t)
 }
 
@@ -570,10 +621,12 @@ func (w *World) removeRunnable(t *thread) {
 	if i < 0 {
 		return
 	}
-	last := w.runq[len(w.runq)-1]
-	w.runq[i] = last
-	last.runIdx = i
-	w.runq = w.runq[:len(w.runq)-1]
+	t.at = w.runq[i].at
+	n := len(w.runq) - 1
+	w.runq[i] = w.runq[n]
+	w.runq[i].t.runIdx = i
+	w.runq[n] = runEntry{}
+	w.runq = w.runq[:n]
 	t.runIdx = -1
 	w.strategy.blocked(t)
 }
@@ -604,16 +657,21 @@ func (w *World) point() {
 		return
 	}
 	next := w.pick()
-	if next == t {
+	if next >= 0 && w.runq[next].t == t {
 		if w.cpu != nil {
 			w.cpu.charge(w, t)
 		}
 		return
 	}
-	if next != nil && w.overBudget() { // the pick took the last step of the budget
-		next = nil
+	if next >= 0 && w.overBudget() { // the pick took the last step of the budget
+		next = -1
 	}
-	w.park(t, next) // next nil: a replay divergence or the budget ended the run
+	// park(t, next) written out (next is not t): next -1 is a replay
+	// divergence or the budget ending the run.
+	w.switchTo(w.slotOf(t), next)
+	if w.killing {
+		panic(killed{})
+	}
 }
 
 // waitReason says what a blocked thread waits on; it is rendered only for
@@ -660,18 +718,19 @@ func (w *World) block(t *thread, what waitReason) {
 	w.park(t, w.schedule())
 }
 
-// park hands the processor from t to next (nil: back to Run, the run is
-// over) and returns when t is resumed. When next is t itself (a timer
-// made it runnable again and it was picked) it just continues.
-func (w *World) park(t *thread, next *thread) {
-	if next == t {
+// park hands the processor from t to the thread at index next of the run
+// queue (-1: back to Run, the run is over) and returns when t is resumed.
+// When next is t itself (a timer made it runnable again and it was
+// picked) it just continues.
+func (w *World) park(t *thread, next int) {
+	if next >= 0 && w.runq[next].t == t {
 		w.current = t
 		if w.cpu != nil {
 			w.cpu.charge(w, t)
 		}
 		return
 	}
-	w.switchTo(&t.at, next)
+	w.switchTo(w.slotOf(t), next)
 	if w.killing {
 		panic(killed{})
 	}
@@ -704,10 +763,11 @@ func (w *World) blocked() []BlockedThread {
 func (w *World) killAll() {
 	w.killing = true
 	for i := 0; i < len(w.threads); i++ {
-		if t := w.threads[i]; t.state != tDone && t.at != nil {
+		if t := w.threads[i]; t.state != tDone && *w.slotOf(t) != nil {
 			w.current = t
-			s := t.at
-			t.at = nil
+			sp := w.slotOf(t)
+			s := *sp
+			*sp = nil
 			w.mainAt = s
 			s.enter()
 			w.current = nil

@@ -208,7 +208,7 @@ type RestoreLoad uint8
 // The restore-load values.
 const (
 	LoadRetries RestoreLoad = iota // through the status retry loop, after the old generation's clean
-	LoadOnce                       // one read before the clean; a failed read ends the restore there
+	LoadOnce                       // one read before the clean; a failed read ends the restore there, and the redeploy follows
 )
 
 // Set is one value per variant key. The zero value is the fixed design;

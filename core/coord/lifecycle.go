@@ -244,6 +244,20 @@ func (c *Coordinator) redeployAfterAbort(gen uint64) {
 	}
 }
 
+// resumeChain is the chain a restore's inline trigger continues: a new
+// one, so that a re-arm of the old chain that lands after the restore's
+// clean is superseded; with restore-chain=live (upstream, whose triggers
+// carry no chain) the live chain's token, so that such a re-arm runs on
+// beside the chain the resume starts (F029).
+func (c *Coordinator) resumeChain() uint64 {
+	if c.cfg.Variants.RestoreChain != variant.ChainLive {
+		return c.newChain()
+	}
+	c.periodicMu.Lock()
+	defer c.periodicMu.Unlock()
+	return c.periodicTok
+}
+
 // isFinal reports a final checkpoint that completed in this coordinator
 // (a COMPLETED_POINT not read back from storage by a restore).
 func isFinal(l *Completed) bool { return l != nil && l.Type == CompletedPoint && !l.Restored }
@@ -281,7 +295,7 @@ func (c *Coordinator) resume() error {
 	if err := c.notifyCompleted(c.latestCompleted.Load()); err != nil {
 		return err
 	}
-	typ, tok := Checkpoint, c.newChain() // the inline trigger starts the periodic chain
+	typ, tok := Checkpoint, c.resumeChain() // the inline trigger starts the periodic chain
 	if c.allReadyToClose() {
 		typ = CompletedPoint
 	}

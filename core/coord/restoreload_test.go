@@ -57,3 +57,34 @@ func TestAbortedRestoreStillHandsTheLatest(t *testing.T) {
 		}
 	})
 }
+
+// TestRestoreChain: a restore's resume starts a new periodic chain, so a
+// trigger or re-arm of the chain that ran before it is superseded; with
+// restore-chain=live (upstream, whose triggers carry no chain) the resume
+// continues the live chain, and such a late re-arm is not stopped by its
+// token (F029).
+func TestRestoreChain(t *testing.T) {
+	for _, tc := range []struct {
+		chain      variant.RestoreChain
+		superseded bool
+	}{{variant.ChainNew, true}, {variant.ChainLive, false}} {
+		inSim(t, 20, func(t testing.TB, e env.Env) {
+			r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: time.Second,
+				Variants: variant.Set{RestoreChain: tc.chain}})
+			defer r.close()
+			r.c.Start()
+			if !r.waitFor(30*time.Second, func() bool { return r.completed() >= 1 }) {
+				t.Fatalf("only %d checkpoints completed", r.completed())
+			}
+			r.c.periodicMu.Lock()
+			old := r.c.periodicTok
+			r.c.periodicMu.Unlock()
+			if err := r.c.Restore(true); err != nil {
+				t.Fatal(err)
+			}
+			if got := r.c.superseded(Checkpoint, old); got != tc.superseded {
+				t.Fatalf("restore-chain=%d: the old chain superseded after the restore: %v, want %v", tc.chain, got, tc.superseded)
+			}
+		})
+	}
+}

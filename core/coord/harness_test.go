@@ -30,10 +30,14 @@ type rig struct {
 	dispatch time.Duration
 	storeLat time.Duration
 	getLat   time.Duration // each status-store read takes this long
-	restores int
-	failures []Reason
-	ids      int64
-	status   map[string]string
+	// getFails makes that many status reads of keys with getFailsKey in
+	// them fail as retryable first.
+	getFails    int
+	getFailsKey string
+	restores    int
+	failures    []Reason
+	ids         int64
+	status      map[string]string
 	// statusLat, when set, is each status write's latency by value.
 	statusLat map[string]time.Duration
 	// setFails makes that many status writes to keys with setFailsKey in
@@ -239,6 +243,10 @@ type rigStatus rig
 func (s *rigStatus) Get(k string) (string, error) {
 	if s.getLat > 0 {
 		s.e.Sleep(s.getLat)
+	}
+	if s.getFails > 0 && strings.Contains(k, s.getFailsKey) {
+		s.getFails--
+		return "", fmt.Errorf("%w: rig", ErrRetryable)
 	}
 	return s.status[k], nil
 }

@@ -117,6 +117,7 @@ func (c *Coordinator) Restore(alreadyStarted bool) error {
 	if c.cfg.Variants.RestoreLoad == variant.LoadOnce {
 		var ok bool
 		if loaded, ok = c.loadOnce(gen); !ok {
+			c.redeployAfterAbort(gen)
 			return nil
 		}
 	}
@@ -201,7 +202,8 @@ func (c *Coordinator) newGeneration() (uint64, *Completed) {
 // of the restore, and the caller catches it and redeploys the pipeline
 // (2024 SubPlan.prepareRestorePipeline), so the restore reports no error
 // here: the new generation stays installed and RUNNING with the old one's
-// pending checkpoints, counter, armed tasks and shutdown flag. It reports
+// pending checkpoints, counter, armed tasks and shutdown flag, and Restore
+// goes on as the redeploy does (redeployAfterAbort). It reports
 // the set it read and whether the restore goes on (restoreState then uses
 // that set instead of reading it again).
 func (c *Coordinator) loadOnce(gen uint64) ([]TaskID, bool) {
@@ -212,6 +214,48 @@ func (c *Coordinator) loadOnce(gen uint64) ([]TaskID, bool) {
 	}
 	c.clean(ReasonReset, gen)
 	return ids, true
+}
+
+// redeployAfterAbort is what follows upstream's aborted restore
+// (restore-load=once, F001): the caller catches the throwable and
+// redeploys the pipeline (2024 SubPlan.prepareRestorePipeline); each
+// redeployed task's WAITING_RESTORE hands it the latest completed
+// checkpoint and marks it restored (restoreTaskState, which reads the
+// field, not anything the restore set up), and the last READY_START runs
+// allTaskReady: it re-commits the latest (notifyCompleted; a failure fails
+// the generation) and arms the periodic trigger one interval later. So
+// the tasks get the newest state, and what the aborted restore leaves is
+// its shutdown flag: on a restart the old generation's clean set it, the
+// trigger stops at guard 5 without re-arming, and the pipeline checkpoints
+// no more (F001). Nothing restores again.
+func (c *Coordinator) redeployAfterAbort(gen uint64) {
+	if l := c.latestCompleted.Load(); l != nil && !l.Restored {
+		r := *l
+		r.Restored = true
+		c.latestCompleted.CompareAndSwap(l, &r)
+	}
+	c.allTaskReady.Store(true)
+	if err := c.notifyCompleted(c.latestCompleted.Load()); err != nil {
+		c.handleError(gen, ReasonNotifyFailed, err, fenceAlways)
+		return
+	}
+	if c.cfg.Interval > 0 {
+		c.armPeriodic(c.cfg.Interval)
+	}
+}
+
+// resumeChain is the chain a restore's inline trigger continues: a new
+// one, so that a re-arm of the old chain that lands after the restore's
+// clean is superseded; with restore-chain=live (upstream, whose triggers
+// carry no chain) the live chain's token, so that such a re-arm runs on
+// beside the chain the resume starts (F029).
+func (c *Coordinator) resumeChain() uint64 {
+	if c.cfg.Variants.RestoreChain != variant.ChainLive {
+		return c.newChain()
+	}
+	c.periodicMu.Lock()
+	defer c.periodicMu.Unlock()
+	return c.periodicTok
 }
 
 // isFinal reports a final checkpoint that completed in this coordinator
@@ -251,7 +295,7 @@ func (c *Coordinator) resume() error {
 	if err := c.notifyCompleted(c.latestCompleted.Load()); err != nil {
 		return err
 	}
-	typ, tok := Checkpoint, c.newChain() // the inline trigger starts the periodic chain
+	typ, tok := Checkpoint, c.resumeChain() // the inline trigger starts the periodic chain
 	if c.allReadyToClose() {
 		typ = CompletedPoint
 	}

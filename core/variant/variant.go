@@ -201,6 +201,16 @@ const (
 	FinalRacesRestore                     // it runs at once
 )
 
+// RestoreChain is restore-chain (F029): which periodic chain a restore's
+// resume continues.
+type RestoreChain uint8
+
+// The restore-chain values.
+const (
+	ChainNew  RestoreChain = iota // a new chain: a late re-arm of the old one does nothing
+	ChainLive                     // the live chain's token (upstream has none): a late re-arm runs on beside it
+)
+
 // RestoreLoad is restore-load (F001): how a restore reads the ready-to-close
 // set, and what a failed read leaves.
 type RestoreLoad uint8
@@ -208,7 +218,7 @@ type RestoreLoad uint8
 // The restore-load values.
 const (
 	LoadRetries RestoreLoad = iota // through the status retry loop, after the old generation's clean
-	LoadOnce                       // one read before the clean; a failed read ends the restore there
+	LoadOnce                       // one read before the clean; a failed read ends the restore there, and the redeploy follows
 )
 
 // Set is one value per variant key. The zero value is the fixed design;
@@ -238,6 +248,7 @@ type Set struct {
 	FinalRearm          FinalRearm         // final-rearm               F023
 	FinalRestore        FinalRestore       // final-restore             F025
 	RestoreLoad         RestoreLoad        // restore-load              F001
+	RestoreChain        RestoreChain       // restore-chain             F029
 	CancelAll           sched.CancelAllSet // cancel-all                F026
 	CloseTasks          sched.CloseTasks   // close-tasks               F010
 }
@@ -276,6 +287,7 @@ var keys = []Key{
 	enum("final-rearm", func(s *Set) *FinalRearm { return &s.FinalRearm }, "lease", "none"),
 	enum("final-restore", func(s *Set) *FinalRestore { return &s.FinalRestore }, "waits", "races"),
 	enum("restore-load", func(s *Set) *RestoreLoad { return &s.RestoreLoad }, "retries", "once"),
+	enum("restore-chain", func(s *Set) *RestoreChain { return &s.RestoreChain }, "new", "live"),
 	named("cancel-all", func(s *Set) *sched.CancelAllSet { return &s.CancelAll }, sched.CancelAllSets),
 	named("close-tasks", func(s *Set) *sched.CloseTasks { return &s.CloseTasks }, sched.CloseTasksValues),
 }

@@ -35,6 +35,7 @@ func TestSpellings(t *testing.T) {
 		"final-rearm=lease|none",
 		"final-restore=waits|races",
 		"restore-load=retries|once",
+		"restore-chain=new|live",
 		"cancel-all=keeps|clears",
 		"close-tasks=settles|drops",
 	}

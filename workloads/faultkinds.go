@@ -108,6 +108,9 @@ var faultKinds = []FaultKind{
 	rateKind("storage_reply_lost", func(f *Faults) *float64 { return &f.StorageReplyLost }, func(c *cluster.FaultRates) *float64 { return &c.StoreReplyLost }),
 	rateKind("bit_rot", func(f *Faults) *float64 { return &f.BitRot }, func(c *cluster.FaultRates) *float64 { return &c.BitRot }),
 	rateKind("savepoint_rot", func(f *Faults) *float64 { return &f.SavepointRot }, func(c *cluster.FaultRates) *float64 { return &c.SavepointRot }),
+	// Last in the table: swarm draws every kind in table order, so a kind
+	// appended here leaves the draws of the kinds before it as they were.
+	schedKind("redeploy", "redeploy", func(f *Faults) *Schedule { return &f.Redeploy }, (*injector).redeploy, Range{}),
 }
 
 // FaultKinds returns the table of fault kinds, in schema order.

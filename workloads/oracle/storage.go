@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -53,7 +54,15 @@ import (
 //     and handed nothing, while such a checkpoint is stored at its end,
 //     is a violation too (except for a pipeline whose sources the harness
 //     finished: a finished pipeline is not restored). Writes landing
-//     during the restore may be picked and need not be.
+//     during the restore may be picked and need not be. A redeploy the
+//     harness drove (ObsRestoreBegin with Redeploy: Coordinator.Restore
+//     (false), then each task reports WAITING_RESTORE) hands the state by
+//     Transport.RestoreState instead, after the call, on each task's
+//     report: every RestoreState hand-over of a pipeline carries a
+//     checkpoint at least as new as the newest one whose write landed
+//     before the pipeline's latest redeploy began and that is stored
+//     intact at the hand-over (not nil while there is one, not another
+//     pipeline's, not an older one).
 type Storage struct {
 	f     *Findings
 	now   func() time.Duration
@@ -98,6 +107,9 @@ type stPipe struct {
 	rotted   map[int64]bool
 	gone     map[int64]bool
 	finished bool
+	// redeploy: the pipeline's latest redeploy (nil: none yet), whose
+	// RestoreState hand-overs restore-newest judges.
+	redeploy *rnWindow
 }
 
 type stCall struct {
@@ -136,6 +148,10 @@ func (k *Storage) Observe(o cluster.Obs) {
 	switch o.Kind {
 	case cluster.ObsRestoreBegin:
 		p.restoring++
+		if o.Redeploy {
+			p.redeploy = &rnWindow{begin: k.seq, call: o.Call} // no re-commit: judged at each RestoreState
+			break
+		}
 		k.restores[rnKey{o.Thread, p}] = &rnWindow{begin: k.seq, call: o.Call}
 	case cluster.ObsRestoreEnd:
 		p.restoring--
@@ -160,6 +176,9 @@ func (k *Storage) Observe(o cluster.Obs) {
 		k.integrity(p, o)
 		if w := k.restores[rnKey{o.Thread, p}]; w != nil && o.Kind == cluster.ObsNotify {
 			k.handed(p, w, o)
+		}
+		if o.Kind == cluster.ObsRestoreState && p.redeploy != nil {
+			k.redeployed(p, p.redeploy, o)
 		}
 	case cluster.ObsDeleted:
 		for _, id := range o.IDs {
@@ -199,6 +218,27 @@ func (k *Storage) handed(p *stPipe, w *rnWindow, o cluster.Obs) {
 		k.f.Once(RestoreNewest, k.now(), p.subj, "restore call %d handed task %d checkpoint %d (Transport.NotifyComplete) while checkpoint %d, "+
 			"newer, landed before the restore began and is stored intact: the restore skipped a readable checkpoint", w.call, o.Task, o.ID, want)
 	}
+}
+
+// redeployed judges a redeploy's hand-over to one task (restore-newest):
+// Transport.RestoreState must carry a checkpoint at least as new as the
+// newest intact one that landed before the redeploy began (ID 0: it
+// handed none). A pipeline whose sources the harness finished is exempt,
+// as for a restore.
+func (k *Storage) redeployed(p *stPipe, w *rnWindow, o cluster.Obs) {
+	if p.finished {
+		return
+	}
+	want := p.newestBefore(w.begin)
+	if o.ID >= want {
+		return
+	}
+	handed := fmt.Sprintf("checkpoint %d", o.ID)
+	if o.ID == 0 {
+		handed = "no checkpoint"
+	}
+	k.f.Once(RestoreNewest, k.now(), p.subj, "redeploy (restore call %d) handed task %d %s (Transport.RestoreState) while checkpoint %d, "+
+		"newer, landed before the redeploy began and is stored intact: the redeployed task restores from an older state", w.call, o.Task, handed, want)
 }
 
 // restoreEnd closes a restore's window: one that returned without error

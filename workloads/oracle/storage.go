@@ -233,12 +233,12 @@ func (k *Storage) redeployed(p *stPipe, w *rnWindow, o cluster.Obs) {
 	if o.ID >= want {
 		return
 	}
-	handed := fmt.Sprintf("checkpoint %d", o.ID)
+	handed, from := fmt.Sprintf("checkpoint %d", o.ID), "an older state"
 	if o.ID == 0 {
-		handed = "no checkpoint"
+		handed, from = "no checkpoint", "empty"
 	}
 	k.f.Once(RestoreNewest, k.now(), p.subj, "redeploy (restore call %d) handed task %d %s (Transport.RestoreState) while checkpoint %d, "+
-		"newer, landed before the redeploy began and is stored intact: the redeployed task restores from an older state", w.call, o.Task, handed, want)
+		"newer, landed before the redeploy began and is stored intact: the redeployed task restarts from %s", w.call, o.Task, handed, want, from)
 }
 
 // restoreEnd closes a restore's window: one that returned without error

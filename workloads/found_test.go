@@ -161,16 +161,14 @@ func TestFoundSeeds(t *testing.T) {
 		// core/coord reconciles the deque with storage after a failed store).
 		{"idle-close", 5400169, "", "a lost store reply in a stale generation leaks a checkpoint", "on"},
 		{"idle-close-late", 5700241, "", "the same", "on"},
-		// Not core bugs, found once swarm drew redeploy: the last
-		// READY_START of a redeploy re-commits an older checkpoint after
-		// the restore call returned, and its notify fault failed the
-		// redeploy's generation, which generation-justified did not credit
-		// (workloads/oracle, TestGenerationAttribution); and a master crash
+		// Not a core bug, found once swarm drew redeploy (seed 11, baked:
+		// swarm now keeps redeploy in one seed in eight): a master crash
 		// hit a savepoint commit step whose error the commit did not
 		// report, and the savepoint rot read the crashed file system (a
-		// harness panic; workloads/savepoints.go).
-		{"swarm", 34, "", "a redeploy's failed re-commit: generation-justified", ""},
-		{"swarm", 11, "", "savepoint rot after a crashed commit that returned nil", ""},
+		// harness panic; workloads/savepoints.go). (Seed 34 then, a
+		// redeploy's failed re-commit that generation-justified did not
+		// credit, is TestGenerationAttribution's case.)
+		{"testdata/swarm-11-rot-after-crash.yaml", 11, "", "savepoint rot after a crashed commit that returned nil", ""},
 	} {
 		var s *Scenario
 		var err error

@@ -210,10 +210,10 @@ func TestGenerationAttribution(t *testing.T) {
 		{"a failure in that instant with a cause only in the generation before is counted there (model-generation judges it)", false, slices.Concat(
 			at(0, alloc(1)), at(1500*ms, restoreBegin(1, 2), running(2), restoreEnd(1, 2), failedWrite(9), notify(9))),
 			[]int{1}, nil},
-		// swarm seed 34 (with redeploy): the last READY_START of a
-		// redeploy re-commits the restored checkpoint (triggered in
-		// generation 1) after the restore call returned; its notify fails
-		// the generation the redeploy began.
+		// swarm seed 34 (when swarm kept redeploy in one seed in two):
+		// the last READY_START of a redeploy re-commits the restored
+		// checkpoint (triggered in generation 1) after the restore call
+		// returned; its notify fails the generation the redeploy began.
 		{"a redeploy's failed re-commit justifies the redeploy's generation", false, slices.Concat(
 			at(0, alloc(1), stored(1)), at(1500*ms, redeployBegin(1, 2), running(2), redeployEnd(1, 2)),
 			at(2500*ms, report(cluster.ReportReadyStart), report(cluster.ReportLastReadyStart), notifyFault(9, 1), failedWrite(9), notify(9))),

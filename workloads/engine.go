@@ -256,6 +256,11 @@ func (r *runner) main() {
 	}
 	r.gens.Attach(r.c)
 	r.prog = oracle.NewProgress(&r.find, r.w.Elapsed)
+	if r.faults.Redeploy.On() {
+		// Two periods and 10 s for the reports' hop to the coordinator
+		// executor, a schema change or savepoint in the way, a slow trigger.
+		r.prog.RedeployWithin = 2*(r.ccfg.Coord.Interval+r.ccfg.Coord.MinPause) + 10*time.Second
+	}
 	r.prog.Attach(r.c)
 	r.fin = oracle.NewFinish(&r.find, r.w.Elapsed, r.s.Cluster.Tasks)
 	r.fin.Attach(r.c)
@@ -528,6 +533,7 @@ func (r *runner) liveness(out *Outcome) {
 		}
 	}
 	r.prog.Unfinished(pipes)
+	r.prog.Restarted()
 	if r.wm != nil && r.wm.used {
 		r.wm.live.Judge(&r.find, r.now(), r.healAt)
 	}

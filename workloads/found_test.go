@@ -169,6 +169,15 @@ func TestFoundSeeds(t *testing.T) {
 		// redeploy's failed re-commit that generation-justified did not
 		// credit, is TestGenerationAttribution's case.)
 		{"testdata/swarm-11-rot-after-crash.yaml", 11, "", "savepoint rot after a crashed commit that returned nil", ""},
+		// A savepoint requested just before a redeploy waited for the
+		// pending checkpoint outside coord.lock; the redeploy's
+		// Restore(false) ran meanwhile, and the savepoint was then taken
+		// of tasks still waiting for their state, became the latest
+		// completed and was handed back to them by Transport.RestoreState
+		// (restore-integrity: an id no checkpoint store of the pipeline
+		// wrote; core/coord savepointCreate re-checks that the tasks are
+		// ready, TestSavepointNotTakenOfRedeployedTasks).
+		{"swarm", 246, "", "a savepoint taken of redeployed tasks handed back to them as their state", ""},
 	} {
 		var s *Scenario
 		var err error

@@ -42,7 +42,9 @@ import (
 //   - restore-integrity: every checkpoint handed to a task (NotifyComplete,
 //     RestoreState) whose id a landed store wrote carries the states that
 //     store carried (a digest, cluster.StateSum): a restore never loads
-//     rotted bytes.
+//     rotted bytes. A RestoreState hand-over (a redeploy's, of what the
+//     restore read back from storage) carries an id a landed checkpoint
+//     store of the pipeline wrote, or none.
 //   - restore-newest: a restore the harness drove (ObsRestoreBegin to
 //     ObsRestoreEnd) hands the tasks, by Transport.NotifyComplete on the
 //     thread that called Coordinator.Restore (its re-commit; the
@@ -299,6 +301,17 @@ func (p *stPipe) trim(n int) {
 
 func (k *Storage) integrity(p *stPipe, o cluster.Obs) {
 	want, ok := p.sums[o.ID]
+	if !ok && o.Kind == cluster.ObsRestoreState && o.ID != 0 && !p.finished {
+		// A redeployed task is handed what the restore read back from
+		// storage (or a checkpoint its tasks completed since they were
+		// ready): one no checkpoint store of this pipeline wrote is
+		// another pipeline's, or was taken while the tasks waited for
+		// their state (a savepoint created after the redeploy began).
+		k.f.Once(RestoreIntegrity, k.now(), p.subj, "Transport.RestoreState handed task %d checkpoint %d, which no checkpoint store of this "+
+			"pipeline wrote (another pipeline's, or a savepoint taken while the redeployed tasks waited for their state): "+
+			"the task restores a state that is not what its pipeline stored", o.Task, o.ID)
+		return
+	}
 	if !ok || o.Sum == want {
 		return
 	}

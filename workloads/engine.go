@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
@@ -19,7 +20,8 @@ import (
 // SwarmFaults is the faults one seed of a swarm scenario runs with
 // (TigerBeetle's swarm testing: a seed with few fault kinds finds bugs
 // that all of them together hide). Each kind the scenario switches on
-// (FaultKinds, in table order) is kept with probability 1/2, at a
+// (FaultKinds, in table order) is kept with probability 1/2 (1/KeepOneIn
+// for a kind that sets it: redeploy, 1/8), at a
 // magnitude drawn from its swarm range: its rate (probability, per_hour,
 // the inverse of every, a distribution's scale) times a multiplier drawn
 // log-uniformly from Swarm, and a schedule's `for` times one from
@@ -32,7 +34,7 @@ func SwarmFaults(f Faults, seed uint64) (out Faults, chosen map[string]string) {
 	out, chosen = f.Clone(), map[string]string{}
 	var enabled, kept []FaultKind
 	for _, k := range faultKinds {
-		keep, x, y := r.IntN(2) == 0, r.Float64(), r.Float64()
+		keep, x, y := r.IntN(cmp.Or(k.KeepOneIn, 2)) == 0, r.Float64(), r.Float64()
 		if !k.On(&f) {
 			continue
 		}
@@ -254,6 +256,11 @@ func (r *runner) main() {
 	}
 	r.gens.Attach(r.c)
 	r.prog = oracle.NewProgress(&r.find, r.w.Elapsed)
+	if r.faults.Redeploy.On() {
+		// Two periods and 10 s for the reports' hop to the coordinator
+		// executor, a schema change or savepoint in the way, a slow trigger.
+		r.prog.RedeployWithin = 2*(r.ccfg.Coord.Interval+r.ccfg.Coord.MinPause) + 10*time.Second
+	}
 	r.prog.Attach(r.c)
 	r.fin = oracle.NewFinish(&r.find, r.w.Elapsed, r.s.Cluster.Tasks)
 	r.fin.Attach(r.c)
@@ -526,6 +533,7 @@ func (r *runner) liveness(out *Outcome) {
 		}
 	}
 	r.prog.Unfinished(pipes)
+	r.prog.Restarted()
 	if r.wm != nil && r.wm.used {
 		r.wm.live.Judge(&r.find, r.now(), r.healAt)
 	}

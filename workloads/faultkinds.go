@@ -62,6 +62,10 @@ type FaultKind struct {
 	// rate (probability, per_hour, 1/every, or a distribution's scale);
 	// SwarmFor is the one applied to a schedule's `for` (zero: kept).
 	Swarm, SwarmFor Range
+	// KeepOneIn: swarm keeps the kind in one seed in KeepOneIn (0: 2, the
+	// rule); one draw either way, so a kind's odds leave the others' draws
+	// as they were.
+	KeepOneIn int
 
 	sched func(*Faults) *Schedule
 	rate  func(*Faults) *float64
@@ -108,7 +112,18 @@ var faultKinds = []FaultKind{
 	rateKind("storage_reply_lost", func(f *Faults) *float64 { return &f.StorageReplyLost }, func(c *cluster.FaultRates) *float64 { return &c.StoreReplyLost }),
 	rateKind("bit_rot", func(f *Faults) *float64 { return &f.BitRot }, func(c *cluster.FaultRates) *float64 { return &c.BitRot }),
 	rateKind("savepoint_rot", func(f *Faults) *float64 { return &f.SavepointRot }, func(c *cluster.FaultRates) *float64 { return &c.SavepointRot }),
+	// Last in the table: swarm draws every kind in table order, so a kind
+	// appended here leaves the draws of the kinds before it as they were.
+	// Swarm keeps it in one seed in eight, so that most swarm seeds run as
+	// they did before it.
+	redeployKind,
 }
+
+var redeployKind = func() FaultKind {
+	k := schedKind("redeploy", "redeploy", func(f *Faults) *Schedule { return &f.Redeploy }, (*injector).redeploy, Range{})
+	k.KeepOneIn = 8
+	return k
+}()
 
 // FaultKinds returns the table of fault kinds, in schema order.
 func FaultKinds() []FaultKind { return slices.Clone(faultKinds) }

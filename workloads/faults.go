@@ -169,3 +169,21 @@ func (in *injector) schemaChange(sc Schedule) {
 	in.w.Sleep(d)
 	co.SchemaChangeAfter()
 }
+
+// redeploy redeploys a random pipeline of a random job
+// (cluster.RedeployPipeline: Coordinator.Restore(false), then every task
+// reports WAITING_RESTORE and READY_START); one redeploy in four has a
+// random task fail between its two reports, and the pipeline is redeployed
+// again after the restart delay.
+func (in *injector) redeploy(Schedule) {
+	m := in.job()
+	p := in.r.IntN(in.s.Cluster.Pipelines)
+	failing := -1
+	if in.r.IntN(4) == 0 {
+		failing = in.r.IntN(in.s.Cluster.Tasks)
+	}
+	in.w.Note("fault: redeploy of job %d pipeline %d", m.Job(), p)
+	if err := in.c.RedeployPipeline(m.Job(), p, failing); err != nil {
+		in.w.Note("redeploy of job %d pipeline %d: %v", m.Job(), p, err)
+	}
+}

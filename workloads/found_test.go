@@ -161,6 +161,23 @@ func TestFoundSeeds(t *testing.T) {
 		// core/coord reconciles the deque with storage after a failed store).
 		{"idle-close", 5400169, "", "a lost store reply in a stale generation leaks a checkpoint", "on"},
 		{"idle-close-late", 5700241, "", "the same", "on"},
+		// Not a core bug, found once swarm drew redeploy (seed 11, baked:
+		// swarm now keeps redeploy in one seed in eight): a master crash
+		// hit a savepoint commit step whose error the commit did not
+		// report, and the savepoint rot read the crashed file system (a
+		// harness panic; workloads/savepoints.go). (Seed 34 then, a
+		// redeploy's failed re-commit that generation-justified did not
+		// credit, is TestGenerationAttribution's case.)
+		{"testdata/swarm-11-rot-after-crash.yaml", 11, "", "savepoint rot after a crashed commit that returned nil", ""},
+		// A savepoint requested just before a redeploy waited for the
+		// pending checkpoint outside coord.lock; the redeploy's
+		// Restore(false) ran meanwhile, and the savepoint was then taken
+		// of tasks still waiting for their state, became the latest
+		// completed and was handed back to them by Transport.RestoreState
+		// (restore-integrity: an id no checkpoint store of the pipeline
+		// wrote; core/coord savepointCreate re-checks that the tasks are
+		// ready, TestSavepointNotTakenOfRedeployedTasks).
+		{"swarm", 246, "", "a savepoint taken of redeployed tasks handed back to them as their state", ""},
 	} {
 		var s *Scenario
 		var err error

@@ -177,6 +177,10 @@ type Faults struct {
 	// SavepointRot: a committed savepoint's stored bytes rot (one bit of
 	// one pipeline's state flips in its payload file).
 	SavepointRot float64 `yaml:"savepoint_rot,omitempty"`
+	// Redeploy: the harness redeploys a random pipeline (restoreCoordinator
+	// (false)): its tasks report WAITING_RESTORE, are handed their state,
+	// then report READY_START (faults.go, cluster.RedeployPipeline).
+	Redeploy Schedule `yaml:"redeploy,omitempty"`
 }
 
 // Buggify switches core's rare paths (env.Site, FoundationDB's BUGGIFY) on

@@ -224,6 +224,28 @@ func (s *Scenario) validateFaults() error {
 			return err
 		}
 	}
+	return s.validateRedeploy()
+}
+
+// validateRedeploy refuses what a redeploy does not take: the options of
+// other schedule kinds, and tasks that close or finish on their own (a
+// closed task is not redeployed).
+func (s *Scenario) validateRedeploy() error {
+	r := s.Faults.Redeploy
+	for _, o := range []struct {
+		field string
+		set   bool
+	}{{"for", r.For.D > 0 || r.For.Raw != ""}, {"keep_coordinators", r.KeepCoordinators}, {"graceful", r.Graceful}, {"whole_job", r.WholeJob}} {
+		if o.set {
+			return s.errorf("$.faults.redeploy."+o.field, "not an option of redeploy (it redeploys one pipeline, at once)")
+		}
+	}
+	if !r.On() {
+		return nil
+	}
+	if s.Workload.IdleAfter != (Dist{}) || s.Workload.FinishAfter != (Dist{}) {
+		return s.errorf("$.faults.redeploy", "redeploy needs tasks that stay open: not with workload.idle_after or workload.finish_after")
+	}
 	return nil
 }
 

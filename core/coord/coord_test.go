@@ -544,3 +544,39 @@ func TestRearmOfReplacedGenerationIsStopped(t *testing.T) {
 		}
 	})
 }
+
+// TestSavepointNotTakenOfRedeployedTasks: a savepoint requested while a
+// checkpoint is pending waits for it outside coord.lock; a redeploy
+// (Restore(false)) that runs meanwhile leaves its tasks waiting for their
+// state, and the savepoint must not be taken of them: it fails with
+// ErrTasksNotReady and no SAVEPOINT is triggered. Taken, it became the
+// latest completed and was handed back to the redeployed tasks as their
+// state (restore-integrity; swarm seed 246 with redeploy).
+func TestSavepointNotTakenOfRedeployedTasks(t *testing.T) {
+	inSim(t, 40, func(t testing.TB, e env.Env) {
+		r := newRig(t, e, Config{Interval: 5 * time.Second, Timeout: 20 * time.Second})
+		defer r.close()
+		r.ackDelay = 3 * time.Second
+		r.c.Start()
+		r.waitFor(10*time.Second, func() bool { return r.c.PendingCount() == 1 })
+		var done bool
+		var spErr error
+		e.Go("savepoint", func() {
+			f, err := r.c.StartSavepoint(nil)
+			if err == nil {
+				_, _, err = f.GetFor(time.Minute)
+			}
+			done, spErr = true, err
+		})
+		e.Sleep(time.Second) // the savepoint waits for the pending checkpoint
+		if err := r.c.Restore(false); err != nil {
+			t.Fatal(err)
+		}
+		if !r.waitFor(time.Minute, func() bool { return done }) {
+			t.Fatal("the savepoint request never returned")
+		}
+		if !errors.Is(spErr, ErrTasksNotReady) || r.firstOf(EvTriggered, Savepoint) >= 0 {
+			t.Fatalf("savepoint after a redeploy, tasks not ready: err %v, triggered at event %d", spErr, r.firstOf(EvTriggered, Savepoint))
+		}
+	})
+}

@@ -78,6 +78,15 @@ func (c *Coordinator) savepointCreate() (*Future[*Pending], error) {
 	if c.shutdown.Load() || c.isCompleted() {
 		return nil, ErrShutdown
 	}
+	if c.cfg.Variants.SavepointWait != variant.WaitUnderLock && !c.allTaskReady.Load() {
+		// Waiting outside coord.lock lets a redeploy (Restore(false)) run
+		// between two polls: its tasks wait for their state, and a
+		// savepoint taken of them now became the latest completed and was
+		// handed back to them as that state (restore-integrity; swarm
+		// seed 246 with redeploy). Upstream waits under the lock, where
+		// the restore's clean aborts the savepoint it created.
+		return nil, ErrTasksNotReady
+	}
 	pf, err := c.createPending(c.e.Now(), Savepoint)
 	if err != nil {
 		return nil, err

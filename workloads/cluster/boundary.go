@@ -15,7 +15,7 @@ type ObsKind uint8
 
 // The observations.
 const (
-	ObsRestoreBegin    ObsKind = iota // the harness calls Coordinator.Restore (Call numbers the call)
+	ObsRestoreBegin    ObsKind = iota // the harness calls Coordinator.Restore (Call numbers the call; Redeploy: Restore(false), a redeploy)
 	ObsRestoreEnd                     // that call returned (Value "failed": it returned an error; a whole-job restore's error fails each pipeline's)
 	ObsStatusSet                      // StatusStore.Set entered for the pipeline's status key (Value)
 	ObsAllocate                       // IDCounter.Next returned ID
@@ -49,6 +49,11 @@ const (
 	ObsLeaseDone        // self-report, after the run: the scheduler's Done says task ID is done
 	ObsLeaseOutstanding // self-report, after the run: the lease's Outstanding count is ID
 	ObsJobDeleted       // Storage.DeleteJob removed every checkpoint of the pipeline's job (after a cancel): one per pipeline
+	// ObsTaskReport: a task the harness redeployed reports its state
+	// (Coordinator.ReportTask; Value ReportWaitingRestore, ReportReadyStart
+	// or, for the redeploy's last, ReportLastReadyStart; Call the
+	// redeploy's restore call).
+	ObsTaskReport
 )
 
 // Fault names carried by ObsFault.
@@ -104,13 +109,19 @@ type Obs struct {
 	Lease      int
 	Delay      time.Duration
 	ThreadName string
+	// Redeploy: ObsRestoreBegin and ObsRestoreEnd of a redeploy
+	// (Coordinator.Restore(false), RedeployPipeline): the tasks are handed
+	// their state by Transport.RestoreState after the call, on their
+	// WAITING_RESTORE reports, not by a re-commit.
+	Redeploy bool
 }
 
 func (o Obs) String() string {
 	names := [...]string{"restore-begin", "restore-end", "status-set", "allocate", "barrier", "stored", "failure", "fault", "notify", "cancel-all",
 		"ack", "notified", "sources-finished", "task-closed",
 		"store-begin", "store-failed", "listed", "deleted", "restore-state", "ask-close", "canceled",
-		"call", "lease-schedule", "lease-scheduled", "lease-cancel", "cancel-all-begin", "body-start", "body-end", "lease-done", "lease-outstanding"}
+		"call", "lease-schedule", "lease-scheduled", "lease-cancel", "cancel-all-begin", "body-start", "body-end", "lease-done", "lease-outstanding",
+		"job-deleted", "task-report"}
 	return fmt.Sprintf("%s job %d pipeline %d id %d call %d %s%s", names[o.Kind], o.Job, o.Pipeline, o.ID, o.Call, o.Fault, o.Value)
 }
 

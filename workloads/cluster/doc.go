@@ -7,7 +7,8 @@
 // # Determinism
 //
 // Every draw comes from a stream of the World, derived from the seed:
-// latencies, task slowness and restart delays from sim.StreamWorkload;
+// latencies, task slowness and restart delays (and a redeploy's report
+// latencies, RedeployPipeline) from sim.StreamWorkload;
 // the rate faults (status-store retries, storage, id, barrier, notify and
 // trigger failures, dropped acknowledgements, task-reported errors) from
 // sim.StreamFaults (the scenario's fault injector in workloads has its

@@ -29,7 +29,11 @@ import (
 //   - A fault belongs to the generations of what it hit: a storage,
 //     barrier or task-reported error those of its checkpoint; a
 //     notify-complete failure those of its checkpoint and, during a
-//     restore, the restore's; an id, trigger-path or status-store failure
+//     restore, the restore's, and after a redeploy's READY_START report
+//     (cluster.ObsTaskReport) until the pipeline's next trigger, the span
+//     current at the report (the last READY_START re-commits the restored
+//     checkpoint in the generation the redeploy began); an id,
+//     trigger-path or status-store failure
 //     the span current when it fired. A step-down (the coordinator
 //     executor shut down until reactivated) justifies any failure inside
 //     its window.
@@ -178,6 +182,10 @@ type genPipe struct {
 	cps      map[int64]*ckpt
 	order    []int64 // checkpoint ids in trigger order
 	faults   []fault
+	// recommit: the span current at a redeploy's READY_START report,
+	// until the pipeline's next trigger (nil: none): its re-commit may
+	// fail a notify-complete there.
+	recommit *span
 }
 
 // NewGenerations returns the generation checks reporting to f; timeout is
@@ -293,7 +301,13 @@ func (g *Generations) Observe(o cluster.Obs) {
 		if g.OnRestore != nil {
 			g.OnRestore(o.Job, o.Pipeline, c.call, c.gen)
 		}
+	case cluster.ObsTaskReport:
+		if o.Value != cluster.ReportWaitingRestore {
+			sp := p.span()
+			p.recommit = &sp
+		}
 	case cluster.ObsAllocate:
+		p.recommit = nil
 		g.trigger(p, o.ID, now)
 		if g.OnTrigger != nil && len(p.calls) == 0 {
 			g.OnTrigger(o.Job, o.Pipeline, p.gen, o.ID, p.failures[p.gen] > 0)
@@ -377,10 +391,13 @@ func (g *Generations) fault(p *genPipe, o cluster.Obs, now time.Duration) {
 		}
 	case cluster.FaultNotify:
 		if c, ok := p.cps[o.ID]; ok {
-			if len(p.calls) == 0 {
-				sp = c.g
-			} else {
+			switch {
+			case len(p.calls) > 0:
 				sp = span{min(c.g.lo, sp.lo), max(c.g.hi, sp.hi)}
+			case p.recommit != nil:
+				sp = span{min(c.g.lo, p.recommit.lo), max(c.g.hi, p.recommit.hi, sp.hi)}
+			default:
+				sp = c.g
 			}
 		}
 	}

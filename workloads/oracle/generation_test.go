@@ -141,6 +141,23 @@ func restoreEnd(call int64, th int32) cluster.Obs {
 	return obs(cluster.ObsRestoreEnd, th, func(o *cluster.Obs) { o.Call = call })
 }
 
+func redeployBegin(call int64, th int32) cluster.Obs {
+	return obs(cluster.ObsRestoreBegin, th, func(o *cluster.Obs) { o.Call, o.Redeploy = call, true })
+}
+func redeployEnd(call int64, th int32) cluster.Obs {
+	return obs(cluster.ObsRestoreEnd, th, func(o *cluster.Obs) { o.Call, o.Redeploy = call, true })
+}
+
+// report is a redeployed task's report (the harness's redeploy thread, 3).
+func report(v string) cluster.Obs {
+	return obs(cluster.ObsTaskReport, 3, func(o *cluster.Obs) { o.Value = v })
+}
+
+// notifyFault is a notify-complete failure of checkpoint id on thread th.
+func notifyFault(th int32, id int64) cluster.Obs {
+	return obs(cluster.ObsFault, th, func(o *cluster.Obs) { o.Fault, o.ID = cluster.FaultNotify, id })
+}
+
 // TestGenerationAttribution pins which generation a failure notification
 // is counted against when the harness cannot tell from the moment it began
 // (a restore in flight, or a failure beginning in the instant its
@@ -193,6 +210,23 @@ func TestGenerationAttribution(t *testing.T) {
 		{"a failure in that instant with a cause only in the generation before is counted there (model-generation judges it)", false, slices.Concat(
 			at(0, alloc(1)), at(1500*ms, restoreBegin(1, 2), running(2), restoreEnd(1, 2), failedWrite(9), notify(9))),
 			[]int{1}, nil},
+		// swarm seed 34 (when swarm kept redeploy in one seed in two):
+		// the last READY_START of a redeploy re-commits the restored
+		// checkpoint (triggered in generation 1) after the restore call
+		// returned; its notify fails the generation the redeploy began.
+		{"a redeploy's failed re-commit justifies the redeploy's generation", false, slices.Concat(
+			at(0, alloc(1), stored(1)), at(1500*ms, redeployBegin(1, 2), running(2), redeployEnd(1, 2)),
+			at(2500*ms, report(cluster.ReportReadyStart), report(cluster.ReportLastReadyStart), notifyFault(9, 1), failedWrite(9), notify(9))),
+			[]int{2}, nil},
+		{"...only until the pipeline's next trigger", false, slices.Concat(
+			at(0, alloc(1), stored(1)), at(1500*ms, redeployBegin(1, 2), running(2), redeployEnd(1, 2)),
+			at(2500*ms, report(cluster.ReportLastReadyStart)), at(7500*ms, alloc(2), stored(2)),
+			at(9000*ms, notifyFault(9, 1), failedWrite(9), notify(9))),
+			[]int{2}, []string{GenerationJustified}},
+		{"...and not without a READY_START report", false, slices.Concat(
+			at(0, alloc(1), stored(1)), at(1500*ms, redeployBegin(1, 2), running(2), redeployEnd(1, 2)),
+			at(2500*ms, report(cluster.ReportWaitingRestore), notifyFault(9, 1), failedWrite(9), notify(9))),
+			[]int{2}, []string{GenerationJustified}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -10,8 +10,9 @@ import (
 // from the coordinator's own events: trigger to complete runs from the
 // first barrier of a checkpoint (Transport.TriggerBarrier entered) to the
 // return of its durable Storage.Store (ObsStored); failover to first runs
-// from each restore the harness drove (Coordinator.Restore called) to the
-// pipeline's next durable store. A checkpoint that is never stored (a
+// from each restore the harness drove (Coordinator.Restore called; for a
+// redeploy, its last READY_START report) to the pipeline's next durable
+// store. A checkpoint that is never stored (a
 // savepoint written to the savepoint store, a COMPLETED_POINT, an aborted
 // one) gives no trigger-to-complete sample.
 type Latency struct {
@@ -68,9 +69,15 @@ func (l *Latency) Observe(o cluster.Obs) {
 		// Each restore starts its own sample (the bound derives one
 		// restore's latency); a restore that follows another before a
 		// store drops the earlier sample, as a restore's first checkpoint
-		// that expires does.
+		// that expires does. A redeploy's sample starts at its last
+		// READY_START instead (its tasks' reports come first).
 		p := l.pipe(o.Job, o.Pipeline)
-		p.restoredAt, p.awaitFirst = l.now(), true
+		p.restoredAt, p.awaitFirst = l.now(), !o.Redeploy
 		clear(p.sent)
+	case cluster.ObsTaskReport:
+		if o.Value == cluster.ReportLastReadyStart {
+			p := l.pipe(o.Job, o.Pipeline)
+			p.restoredAt, p.awaitFirst = l.now(), true
+		}
 	}
 }

@@ -1,7 +1,10 @@
 package oracle
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/ckptsim/ckptsim/workloads/cluster"
@@ -25,16 +28,31 @@ import (
 // finished is from checkpoint-progress, and cancel-stops holds it to the
 // cancel: no checkpoint id is allocated for it (IDCounter.Next returns,
 // ObsAllocate) after its cancel returned.
+//
+// A redeploy the harness drove (cluster.RedeployPipeline) is held to its
+// intent at once, not only after faults stop: once its last READY_START
+// is reported (cluster.ObsTaskReport), the pipeline must trigger a
+// checkpoint (IDCounter.Next returns, ObsAllocate) within RedeployWithin,
+// unless something else takes the pipeline over within that time: a
+// restore the harness drove (ObsRestoreBegin, another redeploy included),
+// a failure notification (ObsFailure), a step-down, the job's cancel or
+// the end of its sources (checkpoint-progress). One of them later does
+// not excuse it: the pipeline had already failed to start.
 type Progress struct {
 	f        *Findings
 	now      func() time.Duration
 	stored   map[cluster.PipelineID][]time.Duration // (job, pipeline) -> each durable store's return
 	canceled map[cluster.PipelineID]time.Duration   // (job, pipeline) -> when its cancel returned
+	// RedeployWithin bounds a redeploy's last READY_START to the
+	// pipeline's next trigger (0: not judged).
+	RedeployWithin time.Duration
+	started        map[cluster.PipelineID]time.Duration // a redeploy's last READY_START, no trigger since
 }
 
 // NewProgress returns the progress checks reporting to f.
 func NewProgress(f *Findings, now func() time.Duration) *Progress {
-	return &Progress{f: f, now: now, stored: map[cluster.PipelineID][]time.Duration{}, canceled: map[cluster.PipelineID]time.Duration{}}
+	return &Progress{f: f, now: now, stored: map[cluster.PipelineID][]time.Duration{}, canceled: map[cluster.PipelineID]time.Duration{},
+		started: map[cluster.PipelineID]time.Duration{}}
 }
 
 // Attach subscribes to the cluster's boundary observations (before Start).
@@ -42,18 +60,74 @@ func (p *Progress) Attach(c *cluster.Cluster) { c.OnBoundary(p.Observe) }
 
 // Observe records one boundary observation.
 func (p *Progress) Observe(o cluster.Obs) {
+	if o.Pipeline < 0 {
+		if o.Kind == cluster.ObsFault && o.Fault == cluster.FaultStepDown {
+			for k := range p.started { // the step-down fails or restores every pipeline
+				p.takenOver(k, "a step-down")
+			}
+		}
+		return
+	}
 	k := cluster.PipelineID{Job: o.Job, Pipeline: o.Pipeline}
+	switch o.Kind {
+	case cluster.ObsTaskReport:
+		if o.Value == cluster.ReportLastReadyStart {
+			p.started[k] = p.now()
+		}
+	case cluster.ObsRestoreBegin:
+		p.takenOver(k, "a restore")
+	case cluster.ObsFailure:
+		p.takenOver(k, "a failure notification")
+	case cluster.ObsSourcesFinished:
+		p.takenOver(k, "the end of its sources")
+	}
 	switch o.Kind {
 	case cluster.ObsStored:
 		p.stored[k] = append(p.stored[k], p.now())
 	case cluster.ObsCanceled:
+		p.takenOver(k, "the job's cancel")
 		if _, ok := p.canceled[k]; !ok {
 			p.canceled[k] = p.now()
 		}
 	case cluster.ObsAllocate:
+		if at, ok := p.started[k]; ok {
+			delete(p.started, k)
+			p.lateStart(k, at, fmt.Sprintf("its first trigger (checkpoint %d) came %v after", o.ID, p.now()-at))
+		}
 		if at, ok := p.canceled[k]; ok {
 			p.f.Add(CancelStops, p.now(), Subject(o.Job, o.Pipeline), "checkpoint %d allocated after the harness's cancel of the job returned at %v", o.ID, at)
 		}
+	}
+}
+
+// takenOver ends the wait of a redeploy's last READY_START for its first
+// trigger: by came first. Within RedeployWithin it excuses the pipeline;
+// later, the pipeline had already failed to start.
+func (p *Progress) takenOver(k cluster.PipelineID, by string) {
+	if at, ok := p.started[k]; ok {
+		delete(p.started, k)
+		p.lateStart(k, at, fmt.Sprintf("no trigger until %s %v after", by, p.now()-at))
+	}
+}
+
+// lateStart reports a redeploy's last READY_START at `at` whose pipeline
+// did not trigger within RedeployWithin (what: what came instead).
+func (p *Progress) lateStart(k cluster.PipelineID, at time.Duration, what string) {
+	if p.RedeployWithin <= 0 || p.now()-at <= p.RedeployWithin {
+		return
+	}
+	p.f.Once(CheckpointProgress, p.now(), Subject(k.Job, k.Pipeline), "the last READY_START of a redeploy at %v: %s, "+
+		"the redeployed pipeline did not start checkpointing within %v", at, what, p.RedeployWithin)
+}
+
+// Restarted judges, at the end of the run, every redeploy whose last
+// READY_START is still waiting for its pipeline's first trigger
+// (checkpoint-progress; see Progress).
+func (p *Progress) Restarted() {
+	for _, k := range slices.SortedFunc(maps.Keys(p.started), func(a, b cluster.PipelineID) int {
+		return cmp.Or(cmp.Compare(a.Job, b.Job), cmp.Compare(a.Pipeline, b.Pipeline))
+	}) {
+		p.lateStart(k, p.started[k], "no trigger since, to the end of the run")
 	}
 }
 

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -41,7 +42,9 @@ import (
 //   - restore-integrity: every checkpoint handed to a task (NotifyComplete,
 //     RestoreState) whose id a landed store wrote carries the states that
 //     store carried (a digest, cluster.StateSum): a restore never loads
-//     rotted bytes.
+//     rotted bytes. A RestoreState hand-over (a redeploy's, of what the
+//     restore read back from storage) carries an id a landed checkpoint
+//     store of the pipeline wrote, or none.
 //   - restore-newest: a restore the harness drove (ObsRestoreBegin to
 //     ObsRestoreEnd) hands the tasks, by Transport.NotifyComplete on the
 //     thread that called Coordinator.Restore (its re-commit; the
@@ -53,7 +56,15 @@ import (
 //     and handed nothing, while such a checkpoint is stored at its end,
 //     is a violation too (except for a pipeline whose sources the harness
 //     finished: a finished pipeline is not restored). Writes landing
-//     during the restore may be picked and need not be.
+//     during the restore may be picked and need not be. A redeploy the
+//     harness drove (ObsRestoreBegin with Redeploy: Coordinator.Restore
+//     (false), then each task reports WAITING_RESTORE) hands the state by
+//     Transport.RestoreState instead, after the call, on each task's
+//     report: every RestoreState hand-over of a pipeline carries a
+//     checkpoint at least as new as the newest one whose write landed
+//     before the pipeline's latest redeploy began and that is stored
+//     intact at the hand-over (not nil while there is one, not another
+//     pipeline's, not an older one).
 type Storage struct {
 	f     *Findings
 	now   func() time.Duration
@@ -98,6 +109,9 @@ type stPipe struct {
 	rotted   map[int64]bool
 	gone     map[int64]bool
 	finished bool
+	// redeploy: the pipeline's latest redeploy (nil: none yet), whose
+	// RestoreState hand-overs restore-newest judges.
+	redeploy *rnWindow
 }
 
 type stCall struct {
@@ -136,6 +150,10 @@ func (k *Storage) Observe(o cluster.Obs) {
 	switch o.Kind {
 	case cluster.ObsRestoreBegin:
 		p.restoring++
+		if o.Redeploy {
+			p.redeploy = &rnWindow{begin: k.seq, call: o.Call} // no re-commit: judged at each RestoreState
+			break
+		}
 		k.restores[rnKey{o.Thread, p}] = &rnWindow{begin: k.seq, call: o.Call}
 	case cluster.ObsRestoreEnd:
 		p.restoring--
@@ -160,6 +178,9 @@ func (k *Storage) Observe(o cluster.Obs) {
 		k.integrity(p, o)
 		if w := k.restores[rnKey{o.Thread, p}]; w != nil && o.Kind == cluster.ObsNotify {
 			k.handed(p, w, o)
+		}
+		if o.Kind == cluster.ObsRestoreState && p.redeploy != nil {
+			k.redeployed(p, p.redeploy, o)
 		}
 	case cluster.ObsDeleted:
 		for _, id := range o.IDs {
@@ -199,6 +220,27 @@ func (k *Storage) handed(p *stPipe, w *rnWindow, o cluster.Obs) {
 		k.f.Once(RestoreNewest, k.now(), p.subj, "restore call %d handed task %d checkpoint %d (Transport.NotifyComplete) while checkpoint %d, "+
 			"newer, landed before the restore began and is stored intact: the restore skipped a readable checkpoint", w.call, o.Task, o.ID, want)
 	}
+}
+
+// redeployed judges a redeploy's hand-over to one task (restore-newest):
+// Transport.RestoreState must carry a checkpoint at least as new as the
+// newest intact one that landed before the redeploy began (ID 0: it
+// handed none). A pipeline whose sources the harness finished is exempt,
+// as for a restore.
+func (k *Storage) redeployed(p *stPipe, w *rnWindow, o cluster.Obs) {
+	if p.finished {
+		return
+	}
+	want := p.newestBefore(w.begin)
+	if o.ID >= want {
+		return
+	}
+	handed, from := fmt.Sprintf("checkpoint %d", o.ID), "an older state"
+	if o.ID == 0 {
+		handed, from = "no checkpoint", "empty"
+	}
+	k.f.Once(RestoreNewest, k.now(), p.subj, "redeploy (restore call %d) handed task %d %s (Transport.RestoreState) while checkpoint %d, "+
+		"newer, landed before the redeploy began and is stored intact: the redeployed task restarts from %s", w.call, o.Task, handed, want, from)
 }
 
 // restoreEnd closes a restore's window: one that returned without error
@@ -259,6 +301,17 @@ func (p *stPipe) trim(n int) {
 
 func (k *Storage) integrity(p *stPipe, o cluster.Obs) {
 	want, ok := p.sums[o.ID]
+	if !ok && o.Kind == cluster.ObsRestoreState && o.ID != 0 && !p.finished {
+		// A redeployed task is handed what the restore read back from
+		// storage (or a checkpoint its tasks completed since they were
+		// ready): one no checkpoint store of this pipeline wrote is
+		// another pipeline's, or was taken while the tasks waited for
+		// their state (a savepoint created after the redeploy began).
+		k.f.Once(RestoreIntegrity, k.now(), p.subj, "Transport.RestoreState handed task %d checkpoint %d, which no checkpoint store of this "+
+			"pipeline wrote (another pipeline's, or a savepoint taken while the redeployed tasks waited for their state): "+
+			"the task restores a state that is not what its pipeline stored", o.Task, o.ID)
+		return
+	}
 	if !ok || o.Sum == want {
 		return
 	}

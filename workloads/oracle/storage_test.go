@@ -75,7 +75,9 @@ func TestStorageFromBoundaries(t *testing.T) {
 
 // TestRestoreNewest feeds restore-newest synthetic boundary observations
 // of job 0 pipeline 0: thread 1 stores, thread 5 runs the restore the
-// harness drove (call 1), thread 9 is a concurrent completion.
+// harness drove (call 1), thread 9 is a concurrent completion (and the
+// executor that hands a redeployed task its state), thread 6 a redeploy
+// (calls 2 and 3).
 func TestRestoreNewest(t *testing.T) {
 	store := func(id int64) []cluster.Obs {
 		return []cluster.Obs{{Kind: cluster.ObsStoreBegin, ID: id, Thread: 1}, {Kind: cluster.ObsStored, ID: id, Thread: 1}}
@@ -94,6 +96,13 @@ func TestRestoreNewest(t *testing.T) {
 	endFailed := cluster.Obs{Kind: cluster.ObsRestoreEnd, Call: 1, Thread: 5, Value: "failed"}
 	hand := func(id int64) cluster.Obs { return cluster.Obs{Kind: cluster.ObsNotify, ID: id, Thread: 5} }
 	elsewhere := func(id int64) cluster.Obs { return cluster.Obs{Kind: cluster.ObsNotify, ID: id, Thread: 9} }
+	rdBegin := cluster.Obs{Kind: cluster.ObsRestoreBegin, Call: 2, Thread: 6, Redeploy: true}
+	rdEnd := cluster.Obs{Kind: cluster.ObsRestoreEnd, Call: 2, Thread: 6, Redeploy: true}
+	rdBegin2 := cluster.Obs{Kind: cluster.ObsRestoreBegin, Call: 3, Thread: 6, Redeploy: true}
+	rdEnd2 := cluster.Obs{Kind: cluster.ObsRestoreEnd, Call: 3, Thread: 6, Redeploy: true}
+	handRS := func(task int, id int64) cluster.Obs {
+		return cluster.Obs{Kind: cluster.ObsRestoreState, ID: id, Task: task, Thread: 9}
+	}
 	two := slices.Concat(store(1), store(2))
 	cases := []struct {
 		name string
@@ -117,6 +126,22 @@ func TestRestoreNewest(t *testing.T) {
 		{"nothing handed by a restore that failed", slices.Concat(two, []cluster.Obs{begin, endFailed}), false},
 		{"nothing handed to a finished pipeline", slices.Concat(two, []cluster.Obs{{Kind: cluster.ObsSourcesFinished, Thread: 9}, begin, end}), false},
 		{"nothing handed after the job's cleanup", slices.Concat(two, []cluster.Obs{{Kind: cluster.ObsJobDeleted, Thread: 9}, begin, end}), false},
+		// A redeploy (Restore(false)): no re-commit during the call; each
+		// task is handed its state by RestoreState afterwards, on another
+		// thread (the executor's).
+		{"a redeploy hands nothing during its call", slices.Concat(two, []cluster.Obs{rdBegin, rdEnd}), false},
+		{"a redeploy hands the newest", slices.Concat(two, []cluster.Obs{rdBegin, rdEnd, handRS(0, 2), handRS(1, 2)}), false},
+		{"a redeploy hands a newer one", slices.Concat(two, []cluster.Obs{rdBegin, rdEnd}, store(3), []cluster.Obs{handRS(0, 3)}), false},
+		{"a redeploy hands one task an older one", slices.Concat(two, []cluster.Obs{rdBegin, rdEnd, handRS(0, 2), handRS(1, 1)}), true},
+		{"a redeploy hands none", slices.Concat(two, []cluster.Obs{rdBegin, rdEnd, handRS(0, 0)}), true},
+		{"a redeploy hands none, nothing stored", []cluster.Obs{rdBegin, rdEnd, handRS(0, 0)}, false},
+		{"a redeploy hands an older one, the newest rotted", slices.Concat(two, []cluster.Obs{rot(2), rdBegin, rdEnd, handRS(0, 1)}), false},
+		{"a redeploy hands an older one, a lost reply's write landed", slices.Concat(store(1), lost(2), []cluster.Obs{rdBegin, rdEnd, handRS(0, 1)}), true},
+		{"a write landing after the redeploy began need not be handed", slices.Concat(store(1), []cluster.Obs{rdBegin, rdEnd}, store(2),
+			[]cluster.Obs{handRS(0, 1)}), false},
+		{"the latest redeploy is the judge", slices.Concat(store(1), []cluster.Obs{rdBegin, rdEnd}, store(2),
+			[]cluster.Obs{rdBegin2, rdEnd2, handRS(0, 1)}), true},
+		{"a redeploy of a finished pipeline", slices.Concat(two, []cluster.Obs{{Kind: cluster.ObsSourcesFinished, Thread: 9}, rdBegin, rdEnd, handRS(0, 0)}), false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -171,5 +172,56 @@ func TestCancelStops(t *testing.T) {
 	p.Observe(cluster.Obs{Kind: cluster.ObsAllocate, Job: 1, Pipeline: 0, ID: 5})
 	if got := f.List(); len(got) != 1 || got[0].Check != CancelStops || !strings.Contains(got[0].Message, "checkpoint 5") {
 		t.Fatalf("findings %v, want one cancel-stops for checkpoint 5", got)
+	}
+}
+
+// TestRedeployMustStart: after a redeploy's last READY_START the pipeline
+// triggers within RedeployWithin, unless a restore, failure notification,
+// step-down, cancel or the end of its sources takes it over within that
+// time; a trigger, or a take-over, that comes later, and a wait still
+// open past the bound at the end of the run, are checkpoint-progress.
+func TestRedeployMustStart(t *testing.T) {
+	last := cluster.Obs{Kind: cluster.ObsTaskReport, Value: cluster.ReportLastReadyStart}
+	ready := cluster.Obs{Kind: cluster.ObsTaskReport, Value: cluster.ReportReadyStart}
+	alloc := cluster.Obs{Kind: cluster.ObsAllocate, ID: 7}
+	type ev struct {
+		at time.Duration
+		o  cluster.Obs
+	}
+	cases := []struct {
+		name string
+		evs  []ev
+		end  time.Duration
+		fire bool
+	}{
+		{"a trigger in time", []ev{{s(10), last}, {s(25), alloc}}, s(100), false},
+		{"a late trigger", []ev{{s(10), last}, {s(45), alloc}}, s(100), true},
+		{"no trigger to the end", []ev{{s(10), last}}, s(100), true},
+		{"no trigger, the run ends within the bound", []ev{{s(10), last}}, s(35), false},
+		{"a READY_START that is not the last", []ev{{s(10), ready}}, s(100), false},
+		{"a restore in time", []ev{{s(10), last}, {s(20), cluster.Obs{Kind: cluster.ObsRestoreBegin}}}, s(100), false},
+		{"a restore too late", []ev{{s(10), last}, {s(60), cluster.Obs{Kind: cluster.ObsRestoreBegin}}}, s(100), true},
+		{"a failure notification in time", []ev{{s(10), last}, {s(20), cluster.Obs{Kind: cluster.ObsFailure}}}, s(100), false},
+		{"a step-down in time", []ev{{s(10), last}, {s(20), cluster.Obs{Kind: cluster.ObsFault, Pipeline: -1, Fault: cluster.FaultStepDown}}}, s(100), false},
+		{"a step-down too late", []ev{{s(10), last}, {s(50), cluster.Obs{Kind: cluster.ObsFault, Pipeline: -1, Fault: cluster.FaultStepDown}}}, s(100), true},
+		{"the job's cancel in time", []ev{{s(10), last}, {s(20), cluster.Obs{Kind: cluster.ObsCanceled}}}, s(100), false},
+		{"another pipeline's trigger", []ev{{s(10), last}, {s(20), cluster.Obs{Kind: cluster.ObsAllocate, Pipeline: 1, ID: 7}}}, s(100), true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var f Findings
+			var now time.Duration
+			p := NewProgress(&f, func() time.Duration { return now })
+			p.RedeployWithin = s(30)
+			for _, e := range c.evs {
+				now = e.at
+				p.Observe(e.o)
+			}
+			now = c.end
+			p.Restarted()
+			if got := slices.Contains(IDs(f.List()), CheckpointProgress); got != c.fire {
+				t.Errorf("checkpoint-progress fired %v, want %v: %v", got, c.fire, f.List())
+			}
+		})
 	}
 }

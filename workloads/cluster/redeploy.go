@@ -1,0 +1,113 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ckptsim/ckptsim/core/coord"
+)
+
+// Task report values (ObsTaskReport's Value).
+const (
+	ReportWaitingRestore = "waiting-restore"
+	ReportReadyStart     = "ready-start"
+	// ReportLastReadyStart is the redeploy's last READY_START: every task
+	// of the pipeline has reported it, and the pipeline must start
+	// checkpointing again.
+	ReportLastReadyStart = "last-ready-start"
+)
+
+// errTaskFailed is a redeploy abandoned because a task failed between
+// its two reports.
+var errTaskFailed = errors.New("a task failed during the redeploy")
+
+// report is one task report a redeploy sends.
+type report struct {
+	at   time.Duration // after the restore returned
+	task coord.TaskID
+	st   coord.TaskState
+}
+
+// RedeployPipeline is the harness's redeploy of one pipeline (SPEC 1.3,
+// restoreCoordinator(false)): it restores the pipeline with
+// Coordinator.Restore(false), then each task, redeployed, reports
+// WAITING_RESTORE after an ack latency (the coordinator hands it its state
+// through Transport.RestoreState) and READY_START after another; the
+// reports of different tasks interleave as their latencies fall, and the
+// last READY_START is what starts the pipeline checkpointing again.
+// failing >= 0 names a task that fails between its two reports: the
+// reports due after its failure are never sent, and after the restart
+// delay the harness redeploys the pipeline again (with no failure). The
+// restore and each report are observed (ObsRestoreBegin and ObsRestoreEnd
+// with Redeploy set, ObsTaskReport). The redeploy counts as a restore in
+// flight of the job until its last report is sent (CancelJob waits for
+// it).
+func (c *Cluster) RedeployPipeline(job int64, pipeline int, failing int) error {
+	if c.canceled[job] {
+		c.W.Note("job %d is canceled: no redeploy of pipeline %d", job, pipeline)
+		return nil
+	}
+	c.restoring[job]++
+	defer func() { c.restoring[job]-- }()
+	for {
+		err := c.redeployOnce(job, pipeline, failing)
+		if !errors.Is(err, errTaskFailed) {
+			return err
+		}
+		failing = -1
+		c.W.Sleep(c.cfg.Workload.RestartDelay.Draw(c.work))
+		if c.canceled[job] {
+			return nil
+		}
+	}
+}
+
+func (c *Cluster) redeployOnce(job int64, pipeline int, failing int) error {
+	co := c.Managers[job].Coordinator(pipeline)
+	c.restoreCalls++
+	call := c.restoreCalls
+	c.observe(Obs{Kind: ObsRestoreBegin, Job: job, Pipeline: pipeline, Call: call, Redeploy: true})
+	err := co.Restore(false)
+	c.observe(Obs{Kind: ObsRestoreEnd, Job: job, Pipeline: pipeline, Call: call, Value: restoreOutcome(err), Redeploy: true})
+	if err != nil {
+		return fmt.Errorf("redeploy restore: %w", err) // the failed generation is the job master's to restore
+	}
+	tasks := c.cfg.Tasks
+	reports := make([]report, 0, 2*tasks)
+	failAt := time.Duration(-1)
+	for t := range tasks {
+		waiting := c.cfg.Workload.AckLatency.Draw(c.work)
+		ready := waiting + c.cfg.Workload.AckLatency.Draw(c.work)
+		reports = append(reports, report{waiting, coord.TaskID(t), coord.TaskWaitingRestore}, report{ready, coord.TaskID(t), coord.TaskReadyStart})
+		if t == failing {
+			failAt = waiting + (ready-waiting)/2
+		}
+	}
+	slices.SortStableFunc(reports, func(a, b report) int { return int(a.at - b.at) }) // ties: task order, WAITING_RESTORE first
+	start := c.W.Elapsed()
+	readyLeft := tasks
+	for _, r := range reports {
+		if failAt >= 0 && r.at > failAt {
+			if d := start + failAt - c.W.Elapsed(); d > 0 {
+				c.W.Sleep(d)
+			}
+			c.W.Note("fault: task %d-%d-%d fails during its redeploy", job, pipeline, failing)
+			return errTaskFailed
+		}
+		if d := start + r.at - c.W.Elapsed(); d > 0 {
+			c.W.Sleep(d)
+		}
+		v := ReportWaitingRestore
+		if r.st == coord.TaskReadyStart {
+			v = ReportReadyStart
+			if readyLeft--; readyLeft == 0 {
+				v = ReportLastReadyStart
+			}
+		}
+		c.observe(Obs{Kind: ObsTaskReport, Job: job, Pipeline: pipeline, Task: int(r.task), Call: call, Value: v})
+		co.ReportTask(r.task, r.st)
+	}
+	return nil
+}

@@ -209,6 +209,10 @@ type RunSpec struct {
 type Cancel struct {
 	Jobs int      `yaml:"jobs,omitempty"`
 	At   Duration `yaml:"at,omitempty"`
+	// DeleteSavepoints: once a job's cancel returned and its savepoint
+	// requests were answered, the operator disposes of all its savepoints
+	// at once (savepoint.Store.DeleteAll).
+	DeleteSavepoints bool `yaml:"delete_savepoints,omitempty"`
 }
 
 // Checks tunes the verdicts.

@@ -149,6 +149,7 @@ type Workload struct {
 	Partitions      int     `yaml:"partitions,omitempty"`    // source partitions per pipeline (watermarks)
 	BatchRate       float64 `yaml:"batch_rate,omitempty"`    // source batches per second per partition
 	SinkFailure     float64 `yaml:"sink_failure,omitempty"`  // probability a batch fails in the sink
+	SinkFanout      float64 `yaml:"sink_fanout,omitempty"`   // probability a batch goes to two sink writes
 	IdleAfter       Dist    `yaml:"idle_after,omitempty"`    // when each non-starting task asks to close
 	FinishAfter     Dist    `yaml:"finish_after,omitempty"`  // when each pipeline's sources finish (bounded)
 }

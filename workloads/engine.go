@@ -294,6 +294,10 @@ func (r *runner) main() {
 			r.w.Sleep(cs.At.D)
 			for j := r.s.Cluster.Jobs - 1; j >= r.s.Cluster.Jobs-cs.Jobs; j-- {
 				r.c.CancelJob(int64(j))
+				if cs.DeleteSavepoints {
+					r.in.awaitSavepoints(int64(j))
+					r.sp.deleteAll(int64(j))
+				}
 			}
 		})
 	}

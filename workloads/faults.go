@@ -3,6 +3,7 @@ package workloads
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/coord"
@@ -143,6 +144,17 @@ func (in *injector) savepoint(Schedule) {
 			in.w.Note("resume after savepoint: %v", err)
 		}
 	})
+}
+
+// awaitSavepoints waits (polling every 10 ms) until every savepoint
+// requested for job has been answered: after a cancel no new one starts
+// (savepoint checks Canceled), so the job's savepoint store is then at
+// rest but for the reads of a resume (restoreFrom), which a delete only
+// makes fail.
+func (in *injector) awaitSavepoints(job int64) {
+	for slices.ContainsFunc(in.requests, func(q *spRequest) bool { return q.job == job && !q.answered }) {
+		in.w.Sleep(10 * time.Millisecond)
+	}
 }
 
 // masterCrash arms a crash of the master during the next savepoint

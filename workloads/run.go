@@ -188,7 +188,8 @@ func (s *Scenario) clusterConfig(v map[string]string, f Faults) (cluster.Config,
 			NotifyLatency: dist(w.NotifyLatency), StatusLatency: dist(w.StatusLatency), StorageLatency: dist(w.StorageLatency),
 			RestartDelay: dist(w.RestartDelay), BodySlowness: dist(w.BodySlowness),
 			Partitions: w.Partitions, BatchRate: w.BatchRate, SinkFailure: w.SinkFailure,
-			IdleAfter: dist(w.IdleAfter), FinishAfter: dist(w.FinishAfter)},
+			SinkFanout: w.SinkFanout,
+			IdleAfter:  dist(w.IdleAfter), FinishAfter: dist(w.FinishAfter)},
 	}
 	clusterFaults(&cfg, f)
 	return cfg, nil

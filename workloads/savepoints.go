@@ -393,3 +393,25 @@ func (sp *savepoints) restoreFrom(job int64) {
 		sp.chk.Loaded(sp.w.Elapsed(), job, p, c.CheckpointID, sp.sumOf(c))
 	}
 }
+
+// deleteAll is the operator's disposal of a canceled job's savepoints
+// (run.cancel.delete_savepoints): every savepoint of the job goes at once
+// (core's Store.DeleteAll). Each savepoint whose commit returned before
+// the call is a SavepointDelete in the model's history once the call
+// returned and is disposed of for savepoint-retention, which then fires if
+// the store still lists one at the end of the run (or lost another job's).
+// A failed DeleteAll is noted and retried nowhere: its savepoints stay
+// undisposed, so savepoint-retention still expects every one it kept.
+func (sp *savepoints) deleteAll(job int64) {
+	ids := sp.chk.CommittedIDs(job)
+	call := int64(sp.w.Elapsed())
+	if err := sp.store.DeleteAll(job); err != nil {
+		sp.w.Note("dispose of every savepoint of canceled job %d: %v", job, err)
+		return
+	}
+	for _, id := range ids {
+		sp.h.savepointDelete(job, id, call)
+		sp.chk.Disposed(job, id)
+	}
+	sp.w.Note("every savepoint of canceled job %d disposed (%d committed)", job, len(ids))
+}

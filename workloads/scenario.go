@@ -149,6 +149,7 @@ type Workload struct {
 	Partitions      int     `yaml:"partitions,omitempty"`    // source partitions per pipeline (watermarks)
 	BatchRate       float64 `yaml:"batch_rate,omitempty"`    // source batches per second per partition
 	SinkFailure     float64 `yaml:"sink_failure,omitempty"`  // probability a batch fails in the sink
+	SinkFanout      float64 `yaml:"sink_fanout,omitempty"`   // probability a batch goes to two sink writes
 	IdleAfter       Dist    `yaml:"idle_after,omitempty"`    // when each non-starting task asks to close
 	FinishAfter     Dist    `yaml:"finish_after,omitempty"`  // when each pipeline's sources finish (bounded)
 }
@@ -213,6 +214,10 @@ type RunSpec struct {
 type Cancel struct {
 	Jobs int      `yaml:"jobs,omitempty"`
 	At   Duration `yaml:"at,omitempty"`
+	// DeleteSavepoints: once a job's cancel returned and its savepoint
+	// requests were answered, the operator disposes of all its savepoints
+	// at once (savepoint.Store.DeleteAll).
+	DeleteSavepoints bool `yaml:"delete_savepoints,omitempty"`
 }
 
 // Checks tunes the verdicts.

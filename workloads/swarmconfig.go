@@ -106,7 +106,23 @@ var swarmOptions = []swarmOption{
 	latencyOption("notify_latency", func(w *Workload) *Dist { return &w.NotifyLatency }),
 	latencyOption("status_latency", func(w *Workload) *Dist { return &w.StatusLatency }),
 	latencyOption("storage_latency", func(w *Workload) *Dist { return &w.StorageLatency }),
+	{name: "min_pause", draw: pick(len(swarmMinPauses)), set: func(s *Scenario, i int, _ time.Duration) string {
+		c := &s.Checkpoint
+		if c.MinPause.Raw != "" || swarmMinPauses[i] == 0 {
+			return ""
+		}
+		c.MinPause = Dur(c.Interval.D * time.Duration(swarmMinPauses[i]) / 10)
+		return c.MinPause.D.String()
+	}},
 }
+
+// swarmMinPauses are checkpoint.min_pause's choices in tenths of the
+// interval: off three times in five, else half or four fifths of it. At
+// most the interval, so that a restore's first trigger still comes within
+// the interval the latency bounds assume (workloads/bounds.go), and close
+// enough to it that a checkpoint completing late makes the next periodic
+// trigger wait (coord's guard 4).
+var swarmMinPauses = []int{0, 0, 0, 5, 8}
 
 // SwarmConfig is the configuration one seed of a swarm scenario runs with,
 // as TigerBeetle's VOPR draws its cluster's options per seed: every option

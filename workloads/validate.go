@@ -197,6 +197,9 @@ func (s *Scenario) validateWorkload() error {
 	if w.BatchRate < 0 {
 		return s.errorf("$.workload.batch_rate", "negative rate %v", w.BatchRate)
 	}
+	if err := s.prob("$.workload.sink_fanout", w.SinkFanout); err != nil {
+		return err
+	}
 	return s.prob("$.workload.sink_failure", w.SinkFailure)
 }
 

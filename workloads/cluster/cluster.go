@@ -25,6 +25,7 @@ type Workload struct {
 	Partitions  int
 	BatchRate   float64 // batches per second per partition
 	SinkFailure float64 // probability a sink fails a batch while faults are on
+	SinkFanout  float64 // probability a batch goes to two sink writes (Ack.Add: two holders)
 	// PlantCommitPastWatermark (test only) commits one offset past each watermark.
 	PlantCommitPastWatermark bool
 	// Idle tasks and bounded sources (idle.go): each non-starting task asks

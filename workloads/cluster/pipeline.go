@@ -161,6 +161,14 @@ type sinkItem struct {
 	ack    *watermark.Ack
 	serial uint64 // the batch's number in PipeIssued
 	due    time.Duration
+	share  *sinkShare // Workload.SinkFanout: the batch's writes; nil: one
+}
+
+// sinkShare is a batch the sink writes twice (Workload.SinkFanout): its
+// ack has a holder per write, and the batch resolves with the last.
+type sinkShare struct {
+	left   int  // writes not resolved yet
+	failed bool // an earlier write failed its share
 }
 
 // newPipelines returns nil when the workload has no partitions.

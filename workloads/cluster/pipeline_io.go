@@ -26,7 +26,15 @@ func (p *Pipeline) source() {
 			ack := iss.Issue(q, last)
 			serial := p.issued(q, last, ack)
 			p.pos[q] = last + 1
-			p.queue = append(p.queue, sinkItem{ack: ack, serial: serial, due: w.Elapsed() + time.Duration(r.Int64N(int64(sinkMaxDelay)+1))})
+			item := sinkItem{ack: ack, serial: serial, due: w.Elapsed() + time.Duration(r.Int64N(int64(sinkMaxDelay)+1))}
+			if chance(r, p.ps.c.cfg.Workload.SinkFanout) { // two writes: a second holder, added while the source still holds the ack
+				ack.Add(1)
+				item.share = &sinkShare{left: 2}
+				second := item
+				second.due = w.Elapsed() + time.Duration(r.Int64N(int64(sinkMaxDelay)+1))
+				p.queue = append(p.queue, second)
+			}
+			p.queue = append(p.queue, item)
 			p.ps.Stats.Batches++
 		}
 		p.mu.Unlock()
@@ -54,17 +62,32 @@ func (p *Pipeline) sink() {
 		})
 		r.Shuffle(len(due), func(i, j int) { due[i], due[j] = due[j], due[i] })
 		for _, it := range due {
-			fail := !c.healed && chance(p.ps.flt, c.cfg.Workload.SinkFailure)
+			fail := !c.healed && chance(p.ps.flt, c.cfg.Workload.SinkFailure) // this write's share
+			failed := fail                                                    // the batch's outcome
+			if sh := it.share; sh != nil {
+				if sh.left--; sh.left > 0 { // not the last write: its share only, nothing resolves yet
+					sh.failed = sh.failed || fail
+					if fail {
+						it.ack.Fail()
+					} else {
+						it.ack.Done()
+					}
+					continue
+				}
+				failed = fail || sh.failed // the last write: the batch's outcome
+			}
 			id := it.ack.Batch()
 			done := p.invoke(WatermarkOp{Kind: WMResolve, Partition: id.Partition, Epoch: id.Epoch, Seq: id.Seq,
-				Last: it.ack.LastOffset(), OK: !fail, Actor: p.sinkActor})
+				Last: it.ack.LastOffset(), OK: !failed, Actor: p.sinkActor})
 			lose := !p.lost && now >= 5*time.Second &&
-				(c.cfg.Workload.PlantLostResolution || c.cfg.Workload.PlantLostFailure && fail && !p.quarantine)
-			switch {
+				(c.cfg.Workload.PlantLostResolution || c.cfg.Workload.PlantLostFailure && failed && !p.quarantine)
+			if failed && !lose {
+				p.ps.Stats.Failed++
+			}
+			switch { // this write's own share: an earlier write's Fail must stick in core
 			case lose:
 				p.lost = true // the resolution the planted bug loses
 			case fail:
-				p.ps.Stats.Failed++
 				it.ack.Fail()
 			default:
 				it.ack.Done()
@@ -72,7 +95,7 @@ func (p *Pipeline) sink() {
 			// Right after Done or Fail returned, with no scheduling point
 			// before it: the harness's record of the outcome.
 			p.resolved++
-			p.observe(PipeObs{Kind: PipeResolved, Serial: it.serial, OK: !fail, Count: p.resolved})
+			p.observe(PipeObs{Kind: PipeResolved, Serial: it.serial, OK: !failed, Count: p.resolved})
 			done()
 		}
 		clear(due)

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"errors"
 	"path"
 	"slices"
 	"strconv"
@@ -75,4 +76,34 @@ func TestSavepointRotIsNeverLoaded(t *testing.T) {
 		}
 	}
 	t.Fatal("a restore that never compares the payload's checksum loaded rotted states on none of 3 seeds, unseen by restore-integrity")
+}
+
+// TestSavepointRotForms: savepoint_rot's three forms (a state bit of a
+// payload, a bit of the manifest, a payload's tail lost) each occur on
+// rotScenario's first seeds, the runs pass, and core's Store.Read refuses
+// every rotted bundle by the check the form defeats: the payload's
+// SHA-256, the manifest's envelope checksum, the payload's length.
+func TestSavepointRotForms(t *testing.T) {
+	want := map[string]string{"state": "sha-256", "manifest": "manifest checksum", "torn": "length"}
+	seen := map[string]int{}
+	for seed := range uint64(6) {
+		r, out := runRot(t, seed, nil)
+		if out.Verdict != Pass {
+			t.Fatalf("seed %d: %s %v", seed, out.Verdict, out.Violations)
+		}
+		for k, form := range r.sp.rotForm {
+			seen[form]++
+			_, err := r.sp.store.Read(k.job, k.id)
+			var fe *savepoint.FileError
+			if !errors.As(err, &fe) || fe.Check != want[form] {
+				t.Errorf("seed %d: savepoint %d of job %d rotted (%s): Read gives %v, want a %q refusal", seed, k.id, k.job, form, err, want[form])
+			}
+		}
+	}
+	for form := range want {
+		if seen[form] == 0 {
+			t.Errorf("no %s rot in 6 seeds (seen %v)", form, seen)
+		}
+	}
+	t.Logf("rots by form: %v", seen)
 }

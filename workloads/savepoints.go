@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -40,11 +41,12 @@ type savepoints struct {
 	crashes int
 
 	// The savepoint_rot fault and the restore from a savepoint.
-	rot     *rand.Rand            // sim.StreamSavepointRot; nil: the fault is off
-	rotRate float64               // probability that a committed savepoint rots
-	healed  func() bool           // faults have stopped: nothing rots
-	rotted  map[savepointID]int32 // a rotted savepoint -> the pipeline whose payload rotted
-	sums    map[spPipeline]uint64 // the states digest (cluster.StateSum) of each payload written
+	rot     *rand.Rand             // sim.StreamSavepointRot; nil: the fault is off
+	rotRate float64                // probability that a committed savepoint rots
+	healed  func() bool            // faults have stopped: nothing rots
+	rotted  map[savepointID]int32  // a rotted savepoint -> the pipeline whose payload rotted
+	rotForm map[savepointID]string // a rotted savepoint -> the form: "state", "manifest", "torn"
+	sums    map[spPipeline]uint64  // the states digest (cluster.StateSum) of each payload written
 	load    func(job int64, pipeline int32) (*savepoint.CompletedCheckpoint, error)
 }
 
@@ -74,7 +76,7 @@ func newSavepoints(w *sim.World, pipelines int, crashes bool) *savepoints {
 	}
 	sp := &savepoints{w: w, pipelines: pipelines, fs: fs, chk: oracle.NewSavepointStore(pipelines), crashIn: -1,
 		written: map[savepointID]map[int32]int64{},
-		rotted:  map[savepointID]int32{}, sums: map[spPipeline]uint64{}, healed: func() bool { return false }}
+		rotted:  map[savepointID]int32{}, rotForm: map[savepointID]string{}, sums: map[spPipeline]uint64{}, healed: func() bool { return false }}
 	sp.load = sp.restore
 	sp.open()
 	return sp
@@ -93,7 +95,7 @@ func (sp *savepoints) rotWith(rate float64, healed func() bool) {
 
 // open (re-)opens the store over the file system, as a restarted master does.
 func (sp *savepoints) open() {
-	sp.store = savepoint.NewStore(sp.fs, "ns", sp.w, savepoint.Options{Producer: "ckptsim-sim", Logf: sp.logf})
+	sp.store = savepoint.NewStore(sp.fs, "ns", sp.w, savepoint.Options{Producer: spProducer, Logf: sp.logf})
 }
 
 // armCrash makes the next commit crash the master at its n-th file-system
@@ -301,35 +303,103 @@ func (sp *savepoints) retention(f *oracle.Findings, at time.Duration) {
 }
 
 // maybeRot draws the savepoint_rot fault for a savepoint that just
-// committed: one bit of one pipeline's state flips in its payload file,
-// durably, the manifest's SHA-256 of the payload left as written. The
-// payload ends with the pipeline's last task's state (toSavepoint writes
-// no task statistics), so the flipped bit is state: the payload still
-// decodes, with the same ids and other states, and only the checksum can
-// tell. A rotted savepoint leaves the set of savepoints List may return,
-// so the model sees the rot as a delete.
+// committed. The draw u that decides the rot (u < rate) also picks its
+// form, so that a seed drawing the first form rots as it did before the
+// other two existed (each form makes the same three further draws):
+//
+//   - u < rate/2, a state bit: one bit of one pipeline's state flips in its
+//     payload file, durably, the manifest's SHA-256 of the payload left as
+//     written. The payload ends with the pipeline's last task's state
+//     (toSavepoint writes no task statistics), so the flipped bit is state:
+//     the payload still decodes, with the same ids and other states, and
+//     only the checksum can tell.
+//   - rate/2 <= u < 3*rate/4, the manifest: one bit of the producer name in
+//     the bundle's commit marker (_metadata.ser) flips. The manifest still
+//     parses, to the same ids, entries and trigger time; only its envelope
+//     checksum can tell (savepoint.ParseManifest).
+//   - 3*rate/4 <= u, a torn payload: one pipeline's payload file loses its
+//     tail, durably: on an even third draw it is cut where its task states
+//     begin (it still decodes, to the same ids and no states: only the
+//     length and SHA-256 the manifest records can tell), on an odd one at
+//     a random length (it may not decode at all).
+//
+// A rotted savepoint, whatever the form, leaves the set of savepoints List
+// may return (List verifies every bundle as Read does and skips one that
+// fails), so the model sees the rot as a delete.
 func (sp *savepoints) maybeRot(job, id int64) {
-	if sp.rot == nil || sp.healed() || sp.rot.Float64() >= sp.rotRate {
+	if sp.rot == nil || sp.healed() {
+		return
+	}
+	u := sp.rot.Float64()
+	if u >= sp.rotRate {
 		return
 	}
 	p := int32(sp.rot.IntN(sp.pipelines))
 	ck := sp.written[savepointID{job, id}][p]
-	name := path.Join("ns", savepoint.SavepointDir, strconv.FormatInt(job, 10), strconv.FormatInt(id, 10), savepoint.PayloadFile(p, ck))
+	dir := path.Join("ns", savepoint.SavepointDir, strconv.FormatInt(job, 10), strconv.FormatInt(id, 10))
+	name := path.Join(dir, savepoint.PayloadFile(p, ck))
 	data, err := sp.fs.ReadFile(name)
 	if err != nil {
 		panic(fmt.Sprintf("savepoint rot: read back %s: %v", name, err)) // the commit just landed it
 	}
-	last := lastState(data, name)
-	if err := sp.fs.Flip(name, len(data)-1-sp.rot.IntN(len(last)), 1<<sp.rot.IntN(8)); err != nil {
-		panic(fmt.Sprintf("savepoint rot: flip %s: %v", name, err))
-	}
-	if rotted, _ := sp.fs.ReadFile(name); sp.sumOf(lastDecoded(rotted, name)) == sp.sums[spPipeline{job, p, ck}] {
-		panic(fmt.Sprintf("savepoint rot: %s still carries the states written", name))
+	var what, form string
+	switch {
+	case u < sp.rotRate/2:
+		last := lastState(data, name)
+		if err := sp.fs.Flip(name, len(data)-1-sp.rot.IntN(len(last)), 1<<sp.rot.IntN(8)); err != nil {
+			panic(fmt.Sprintf("savepoint rot: flip %s: %v", name, err))
+		}
+		if rotted, _ := sp.fs.ReadFile(name); sp.sumOf(lastDecoded(rotted, name)) == sp.sums[spPipeline{job, p, ck}] {
+			panic(fmt.Sprintf("savepoint rot: %s still carries the states written", name))
+		}
+		what, form = fmt.Sprintf("pipeline %d (file %s)", p, name), "state"
+	case u < sp.rotRate*3/4:
+		marker := path.Join(dir, savepoint.MetadataFile)
+		m, err := sp.fs.ReadFile(marker)
+		if err != nil {
+			panic(fmt.Sprintf("savepoint rot: read back %s: %v", marker, err))
+		}
+		at := bytes.Index(m, []byte(spProducer))
+		if at < 0 || bytes.Index(m[at+1:], []byte(spProducer)) >= 0 {
+			panic(fmt.Sprintf("savepoint rot: %s does not name the producer once", marker))
+		}
+		at += sp.rot.IntN(len(spProducer))
+		if err := sp.fs.Flip(marker, at, 1<<sp.rot.IntN(8)); err != nil {
+			panic(fmt.Sprintf("savepoint rot: flip %s: %v", marker, err))
+		}
+		what, form = fmt.Sprintf("manifest (file %s, byte %d)", marker, at), "manifest"
+	default:
+		cut := sp.rot.IntN(len(data))
+		if sp.rot.IntN(8)%2 == 0 {
+			cut = statesAt(data, name)
+		}
+		if err := sp.fs.Truncate(name, cut); err != nil {
+			panic(fmt.Sprintf("savepoint rot: truncate %s: %v", name, err))
+		}
+		what, form = fmt.Sprintf("pipeline %d torn to %d of %d bytes (file %s)", p, cut, len(data), name), "torn"
 	}
 	sp.rotted[savepointID{job, id}] = p
+	sp.rotForm[savepointID{job, id}] = form
 	sp.chk.Rotted(job, id)
 	sp.h.savepointRotted(job, id)
-	sp.w.Note("fault: savepoint rot job %d savepoint %d pipeline %d (file %s)", job, id, p, name)
+	sp.w.Note("fault: savepoint rot job %d savepoint %d %s", job, id, what)
+}
+
+// spProducer is the engine version the harness's store records in each
+// manifest.
+const spProducer = "ckptsim-sim"
+
+// statesAt is where a payload the harness wrote starts its task states:
+// its ids, type and timestamps come first, so the bytes before are the
+// encoding of the checkpoint without its states.
+func statesAt(data []byte, name string) int {
+	c := *lastDecoded(data, name)
+	c.ActionStates, c.TaskStatistics = nil, nil
+	head := savepoint.EncodePayload(&c)
+	if len(head) >= len(data) || !bytes.Equal(head, data[:len(head)]) {
+		panic(fmt.Sprintf("savepoint rot: %s does not start with its ids and timestamps", name))
+	}
+	return len(head)
 }
 
 // lastState is the state that ends a payload the harness wrote.

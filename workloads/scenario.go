@@ -176,7 +176,8 @@ type Faults struct {
 	// BitRot: a committed checkpoint's stored bytes rot (one byte flips).
 	BitRot float64 `yaml:"bit_rot,omitempty"`
 	// SavepointRot: a committed savepoint's stored bytes rot (one bit of
-	// one pipeline's state flips in its payload file).
+	// one pipeline's state flips in its payload file, one bit of its
+	// manifest flips, or a payload file loses its tail).
 	SavepointRot float64 `yaml:"savepoint_rot,omitempty"`
 	// Redeploy: the harness redeploys a random pipeline (restoreCoordinator
 	// (false)): its tasks report WAITING_RESTORE, are handed their state,

@@ -251,3 +251,22 @@ func (f *FS) Flip(name string, offset int, mask byte) error {
 	}
 	return nil
 }
+
+// Truncate cuts name's content to its first size bytes, durably, as a
+// medium that loses a file's tail would. It is not a step.
+func (f *FS) Truncate(name string, size int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, err := f.lookup("truncate", name)
+	if err != nil {
+		return err
+	}
+	if n.dir || size < 0 || size > len(n.data) {
+		return &fs.PathError{Op: "truncate", Path: name, Err: fs.ErrInvalid}
+	}
+	n.data = slices.Clone(n.data[:size])
+	if !n.dirty {
+		n.durable = n.data
+	}
+	return nil
+}

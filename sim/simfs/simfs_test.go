@@ -237,3 +237,19 @@ func TestFlipCorruptsDurably(t *testing.T) {
 		t.Error("Flip past the end succeeded")
 	}
 }
+
+func TestTruncateCutsDurably(t *testing.T) {
+	f := New(nil)
+	must(t, f.MkdirAll("/d"))
+	must(t, f.WriteFile("/d/a", []byte{0, 1, 2}))
+	must(t, f.SyncDir("/d"))
+	must(t, f.Truncate("/d/a", 1))
+	crashRestart(f)
+	got, _ := f.ReadFile("/d/a")
+	if string(got) != string([]byte{0}) {
+		t.Errorf("after truncate and crash: %v", got)
+	}
+	if err := f.Truncate("/d/a", 2); err == nil {
+		t.Error("Truncate past the end succeeded")
+	}
+}

@@ -60,8 +60,8 @@ type FaultRates struct {
 	NotifyFail      float64 // notify-complete fails
 	TriggerThrow    float64 // an exception in the trigger path (H4)
 	TaskError       float64 // a task reports a checkpoint error instead of acknowledging
-	// SavepointRot: a committed savepoint's payload rots (one state bit
-	// flips). The harness's savepoint store draws it (workloads), not the
+	// SavepointRot: a committed savepoint rots (a state bit of a payload
+	// or a bit of the manifest flips, or a payload loses its tail). The harness's savepoint store draws it (workloads), not the
 	// cluster: the cluster stores no savepoint.
 	SavepointRot float64
 }

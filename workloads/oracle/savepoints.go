@@ -66,20 +66,30 @@ func (s *SavepointStore) Committed(job, id int64) { s.committed[job] = append(s.
 // CrashHit: a master crash hit the commit of savepoint id of job.
 func (s *SavepointStore) CrashHit(job, id int64) { s.ambiguous[[2]int64{job, id}] = true }
 
-// Rotted: the savepoint_rot fault flipped a state bit of savepoint id of
-// job (List then skips it: its payload no longer matches its manifest).
+// Rotted: the savepoint_rot fault hit savepoint id of job: a state bit of
+// a payload or a bit of the manifest flipped, or a payload lost its tail.
+// List must skip it from then on, and a restore never load it: core's List
+// verifies every bundle in full as Read does (manifest envelope checksum,
+// ids, each payload's length, SHA-256, decoding and ids) and skips one that
+// fails; a listing that returns it is a savepoint-retention finding.
 func (s *SavepointStore) Rotted(job, id int64) { s.rotted[[2]int64{job, id}] = true }
 
 // Listed: the operator listed job's savepoints (newest first) before
 // disposing of all but the newest. The listing must put the newest
 // committed savepoint first (what a restore would use), but for one that
-// rotted (List skips it) or was disposed; it reports whether it did (the
-// operator deletes nothing otherwise).
+// rotted or was disposed, and hold none that rotted (List must skip it);
+// it reports whether it did (the operator deletes nothing otherwise).
 func (s *SavepointStore) Listed(job int64, ids []int64) bool {
 	newest := int64(-1)
 	for _, id := range s.committed[job] {
 		if k := [2]int64{job, id}; !s.rotted[k] && !s.disposed[k] {
 			newest = max(newest, id)
+		}
+	}
+	for _, id := range ids {
+		if s.rotted[[2]int64{job, id}] {
+			s.order = append(s.order, fmt.Sprintf("savepoint-retention: the listing of job %d holds savepoint %d, which rotted (List must skip a bundle that fails Read's checks)", job, id))
+			return false
 		}
 	}
 	if len(ids) > 0 && ids[0] != newest {
@@ -200,8 +210,9 @@ func (s *SavepointStore) CrashFindings(f *Findings, at time.Duration) {
 // Retention checks one job's savepoints at the end of the run
 // (savepoint-retention): every savepoint whose commit returned is still
 // listed, unless the savepoint_rot fault hit it or the operator deleted
-// it, and none the operator deleted is. listed is what the store lists for
-// the job (listErr: the listing failed).
+// it, and none the operator deleted or the rot hit is (List skips a bundle
+// that fails any of Read's checks). listed is what the store lists for the
+// job (listErr: the listing failed).
 func (s *SavepointStore) Retention(f *Findings, at time.Duration, job int64, listed []int64, listErr error) {
 	if listErr != nil {
 		f.Add(SavepointRetention, at, "savepoint store", "savepoint-retention: list job %d: %v", job, listErr)
@@ -212,6 +223,8 @@ func (s *SavepointStore) Retention(f *Findings, at time.Duration, job int64, lis
 		switch have := slices.Contains(listed, id); {
 		case s.disposed[k] && have:
 			f.Add(SavepointRetention, at, "savepoint store", "savepoint-retention: savepoint %d of job %d is still listed after its delete returned", id, job)
+		case s.rotted[k] && have:
+			f.Add(SavepointRetention, at, "savepoint store", "savepoint-retention: savepoint %d of job %d is still listed after it rotted (List must skip a bundle that fails Read's checks)", id, job)
 		case !s.disposed[k] && !have && !s.rotted[k]:
 			f.Add(SavepointRetention, at, "savepoint store", "savepoint-retention: committed savepoint %d of job %d is gone without a delete", id, job)
 		}

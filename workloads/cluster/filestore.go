@@ -33,8 +33,8 @@ type fileStore struct {
 	// one of them is justified).
 	rotted map[PipelineID]map[int64]bool
 	// legacy: the ids stored in the legacy v0 layout (Config.LegacyUntil),
-	// which has no checksum: bit rot spares them, since nothing could
-	// tell a rotted legacy file from an intact one.
+	// which has no checksum: bit rot tears them rather than flipping a
+	// bit, since nothing could tell a flipped state bit (rotFile).
 	legacy  map[PipelineID]map[int64]bool
 	crashes int
 	log     []string
@@ -126,7 +126,12 @@ func (s *Storage) storeFile(cp *coord.Completed) error {
 
 // rotFile draws the BitRot fault for a checkpoint file just committed:
 // one bit of the file flips (anywhere: magic, version, payload or
-// checksum), written back durably.
+// checksum), written back durably. A legacy v0 file (no checksum: a
+// flipped state bit would go unseen) is torn instead, durably: it loses
+// its tail, cut where its checkpoint's task states begin or at a random
+// length inside the checkpoint; either way the envelope's field that
+// holds the checkpoint runs past the end of the file, which core's legacy
+// reader (savepoint.DecodeLegacy) must refuse.
 //
 // A file rots only while every other file its pipeline stores is intact
 // and there is one: with at most one rotted file per pipeline and
@@ -146,13 +151,25 @@ func (s *Storage) rotFile(k PipelineID, cp *coord.Completed) {
 			intact++
 		}
 	}
-	if intact == 0 || f.legacy[k][cp.ID] || !s.c.injected(s.c.cfg.Faults.BitRot, FaultBitRot, cp.Job, cp.Pipeline, cp.ID) {
+	if intact == 0 || !s.c.injected(s.c.cfg.Faults.BitRot, FaultBitRot, cp.Job, cp.Pipeline, cp.ID) {
 		return
 	}
 	name := f.name(cp.Job, cp.Pipeline, cp.ID)
 	b, err := f.fs.ReadFile(name)
 	if err != nil || len(b) == 0 {
 		panic(fmt.Sprintf("bit rot: read back %s: %v", name, err)) // the store just landed it
+	}
+	if f.legacy[k][cp.ID] {
+		cut := legacyCut(b, s.c.faults.IntN(2) == 0, s.c.faults.IntN(len(b)), name)
+		if err := f.fs.Truncate(name, cut); err != nil {
+			panic(fmt.Sprintf("bit rot: truncate %s: %v", name, err))
+		}
+		if f.rotted[k] == nil {
+			f.rotted[k] = map[int64]bool{}
+		}
+		f.rotted[k][cp.ID] = true
+		s.c.W.Note("fault: bit rot job %d pipeline %d id %d (legacy file %s torn to %d of %d bytes)", cp.Job, cp.Pipeline, cp.ID, name, cut, len(b))
+		return
 	}
 	b[s.c.faults.IntN(len(b))] ^= 1 << s.c.faults.IntN(8)
 	if err := f.fs.WriteFile(name, b); err != nil {
@@ -210,7 +227,46 @@ func (s *Storage) latestFile(job int64, pipeline int) (*coord.Completed, error) 
 	if err != nil || cp == nil {
 		return nil, err
 	}
-	return fromCheckpoint(cp), nil
+	return s.loaded(cp), nil
+}
+
+// loaded converts a checkpoint core read back: fromCheckpoint, or, for a
+// file the harness rotted that core loaded anyway (it must refuse it),
+// loadedRotted, so that what core loaded reaches the coordinator and the
+// tasks and restore-integrity judges it, rather than the harness
+// panicking on a layout it did not write.
+func (s *Storage) loaded(cp *savepoint.CompletedCheckpoint) *coord.Completed {
+	if s.file.rotted[PipelineID{cp.JobID, int(cp.PipelineID)}][cp.CheckpointID] {
+		return loadedRotted(cp)
+	}
+	return fromCheckpoint(cp)
+}
+
+// loadedRotted is what a coordinator would make of a checkpoint decoded
+// from a rotted file: its states, whatever survived, with the instants
+// and Sum of its coordinator block when that survived whole (the
+// coordinator then skips it if the states fail the Sum), and no Sum
+// otherwise (the coordinator takes it as intact). No field is checked.
+func loadedRotted(cp *savepoint.CompletedCheckpoint) *coord.Completed {
+	c := &coord.Completed{Job: cp.JobID, Pipeline: int(cp.PipelineID), ID: cp.CheckpointID, Type: cp.Type,
+		TriggeredAt: time.UnixMilli(cp.TriggerTimestampMs).In(sim.Epoch.Location()),
+		CompletedAt: time.UnixMilli(cp.CompletedTimestampMs).In(sim.Epoch.Location()),
+		States:      map[coord.TaskID][]byte{}}
+	for _, as := range cp.ActionStates {
+		if meta := as.Coordinator; len(meta) == 16+len(c.Sum) {
+			c.TriggeredAt = time.Unix(0, int64(binary.BigEndian.Uint64(meta))).In(sim.Epoch.Location())
+			c.CompletedAt = time.Unix(0, int64(binary.BigEndian.Uint64(meta[8:]))).In(sim.Epoch.Location())
+			copy(c.Sum[:], meta[16:])
+		}
+		for _, st := range as.Subtasks {
+			var b []byte
+			if len(st.State) > 0 && len(st.State[0]) > 0 {
+				b = st.State[0]
+			}
+			c.States[coord.TaskID(st.Index)] = b
+		}
+	}
+	return c
 }
 
 // loadFile is Load in file mode.
@@ -222,7 +278,7 @@ func (s *Storage) loadFile(job int64, pipeline int, id int64) (*coord.Completed,
 	if err != nil {
 		return nil, err
 	}
-	return fromCheckpoint(cp), nil
+	return s.loaded(cp), nil
 }
 
 // deleteFile is Delete in file mode.

@@ -80,3 +80,33 @@ func TestFileStorageRotRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestLegacyTearRefused: bit rot tears a legacy v0 file (legacyCut) where
+// its task states begin or at any length inside its checkpoint, and core's
+// reader (savepoint.DecodeCheckpointFile, through DecodeLegacy) refuses
+// every such cut; the states cut, read leniently, would be a checkpoint
+// with its ids and no states, which loadedRotted hands on unchecked.
+func TestLegacyTearRefused(t *testing.T) {
+	c := &coord.Completed{Job: 3, Pipeline: 7, ID: 42, Type: savepoint.TypeCheckpoint, TriggeredAt: sim.Epoch,
+		CompletedAt: sim.Epoch.Add(time.Second), States: map[coord.TaskID][]byte{0: []byte("a"), 1: []byte("state-3-7-1-42")}}
+	c.Sum = coord.Checksum(c)
+	b := encodeLegacy(toCheckpoint(c))
+	if _, err := savepoint.DecodeCheckpointFile(b); err != nil {
+		t.Fatalf("whole legacy file refused: %v", err)
+	}
+	cuts := map[int]bool{legacyCut(b, true, 0, "f"): true}
+	for r := range len(b) {
+		cuts[legacyCut(b, false, r, "f")] = true
+	}
+	for cut := range cuts {
+		if cut <= 0 || cut >= len(b) {
+			t.Fatalf("cut %d of %d bytes", cut, len(b))
+		}
+		if got, err := savepoint.DecodeCheckpointFile(b[:cut]); err == nil {
+			t.Errorf("legacy file torn to %d of %d bytes decoded: %+v", cut, len(b), got)
+		}
+	}
+	if r := loadedRotted(toCheckpoint(c)); StateSum(r) != StateSum(c) || r.Sum != c.Sum {
+		t.Errorf("loadedRotted of a whole checkpoint: %+v, want %+v", r, c)
+	}
+}

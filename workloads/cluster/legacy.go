@@ -106,3 +106,51 @@ func (f *fileStore) storeLegacy(cp *savepoint.CompletedCheckpoint) error {
 func (f *fileStore) name(job int64, pipeline int, id int64) string {
 	return fmt.Sprintf("%s/%s/%d/%d/%d.ser", fileNS, savepoint.CheckpointDir, job, pipeline, id)
 }
+
+// legacyCut is where bit rot tears legacy file b (named name): with
+// states, where the checkpoint's first action state begins inside the
+// envelope (the envelope's states field then runs past the end; read
+// leniently, the checkpoint would decode with its ids and no states);
+// otherwise at a length picked by r (in [0, len(b))) inside the
+// checkpoint, after the envelope's header.
+func legacyCut(b []byte, states bool, r int, name string) int {
+	off := 0
+	for off < len(b) {
+		num, typ, n := protowire.ConsumeTag(b[off:])
+		if n < 0 {
+			panic(fmt.Sprintf("bit rot: %s: bad legacy tag at %d", name, off))
+		}
+		if num != lvEnvStates || typ != protowire.BytesType {
+			m := protowire.ConsumeFieldValue(num, typ, b[off+n:])
+			if m < 0 {
+				panic(fmt.Sprintf("bit rot: %s: bad legacy field at %d", name, off))
+			}
+			off += n + m
+			continue
+		}
+		in, m := protowire.ConsumeBytes(b[off+n:])
+		if m < 0 || off+n+m != len(b) {
+			panic(fmt.Sprintf("bit rot: %s: the legacy checkpoint is not the file's last field", name))
+		}
+		start := len(b) - len(in)
+		if !states {
+			return start + r%len(in)
+		}
+		for at := 0; at < len(in); {
+			num, typ, n := protowire.ConsumeTag(in[at:])
+			if n < 0 {
+				panic(fmt.Sprintf("bit rot: %s: bad legacy checkpoint tag at %d", name, at))
+			}
+			if num == lvActionState {
+				return start + at
+			}
+			m := protowire.ConsumeFieldValue(num, typ, in[at+n:])
+			if m < 0 {
+				panic(fmt.Sprintf("bit rot: %s: bad legacy checkpoint field at %d", name, at))
+			}
+			at += n + m
+		}
+		return start + r%len(in) // no states
+	}
+	panic(fmt.Sprintf("bit rot: %s holds no legacy checkpoint", name))
+}

@@ -242,6 +242,18 @@ func (s *Storage) loaded(cp *savepoint.CompletedCheckpoint) *coord.Completed {
 	return fromCheckpoint(cp)
 }
 
+// addStates puts each subtask's first state (nil when it has none) into
+// c.States under its index: the harness's layout holds one state per task.
+func addStates(c *coord.Completed, subtasks []savepoint.SubtaskState) {
+	for _, st := range subtasks {
+		var b []byte
+		if len(st.State) > 0 && len(st.State[0]) > 0 {
+			b = st.State[0]
+		}
+		c.States[coord.TaskID(st.Index)] = b
+	}
+}
+
 // loadedRotted is what a coordinator would make of a checkpoint decoded
 // from a rotted file: its states, whatever survived, with the instants
 // and Sum of its coordinator block when that survived whole (the
@@ -258,13 +270,7 @@ func loadedRotted(cp *savepoint.CompletedCheckpoint) *coord.Completed {
 			c.CompletedAt = time.Unix(0, int64(binary.BigEndian.Uint64(meta[8:]))).In(sim.Epoch.Location())
 			copy(c.Sum[:], meta[16:])
 		}
-		for _, st := range as.Subtasks {
-			var b []byte
-			if len(st.State) > 0 && len(st.State[0]) > 0 {
-				b = st.State[0]
-			}
-			c.States[coord.TaskID(st.Index)] = b
-		}
+		addStates(c, as.Subtasks)
 	}
 	return c
 }
@@ -336,13 +342,7 @@ func fromCheckpoint(cp *savepoint.CompletedCheckpoint) *coord.Completed {
 		CompletedAt: time.Unix(0, int64(binary.BigEndian.Uint64(meta[8:]))).In(sim.Epoch.Location()),
 		States:      map[coord.TaskID][]byte{}}
 	copy(c.Sum[:], meta[16:])
-	for _, st := range as.Subtasks {
-		var b []byte
-		if len(st.State) > 0 && len(st.State[0]) > 0 {
-			b = st.State[0]
-		}
-		c.States[coord.TaskID(st.Index)] = b
-	}
+	addStates(c, as.Subtasks)
 	if err := checkFields(cp, c); err != nil {
 		panic(fmt.Sprintf("checkpoint file of job %d pipeline %d id %d: %v", cp.JobID, cp.PipelineID, cp.CheckpointID, err))
 	}

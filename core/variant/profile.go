@@ -32,6 +32,10 @@ var profiles = []Profile{{
 	About: "Apache SeaTunnel Zeta's checkpoint coordinator as read at CheckpointCoordinator.java@0032ddc5 " +
 		"(results/findings/FIDELITY.md): every key where the Java code behaves differently from the port " +
 		"and the port keeps the Java behaviour as a value",
+	// notify-wait=backoff (F027's window) is left out: it is a stall on
+	// every failure's handler, not a code path upstream takes where the
+	// port takes another, and it moves every schedule with a failure in it
+	// (workloads/REFERENCE.md, Profiles).
 	Values: []ProfileValue{
 		{"task-failure", "kill-worker", "PipelineCheckpointTask L74 rethrows and kills the dispatch worker (H3)"},
 		{"expiry-fence", "none", "the watchdog carries no generation (L962-992, H1)"},
@@ -54,7 +58,6 @@ var profiles = []Profile{{
 		{"final-restore", "races", "readyToClose takes no lock against a restore (L543-549, F025)"},
 		{"restore-load", "once", "restoreCoordinator reads the ready-to-close set once (L553) and a failure throws out before its clean (L670-673; F001)"},
 		{"restore-chain", "live", "triggers carry no chain: a re-arm of the old chain landing after the restore's cancelAll (L748, L768, L802) runs beside the chain the restore arms (L695, L449; F029)"},
-		{"notify-wait", "backoff", "L343 handleCheckpointError runs on the handler's thread before L347's clean, which has no fence: a handler held there across the job master's restart cleans the restored generation (F027)"},
 		{"cancel-all", "clears", "PipelineCheckpointScheduler.cancelAll clear()s its set after cancelling its copy (PCS L92-95, F026)"},
 		{"close-tasks", "drops", "SharedCheckpointScheduler.close discards what shutdownNow returns (SCS L199-200, F010)"},
 	},

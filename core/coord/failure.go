@@ -94,8 +94,16 @@ func (c *Coordinator) fenced(f fencing) bool {
 // generation the failing work belongs to; when f fences, work of an
 // earlier generation is dropped instead of failing the current one (H1,
 // H9).
+//
+// With notify-wait=backoff the handler waits one status backoff between
+// telling the job master and its clean: upstream's L343
+// handleCheckpointError runs on the handler's thread and may block before
+// L347's clean, long enough for the job master's whole restart (F027).
 func (c *Coordinator) handleError(armed uint64, r Reason, err error, f fencing) {
 	if gen, failed := c.failGeneration(armed, r, err, f); failed {
+		if c.cfg.Variants.NotifyWait == variant.NotifyBackoff {
+			c.e.Sleep(c.cfg.StatusBackoff)
+		}
 		c.clean(r, gen)
 	}
 }

@@ -36,6 +36,7 @@ type rig struct {
 	getFailsKey string
 	restores    int
 	failures    []Reason
+	onFailure   func() // called from HandleCheckpointError, on the handler's thread
 	ids         int64
 	status      map[string]string
 	// statusLat, when set, is each status write's latency by value.
@@ -275,6 +276,9 @@ type rigMaster rig
 
 func (m *rigMaster) HandleCheckpointError(_ int64, _ int, _ uint64, reason Reason) {
 	m.failures = append(m.failures, reason)
+	if m.onFailure != nil {
+		m.onFailure()
+	}
 }
 
 // inSim runs p over seeds in the simulator, failing with the seed.

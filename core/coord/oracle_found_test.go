@@ -192,3 +192,55 @@ func TestTriggerOfEarlierGenerationDoesNothing(t *testing.T) {
 		}
 	})
 }
+
+// cleanAcrossRestore fails the generation with a task's error report and,
+// when the job master is told, restores the pipeline on a thread of its
+// own (tasks acknowledge from then on). It returns the checkpoints
+// completed in the 10 s after the restore.
+func cleanAcrossRestore(t testing.TB, e env.Env, vs variant.Set) int {
+	r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: time.Minute, Variants: vs})
+	defer r.close()
+	r.withhold = true
+	var restored bool
+	r.onFailure = func() {
+		r.onFailure = nil
+		e.Go("job-master", func() {
+			r.withhold = false
+			if err := r.c.Restore(true); err != nil {
+				t.Error(err)
+			}
+			restored = true
+		})
+	}
+	r.c.Start()
+	if !r.waitFor(10*time.Second, func() bool { return r.count(EvTriggered, nil) > 0 }) {
+		t.Fatal("nothing triggered")
+	}
+	r.c.ReportTaskError(r.ids, "task 0 failed")
+	if !r.waitFor(10*time.Second, func() bool { return restored }) {
+		t.Fatal("the job master never restored")
+	}
+	before := r.completed()
+	e.Sleep(10 * time.Second)
+	return r.completed() - before
+}
+
+// TestNotifyWaitCleanOutlivesRestore: F027's window. With notify-wait=backoff
+// the failure's handler waits one status backoff between telling the job
+// master and its clean, while the job master restores; with
+// deferred-fence=none (upstream's unfenced clean) the clean then cancels the
+// restored generation's trigger and aborts its checkpoints, and nothing
+// completes again. The port's fence (deferred-fence=generation) drops the
+// late clean.
+func TestNotifyWaitCleanOutlivesRestore(t *testing.T) {
+	inSim(t, 20, func(t testing.TB, e env.Env) {
+		if n := cleanAcrossRestore(t, e, variant.Set{NotifyWait: variant.NotifyBackoff}); n == 0 {
+			t.Fatal("with the fence the restored generation completed nothing: the late clean was not dropped")
+		}
+	})
+	inSim(t, 20, func(t testing.TB, e env.Env) {
+		if n := cleanAcrossRestore(t, e, variant.Set{NotifyWait: variant.NotifyBackoff, DeferredFence: variant.FenceNone}); n != 0 {
+			t.Fatalf("with deferred-fence=none and notify-wait=backoff the late clean should leave the restored generation nothing armed; %d completed", n)
+		}
+	})
+}

@@ -32,6 +32,10 @@ var profiles = []Profile{{
 	About: "Apache SeaTunnel Zeta's checkpoint coordinator as read at CheckpointCoordinator.java@0032ddc5 " +
 		"(results/findings/FIDELITY.md): every key where the Java code behaves differently from the port " +
 		"and the port keeps the Java behaviour as a value",
+	// notify-wait=backoff (F027's window) is left out: it is a stall on
+	// every failure's handler, not a code path upstream takes where the
+	// port takes another, and it moves every schedule with a failure in it
+	// (workloads/REFERENCE.md, Profiles).
 	Values: []ProfileValue{
 		{"task-failure", "kill-worker", "PipelineCheckpointTask L74 rethrows and kills the dispatch worker (H3)"},
 		{"expiry-fence", "none", "the watchdog carries no generation (L962-992, H1)"},

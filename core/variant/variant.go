@@ -211,6 +211,16 @@ const (
 	ChainLive                     // the live chain's token (upstream has none): a late re-arm runs on beside it
 )
 
+// NotifyWait is notify-wait (F027): what a failure's handler does between
+// telling the job master and its clean.
+type NotifyWait uint8
+
+// The notify-wait values.
+const (
+	NotifyNone    NotifyWait = iota // it cleans at once
+	NotifyBackoff                   // it waits one status backoff first (the job master's call blocks on the handler's thread)
+)
+
 // RestoreLoad is restore-load (F001): how a restore reads the ready-to-close
 // set, and what a failed read leaves.
 type RestoreLoad uint8
@@ -249,6 +259,7 @@ type Set struct {
 	FinalRestore        FinalRestore       // final-restore             F025
 	RestoreLoad         RestoreLoad        // restore-load              F001
 	RestoreChain        RestoreChain       // restore-chain             F029
+	NotifyWait          NotifyWait         // notify-wait               F027
 	CancelAll           sched.CancelAllSet // cancel-all                F026
 	CloseTasks          sched.CloseTasks   // close-tasks               F010
 }
@@ -288,6 +299,7 @@ var keys = []Key{
 	enum("final-restore", func(s *Set) *FinalRestore { return &s.FinalRestore }, "waits", "races"),
 	enum("restore-load", func(s *Set) *RestoreLoad { return &s.RestoreLoad }, "retries", "once"),
 	enum("restore-chain", func(s *Set) *RestoreChain { return &s.RestoreChain }, "new", "live"),
+	enum("notify-wait", func(s *Set) *NotifyWait { return &s.NotifyWait }, "none", "backoff"),
 	named("cancel-all", func(s *Set) *sched.CancelAllSet { return &s.CancelAll }, sched.CancelAllSets),
 	named("close-tasks", func(s *Set) *sched.CloseTasks { return &s.CloseTasks }, sched.CloseTasksValues),
 }

@@ -36,6 +36,7 @@ func TestSpellings(t *testing.T) {
 		"final-restore=waits|races",
 		"restore-load=retries|once",
 		"restore-chain=new|live",
+		"notify-wait=none|backoff",
 		"cancel-all=keeps|clears",
 		"close-tasks=settles|drops",
 	}

@@ -33,7 +33,7 @@ func ParseStrategy(s string) (StrategyKind, bool) {
 }
 
 type strategy interface {
-	pick(w *World, runq []runEntry) int // index into runq, -1 on divergence
+	pick(w *World, runq []*thread) int // index into runq, -1 on divergence
 	spawned(w *World, t *thread)
 	// runnable and blocked follow the run queue: t joined it, t left it.
 	runnable(t *thread)
@@ -53,10 +53,10 @@ func newStrategy(cfg Config, r *rand.Rand) strategy {
 // randomWalk picks uniformly among runnable threads.
 type randomWalk struct{}
 
-func (randomWalk) pick(w *World, runq []runEntry) int { return w.sched.IntN(len(runq)) }
-func (randomWalk) spawned(*World, *thread)            {}
-func (randomWalk) runnable(*thread)                   {}
-func (randomWalk) blocked(*thread)                    {}
+func (randomWalk) pick(w *World, runq []*thread) int { return w.sched.IntN(len(runq)) }
+func (randomWalk) spawned(*World, *thread)           {}
+func (randomWalk) runnable(*thread)                  {}
+func (randomWalk) blocked(*thread)                   {}
 
 // pct is Probabilistic Concurrency Testing: random distinct priorities,
 // always run the highest, and at d-1 random steps drop the running
@@ -108,7 +108,7 @@ func (p *pct) spawned(w *World, t *thread) {
 func (p *pct) runnable(t *thread) { p.q.push(t) }
 func (p *pct) blocked(t *thread)  { p.q.remove(t) }
 
-func (p *pct) pick(w *World, runq []runEntry) int {
+func (p *pct) pick(w *World, runq []*thread) int {
 	top := p.q[0]
 	for p.next < len(p.changes) && p.changes[p.next] <= w.steps {
 		top.prio = int64(p.depth - 1 - p.next)
@@ -198,7 +198,7 @@ func (r *replay) blocked(*thread)         {}
 
 // pick finds the recorded thread by id (its index in World.threads), not
 // by a scan of the run queue; -1 if it is not runnable.
-func (r *replay) pick(w *World, runq []runEntry) int {
+func (r *replay) pick(w *World, runq []*thread) int {
 	if r.i >= len(r.decisions) {
 		return -1
 	}

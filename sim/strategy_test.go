@@ -14,7 +14,7 @@ type scanPCT struct {
 	picks int
 }
 
-func (s *scanPCT) pick(w *World, runq []runEntry) int {
+func (s *scanPCT) pick(w *World, runq []*thread) int {
 	q := s.pct.q
 	if len(q) != len(runq) {
 		s.t.Fatalf("step %d: %d threads in the heap, %d runnable", w.steps, len(q), len(runq))
@@ -26,13 +26,13 @@ func (s *scanPCT) pick(w *World, runq []runEntry) int {
 	}
 	i := s.pct.pick(w, runq)
 	best := 0
-	for j, e := range runq {
-		if t, b := e.t, runq[best].t; t.prio > b.prio || t.prio == b.prio && t.id < b.id {
+	for j, t := range runq {
+		if b := runq[best]; t.prio > b.prio || t.prio == b.prio && t.id < b.id {
 			best = j
 		}
 	}
 	if i != best {
-		s.t.Fatalf("step %d: PCT picked %s (prio %d), the scan %s (prio %d)", w.steps, runq[i].t.name, runq[i].t.prio, runq[best].t.name, runq[best].t.prio)
+		s.t.Fatalf("step %d: PCT picked %s (prio %d), the scan %s (prio %d)", w.steps, runq[i].name, runq[i].prio, runq[best].name, runq[best].prio)
 	}
 	s.picks++
 	return i

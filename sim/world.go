@@ -135,7 +135,7 @@ type thread struct {
 	state    tstate
 	timedOut bool
 	untimed  bool
-	at       *pull  // its switch slot while blocked (see runEntry)
+	at       *pull  // the switch slot its coroutine is parked in (nil while it runs)
 	runIdx   int    // index in World.runq, -1 if absent
 	prioIdx  int    // index in PCT's heap of runnable threads, -1 if absent
 	prio     int64  // PCT priority
@@ -171,7 +171,7 @@ type World struct {
 	switches int64
 	hash     uint64
 	threads  []*thread
-	runq     []runEntry
+	runq     []*thread
 	current  *thread
 	timers   timerQueue
 	timerSeq uint64
@@ -297,7 +297,7 @@ func (w *World) Run(main func()) Result {
 		panic("sim: World.Run called twice")
 	}
 	w.spawn("main", funcBody(func() { main(); w.mainDone = true }))
-	if next := w.schedule(); next >= 0 {
+	if next := w.schedule(); next != nil {
 		w.switchTo(&w.mainAt, next)
 	}
 	if w.fatal != nil {
@@ -325,36 +325,36 @@ func (w *World) Run(main func()) Result {
 
 // schedule is the scheduler's loop body, run on the goroutine of the
 // thread that parks (or on Run's, to start): it fires due timers, picks the
-// thread to run next and returns its index in the run queue, or -1 when
-// the run is over (done, deadlock, budget, divergence, a panic). A panic
-// of the scheduler itself ends the run and is re-raised by Run.
-func (w *World) schedule() (next int) {
+// thread to run next and returns it, or nil when the run is over (done,
+// deadlock, budget, divergence, a panic). A panic of the scheduler itself
+// ends the run and is re-raised by Run.
+func (w *World) schedule() (next *thread) {
 	w.current = nil
 	defer func() {
 		if v := recover(); v != nil {
 			w.fatal = v
 			w.end(OutcomePanic, fmt.Sprint("sim: scheduler: ", v))
-			next = -1
+			next = nil
 		}
 	}()
 	for !w.ended {
 		if w.mainDone {
 			w.end(OutcomeDone, "")
-			return -1
+			return nil
 		}
 		if w.overBudget() {
-			return -1
+			return nil
 		}
 		if len(w.runq) == 0 {
 			if !w.advance() {
 				w.deadlock()
-				return -1
+				return nil
 			}
 			continue
 		}
-		return w.pick() // -1 after a replay divergence (ended)
+		return w.pick() // nil after a replay divergence (ended)
 	}
-	return -1
+	return nil
 }
 
 func (w *World) overBudget() bool {
@@ -395,45 +395,24 @@ func (w *World) end(o Outcome, reason string) {
 	w.result.Reason = reason
 }
 
-// runEntry is a runnable thread in World.runq, with what a switch to it
-// needs: its id (the pick goes into the trace hash) and the switch slot
-// its coroutine is parked in (nil while it runs). A switch then reads the
-// entry and the slot, not the thread's record first: with a thousand
-// threads each of them is a cache miss, and the slot's address would wait
-// on the record's. A thread's slot is in its entry while it is runnable,
-// in thread.at while it is blocked; slotOf finds it.
-type runEntry struct {
-	t  *thread
-	at *pull
-	id int32
-}
-
-// slotOf is where t's switch slot is kept (see runEntry); the pointer is
-// good until the run queue next changes.
-func (w *World) slotOf(t *thread) **pull {
-	if t.runIdx >= 0 {
-		return &w.runq[t.runIdx].at
-	}
-	return &t.at
-}
-
-// pick makes a scheduling decision and returns the index of the picked
-// thread in the run queue, -1 after a replay divergence (ended).
-func (w *World) pick() int {
-	i := 0
-	if len(w.runq) > 1 {
-		i = w.strategy.pick(w, w.runq)
+func (w *World) pick() *thread {
+	var t *thread
+	if len(w.runq) == 1 {
+		t = w.runq[0]
+	} else {
+		i := w.strategy.pick(w, w.runq)
 		if i < 0 {
 			w.end(OutcomeDivergence, fmt.Sprintf("replay diverged at step %d", w.steps))
-			return -1
+			return nil
 		}
+		t = w.runq[i]
 		if w.cfg.RecordDecisions {
-			w.result.Decisions = append(w.result.Decisions, w.runq[i].id)
+			w.result.Decisions = append(w.result.Decisions, t.id)
 		}
 	}
 	w.steps++
-	w.mix(uint64(w.runq[i].id), 0xD1)
-	return i
+	w.mix(uint64(t.id), 0xD1)
+	return t
 }
 
 // pull is a switch slot: one iter.Pull coroutine used as the runtime's
@@ -464,23 +443,20 @@ func (s *pull) enter() {
 }
 
 // switchTo parks the calling goroutine (whose slot record is self) and
-// runs the thread at index next of the run queue, or Run's goroutine when
-// next is -1. It returns when another goroutine switches back into the
-// slot the caller was parked in. The picked thread's slot comes from its
-// run-queue entry (see runEntry). It is enter written out: one frame fewer
-// between a resumed thread and its code, whose stack lines are cold after
-// a switch among many threads.
-func (w *World) switchTo(self **pull, next int) {
+// runs next, or Run's goroutine when next is nil. It returns when another
+// goroutine switches back into the slot the caller was parked in. It is
+// enter written out: one frame fewer between a resumed thread and its
+// code, whose stack lines are cold after a switch among many threads.
+func (w *World) switchTo(self **pull, next *thread) {
 	var s *pull
-	if next < 0 {
+	if next == nil {
 		s, w.mainAt = w.mainAt, nil
 		w.current = nil
 	} else {
-		e := &w.runq[next]
-		s, e.at = e.at, nil
-		w.current = e.t
+		s, next.at = next.at, nil
+		w.current = next
 		if w.cpu != nil {
-			w.cpu.charge(w, e.t)
+			w.cpu.charge(w, next)
 		}
 	}
 	*self = s
@@ -518,7 +494,7 @@ func (w *World) spawn(name string, body Runner) *thread {
 	w.threads = append(w.threads, t)
 	c := w.coroutine()
 	c.t, c.body = t, body
-	t.co, t.at = c, c.at // makeRunnable moves it to t's entry
+	t.co, t.at = c, c.at
 	c.at = nil
 	w.strategy.spawned(w, t)
 	w.makeRunnable(t)
@@ -568,7 +544,7 @@ func (w *World) coroutine() *coro {
 			w.idle = append(w.idle, c)
 			// Idle: run what comes next; resumed with a new thread (c.t)
 			// or for the teardown.
-			next := -1
+			var next *thread
 			if !w.killing {
 				next = w.schedule()
 			}
@@ -611,8 +587,7 @@ func (w *World) makeRunnable(t *thread) {
 	t.state = tRunnable
 	t.waitOn = waitReason{}
 	t.runIdx = len(w.runq)
-	w.runq = append(w.runq, runEntry{t: t, at: t.at, id: t.id})
-	t.at = nil
+	w.runq = append(w.runq, t)
 	w.strategy.runnable(t)
 }
 
@@ -621,12 +596,10 @@ func (w *World) removeRunnable(t *thread) {
 	if i < 0 {
 		return
 	}
-	t.at = w.runq[i].at
-	n := len(w.runq) - 1
-	w.runq[i] = w.runq[n]
-	w.runq[i].t.runIdx = i
-	w.runq[n] = runEntry{}
-	w.runq = w.runq[:n]
+	last := w.runq[len(w.runq)-1]
+	w.runq[i] = last
+	last.runIdx = i
+	w.runq = w.runq[:len(w.runq)-1]
 	t.runIdx = -1
 	w.strategy.blocked(t)
 }
@@ -657,18 +630,18 @@ func (w *World) point() {
 		return
 	}
 	next := w.pick()
-	if next >= 0 && w.runq[next].t == t {
+	if next == t {
 		if w.cpu != nil {
 			w.cpu.charge(w, t)
 		}
 		return
 	}
-	if next >= 0 && w.overBudget() { // the pick took the last step of the budget
-		next = -1
+	if next != nil && w.overBudget() { // the pick took the last step of the budget
+		next = nil
 	}
-	// park(t, next) written out (next is not t): next -1 is a replay
+	// park(t, next) written out (next is not t): next nil is a replay
 	// divergence or the budget ending the run.
-	w.switchTo(w.slotOf(t), next)
+	w.switchTo(&t.at, next)
 	if w.killing {
 		panic(killed{})
 	}
@@ -718,19 +691,18 @@ func (w *World) block(t *thread, what waitReason) {
 	w.park(t, w.schedule())
 }
 
-// park hands the processor from t to the thread at index next of the run
-// queue (-1: back to Run, the run is over) and returns when t is resumed.
-// When next is t itself (a timer made it runnable again and it was
-// picked) it just continues.
-func (w *World) park(t *thread, next int) {
-	if next >= 0 && w.runq[next].t == t {
+// park hands the processor from t to next (nil: back to Run, the run is
+// over) and returns when t is resumed. When next is t itself (a timer
+// made it runnable again and it was picked) it just continues.
+func (w *World) park(t *thread, next *thread) {
+	if next == t {
 		w.current = t
 		if w.cpu != nil {
 			w.cpu.charge(w, t)
 		}
 		return
 	}
-	w.switchTo(w.slotOf(t), next)
+	w.switchTo(&t.at, next)
 	if w.killing {
 		panic(killed{})
 	}
@@ -763,11 +735,10 @@ func (w *World) blocked() []BlockedThread {
 func (w *World) killAll() {
 	w.killing = true
 	for i := 0; i < len(w.threads); i++ {
-		if t := w.threads[i]; t.state != tDone && *w.slotOf(t) != nil {
+		if t := w.threads[i]; t.state != tDone && t.at != nil {
 			w.current = t
-			sp := w.slotOf(t)
-			s := *sp
-			*sp = nil
+			s := t.at
+			t.at = nil
 			w.mainAt = s
 			s.enter()
 			w.current = nil

@@ -477,6 +477,31 @@ func TestScheduleAtPastKeepsIntendedDue(t *testing.T) {
 	})
 }
 
+// scheduleDuringCancelAll gives l five tasks for CancelAll to cancel (each
+// Cancel is a scheduling point), then races a Schedule of a task due after
+// delay (counting its runs in ran) against l.CancelAll on another thread,
+// and returns once that Schedule has returned: get gives the late task.
+func scheduleDuringCancelAll(e env.Env, l *sched.Lease, delay time.Duration) (get func() *sched.Task, ran *simtest.Counter) {
+	for range 5 {
+		l.Schedule(time.Minute, func() error { return nil })
+	}
+	ran = simtest.NewCounter(e)
+	mu := e.NewMutex("test.late")
+	var late *sched.Task
+	e.Go("late-schedule", func() {
+		task := l.Schedule(delay, ran.AddErr)
+		mu.Lock()
+		late = task
+		mu.Unlock()
+	})
+	l.CancelAll()
+	get = func() *sched.Task { mu.Lock(); defer mu.Unlock(); return late }
+	for get() == nil {
+		e.Sleep(time.Millisecond)
+	}
+	return get, ran
+}
+
 // TestCancelAllKeepsConcurrentSchedule: a task scheduled while CancelAll
 // runs is either cancelled by it or still outstanding afterwards, where a
 // later CancelAll reaches it. CancelAll emptied the lease's task set after
@@ -489,23 +514,7 @@ func TestCancelAllKeepsConcurrentSchedule(t *testing.T) {
 		s, _ := newSched(t, e, sched.Config{Design: d})
 		defer s.Close()
 		l := s.Lease(1, 1)
-		for range 5 { // a snapshot to cancel: each Cancel is a scheduling point
-			l.Schedule(time.Minute, func() error { return nil })
-		}
-		ran := simtest.NewCounter(e)
-		mu := e.NewMutex("test.late")
-		var late *sched.Task
-		e.Go("late-schedule", func() {
-			task := l.Schedule(time.Second, ran.AddErr)
-			mu.Lock()
-			late = task
-			mu.Unlock()
-		})
-		l.CancelAll()
-		get := func() *sched.Task { mu.Lock(); defer mu.Unlock(); return late }
-		for get() == nil {
-			e.Sleep(time.Millisecond)
-		}
+		get, ran := scheduleDuringCancelAll(e, l, time.Second)
 		if !get().Cancelled() {
 			if n := l.Outstanding(); n != 1 {
 				t.Fatalf("a task scheduled during CancelAll is neither cancelled nor outstanding (outstanding %d)", n)
@@ -532,23 +541,7 @@ func TestCancelAllSettlesConcurrentSchedule(t *testing.T) {
 		s, _ := newSched(t, e, sched.Config{Design: d})
 		defer s.Close()
 		l := s.Lease(1, 1)
-		for range 5 { // a snapshot to cancel: each Cancel is a scheduling point
-			l.Schedule(time.Minute, func() error { return nil })
-		}
-		ran := simtest.NewCounter(e)
-		mu := e.NewMutex("test.late")
-		var late *sched.Task
-		e.Go("late-schedule", func() {
-			task := l.Schedule(10*time.Millisecond, ran.AddErr)
-			mu.Lock()
-			late = task
-			mu.Unlock()
-		})
-		l.CancelAll()
-		get := func() *sched.Task { mu.Lock(); defer mu.Unlock(); return late }
-		for get() == nil {
-			e.Sleep(time.Millisecond)
-		}
+		get, ran := scheduleDuringCancelAll(e, l, 10*time.Millisecond)
 		task := get()
 		if !task.Await(10 * time.Second) {
 			t.Fatalf("a task scheduled during CancelAll never settled (cancelled %v, outstanding %d)", task.Cancelled(), l.Outstanding())
@@ -596,23 +589,7 @@ func TestCancelAllClearsDropsConcurrentScheduleUpstream(t *testing.T) {
 		s, _ := newSched(t, e, sched.Config{CancelAll: sched.CancelAllClears})
 		defer s.Close()
 		l := s.Lease(1, 1)
-		for range 5 { // a snapshot to cancel: each Cancel is a scheduling point
-			l.Schedule(time.Minute, func() error { return nil })
-		}
-		ran := simtest.NewCounter(e)
-		mu := e.NewMutex("test.late")
-		var late *sched.Task
-		e.Go("late-schedule", func() {
-			task := l.Schedule(time.Second, ran.AddErr)
-			mu.Lock()
-			late = task
-			mu.Unlock()
-		})
-		l.CancelAll()
-		get := func() *sched.Task { mu.Lock(); defer mu.Unlock(); return late }
-		for get() == nil {
-			e.Sleep(time.Millisecond)
-		}
+		get, ran := scheduleDuringCancelAll(e, l, time.Second)
 		l.CancelAll()
 		e.Sleep(2 * time.Second)
 		if !get().Cancelled() {

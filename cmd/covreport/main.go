@@ -45,6 +45,7 @@ type block struct {
 	endLine, endCol            int
 	stmts                      int
 	hit                        []bool // per profile
+	aside                      []bool // per -aside profile: reached there, not counted
 	fn                         *function
 	covered, coveredByBaseline bool
 	reason                     *reason // why it is never run (annotate); nil: none given
@@ -80,8 +81,9 @@ func (p *profileFlags) Set(s string) error {
 }
 
 func main() {
-	var profiles profileFlags
+	var profiles, asides profileFlags
 	flag.Var(&profiles, "profile", "NAME=FILE: a text coverage profile (go tool covdata textfmt); repeat, the first is the baseline")
+	flag.Var(&asides, "aside", "NAME=FILE: a profile shown but never counted as reached (the variant runs); a block whose reason says variant must be reached by one")
 	module := flag.String("module", "github.com/ckptsim/ckptsim", "the module path the profiles name files by")
 	root := flag.String("root", ".", "the module's root directory")
 	prefix := flag.String("prefix", "core/", "report files under this module-relative folder")
@@ -96,7 +98,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "covreport: at least one -profile NAME=FILE")
 		os.Exit(64)
 	}
-	r, err := build(profiles, *module, *root, *prefix, strings.Split(*skip, ","))
+	r, err := build(profiles, asides, *module, *root, *prefix, strings.Split(*skip, ","))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "covreport:", err)
 		os.Exit(1)
@@ -124,6 +126,7 @@ func main() {
 type report struct {
 	skipped []string
 	names   []string
+	asides  []string // -aside profiles: read, shown, never counted as reached
 	blocks  []*block
 	funcs   []*function
 	pkgs    []string
@@ -142,10 +145,18 @@ type reason struct {
 }
 
 // The kinds of reason: code only wall mode or tools run (the OS file
-// system, command-line parsing), a defensive branch the design keeps
-// unreachable (a nil check of a required argument, an impossible error),
-// or a gap: code a simulation should reach and does not yet.
-var reasonKinds = []string{"wall-only", "defensive", "gap"}
+// system, command-line parsing), code that runs only under a variant
+// key's non-default value (upstream's or a hazard's behaviour kept as a
+// value; the default campaign runs the shipped defaults), a defensive
+// branch the design keeps unreachable (a nil check of a required
+// argument, an impossible error), or a gap: code a simulation should
+// reach and does not yet.
+var reasonKinds = []string{"wall-only", "variant", "defensive", "gap"}
+
+// unverified is the kind of a block whose reason says variant while the
+// -aside runs (the variants' own campaign) did not reach it either: the
+// claim is not shown, so the block counts with the gaps.
+const unverified = "variant (not reached by the variant runs)"
 
 // unannotated is the kind of a block never run that no reason covers.
 const unannotated = "gap (no reason yet)"
@@ -217,24 +228,40 @@ func (r *report) annotate(path string) error {
 	return nil
 }
 
-// kindOf is a block's reason kind (unannotated without one).
+// kindOf is a block's reason kind (unannotated without one). With -aside
+// profiles, a variant block none of them reached is unverified.
 func (b *block) kindOf() string {
 	if b.reason == nil {
 		return unannotated
+	}
+	if b.reason.kind == "variant" && len(b.aside) > 0 && !slices.Contains(b.aside, true) {
+		return unverified
 	}
 	return b.reason.kind
 }
 
 // build reads the profiles, keeps the blocks under prefix, and places
 // each in its function (parsed from the source under root).
-func build(profiles []profile, module, root, prefix string, skip []string) (*report, error) {
+//
+// The aside profiles are read the same way but never count as reached:
+// they show which blocks a campaign outside the measured one (the variant
+// runs) reaches, to verify the variant reasons.
+func build(profiles, asides []profile, module, root, prefix string, skip []string) (*report, error) {
 	r := &report{skipped: skip}
 	byKey := map[string]*block{}
-	for i, p := range profiles {
-		r.names = append(r.names, p.name)
-		if err := readProfile(p.path, i, len(profiles), module, prefix, byKey); err != nil {
+	all := append(slices.Clone(profiles), asides...)
+	for i, p := range all {
+		if i < len(profiles) {
+			r.names = append(r.names, p.name)
+		} else {
+			r.asides = append(r.asides, p.name)
+		}
+		if err := readProfile(p.path, i, len(all), module, prefix, byKey); err != nil {
 			return nil, err
 		}
+	}
+	for _, b := range byKey {
+		b.hit, b.aside = b.hit[:len(profiles)], b.hit[len(profiles):]
 	}
 	files := map[string][]*block{}
 	for _, b := range byKey {
@@ -605,13 +632,42 @@ func (r *report) writeReasonTable(w io.Writer) {
 	if r.rfile != "" {
 		src = fmt.Sprintf("`%s`", r.rfile)
 	}
-	fmt.Fprintf(w, "Why the statements never run are not run (%s; each block with its reason in [`uncovered.md`](uncovered.md)): wall-only (only wall mode or tools run it), defensive (kept unreachable by design), gap (a simulation should reach it and does not yet).\n\n", src)
+	fmt.Fprintf(w, "Why the statements never run are not run (%s; each block with its reason in [`uncovered.md`](uncovered.md)): wall-only (only wall mode or tools run it), variant (runs only under a variant key's non-default value, which the default campaign never sets%s), defensive (kept unreachable by design), gap (a simulation should reach it and does not yet).\n\n", src, r.asideNote())
 	fmt.Fprintln(w, "| reason | blocks | statements |")
 	fmt.Fprintln(w, "|---|---|---|")
-	for _, k := range append(slices.Clone(reasonKinds), unannotated) {
+	kinds := append(slices.Clone(reasonKinds), unannotated)
+	if len(r.asides) > 0 {
+		kinds = append(kinds, unverified)
+	}
+	for _, k := range kinds {
 		fmt.Fprintf(w, "| %s | %d | %d |\n", k, byKind[k][0], byKind[k][1])
 	}
 	fmt.Fprintln(w)
+	total, reached := 0, 0
+	for _, b := range r.blocks {
+		total += b.stmts
+		if b.covered {
+			reached += b.stmts
+		}
+	}
+	runnable := total - byKind["wall-only"][1] - byKind["variant"][1]
+	fmt.Fprintf(w, "Of the **%d** statements a simulation of the shipped defaults can run (all %d but the wall-only %d and the variant-only %d), the campaign reached **%d (%s)**; every statement not reached and not wall-only or variant-only is a defensive branch or a gap above.\n\n",
+		runnable, total, byKind["wall-only"][1], byKind["variant"][1], reached, pct(reached, runnable))
+}
+
+// asideNote says how the variant reasons were checked.
+func (r *report) asideNote() string {
+	if len(r.asides) == 0 {
+		return "; not checked here: no -aside profile"
+	}
+	return fmt.Sprintf("; each such block is reached by the %s run%s, else it counts as %q", strings.Join(r.asides, ", "), plural(len(r.asides)), unverified)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func stmtsOf(bs []*block) int {
@@ -648,7 +704,7 @@ func (r *report) writeUncovered(w io.Writer, root string) {
 		}
 		why := unannotated
 		if b.reason != nil {
-			why = b.reason.kind + ": " + b.reason.text
+			why = b.kindOf() + ": " + b.reason.text
 		}
 		fmt.Fprintf(w, "- [%d-%d](../../%s#L%d) `%s` (%d): `%s` — %s\n", b.startLine, b.endLine, b.file, b.startLine, b.fn.name, b.stmts,
 			strings.ReplaceAll(first, "`", "'"), why)

@@ -9,7 +9,7 @@ import (
 
 func demo(t *testing.T) *report {
 	t.Helper()
-	r, err := build([]profile{{"off", "testdata/off.txt"}, {"on", "testdata/on.txt"}}, "example.com/m", "testdata", "core/", nil)
+	r, err := build([]profile{{"off", "testdata/off.txt"}, {"on", "testdata/on.txt"}}, nil, "example.com/m", "testdata", "core/", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestUncovered(t *testing.T) {
 }
 
 func TestSkip(t *testing.T) {
-	r, err := build([]profile{{"off", "testdata/off.txt"}}, "example.com/m", "testdata", "core/", []string{"core/demo/demo.go"})
+	r, err := build([]profile{{"off", "testdata/off.txt"}}, nil, "example.com/m", "testdata", "core/", []string{"core/demo/demo.go"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,14 +84,14 @@ func TestBadProfileNamesLine(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("mode: set\nexample.com/m/core/demo/demo.go:7.22,8.11 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := build([]profile{{"off", bad}}, "example.com/m", "testdata", "core/", nil)
+	_, err := build([]profile{{"off", bad}}, nil, "example.com/m", "testdata", "core/", nil)
 	if err == nil || !strings.Contains(err.Error(), "bad.txt:2:") {
 		t.Fatalf("error %v, want one naming bad.txt:2", err)
 	}
 	if err := os.WriteFile(bad, []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := build([]profile{{"off", bad}}, "example.com/m", "testdata", "core/", nil); err == nil || !strings.Contains(err.Error(), "bad.txt:1: not a text coverage profile") {
+	if _, err := build([]profile{{"off", bad}}, nil, "example.com/m", "testdata", "core/", nil); err == nil || !strings.Contains(err.Error(), "bad.txt:1: not a text coverage profile") {
 		t.Fatalf("error %v, want the missing mode line named", err)
 	}
 }
@@ -145,5 +145,49 @@ func TestBadReasonNamesLine(t *testing.T) {
 	}
 	if err := demo(t).annotate(filepath.Join(t.TempDir(), "missing.txt")); err != nil {
 		t.Errorf("a missing reasons file: %v", err)
+	}
+}
+
+// A variant reason holds only for a block the -aside runs reach: the one
+// they miss counts as unverified, not as variant, and the headline's
+// runnable statements leave out only the verified ones.
+func TestVariantReasonsAreVerified(t *testing.T) {
+	dir := t.TempDir()
+	aside := filepath.Join(dir, "variants.txt")
+	if err := os.WriteFile(aside, []byte("mode: set\nexample.com/m/core/demo/demo.go:11.2,11.11 1 1\nexample.com/m/core/demo/demo.go:15.13,17.3 1 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := build([]profile{{"off", "testdata/off.txt"}}, []profile{{"variants", aside}}, "example.com/m", "testdata", "core/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := filepath.Join(dir, "reasons.txt")
+	if err := os.WriteFile(reasons, []byte("core/demo/demo.go:11 variant only under x=y\ncore/demo/demo.go:15-17 variant only under z=w\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.annotate(reasons); err != nil {
+		t.Fatal(err)
+	}
+	var u, readme strings.Builder
+	r.writeUncovered(&u, "testdata")
+	r.writeReadme(&readme, "")
+	for _, want := range []string{
+		"— variant: only under x=y",
+		"— variant (not reached by the variant runs): only under z=w",
+	} {
+		if !strings.Contains(u.String(), want) {
+			t.Errorf("uncovered.md lacks %q:\n%s", want, u.String())
+		}
+	}
+	for _, want := range []string{
+		"| variant | 1 | 1 |",
+		"| variant (not reached by the variant runs) | 1 | 1 |",
+		"reached by the variants run, else it counts as",
+		// 8 statements under core/, 4 reached, one variant-only verified.
+		"Of the **7** statements a simulation of the shipped defaults can run (all 8 but the wall-only 0 and the variant-only 1), the campaign reached **4 (57.1%)**",
+	} {
+		if !strings.Contains(readme.String(), want) {
+			t.Errorf("README lacks %q:\n%s", want, readme.String())
+		}
 	}
 }

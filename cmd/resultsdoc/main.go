@@ -585,9 +585,18 @@ func coverage(b *strings.Builder, root string) error {
 	if err != nil {
 		return err
 	}
-	var commit, all, coord string
+	var commit, all, coord, runnable string
 	for _, l := range strings.Split(string(data), "\n") {
 		switch {
+		case strings.HasPrefix(l, "Of the **"):
+			// "Of the **N** statements a simulation of the shipped defaults
+			// can run (...), the campaign reached **R (P%)**; ..."
+			n, _, _ := strings.Cut(strings.TrimPrefix(l, "Of the **"), "**")
+			_, r, _ := strings.Cut(l, "reached **")
+			r, _, _ = strings.Cut(r, "**")
+			if n != "" && r != "" {
+				runnable = fmt.Sprintf("; of the %s statements a simulation of the shipped defaults can run (all but the wall-only and the variant-only ones), %s", n, r)
+			}
 		case strings.HasPrefix(l, "Commit `") && commit == "":
 			c, _, _ := strings.Cut(strings.TrimPrefix(l, "Commit "), ". Commands")
 			commit = c
@@ -623,8 +632,8 @@ func coverage(b *strings.Builder, root string) error {
 	if commit == "" {
 		return fmt.Errorf("%s: no Commit line", path)
 	}
-	fmt.Fprintf(b, "- **What the default campaign reaches in `core/`**: %s of the statements with BUGGIFY off, %s with it on; `core/coord` %s.\n",
-		off, on, co)
+	fmt.Fprintf(b, "- **What the default campaign reaches in `core/`**: %s of the statements with BUGGIFY off, %s with it on; `core/coord` %s%s.\n",
+		off, on, co, runnable)
 	command, err := generatedBy(path)
 	if err != nil {
 		return err

@@ -109,8 +109,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	rep := newReport("simrun compare "+strings.Join(args, " "), f.parallel, len(jobs))
 	journal, err := freshJournal(f.out)
 	if err != nil {
-		fmt.Fprintf(stderr, "simrun compare: %v\n", err)
-		return exitUsage
+		return usagef(stderr, "compare", "--out: %v", err)
 	}
 	rest := execCampaign(&f, jobs, rep, journal, nil, stdout, stderr)
 	rep.finish(rep.wall, rest < len(jobs))

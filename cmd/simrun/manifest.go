@@ -119,11 +119,15 @@ func outFree(dir string, mine *manifest) error {
 	case statErr == nil:
 		held = append(held, fmt.Sprintf("%s (unreadable: %v)", manifestFile, merr))
 	}
-	n := 0
-	if err := campaign.ReadJournal(filepath.Join(dir, resultsFile), func(int, []byte) error { n++; return nil }); err != nil {
-		held = append(held, fmt.Sprintf("%s (unreadable: %v)", resultsFile, err))
-	} else if _, err := os.Stat(filepath.Join(dir, resultsFile)); err == nil {
-		held = append(held, fmt.Sprintf("%s: %d seeds", resultsFile, n))
+	// a results.jsonl that is not there (no folder yet, or a path that
+	// cannot be one) holds nothing: making the folder reports that
+	if _, err := os.Stat(filepath.Join(dir, resultsFile)); err == nil {
+		n := 0
+		if err := campaign.ReadJournal(filepath.Join(dir, resultsFile), func(int, []byte) error { n++; return nil }); err != nil {
+			held = append(held, fmt.Sprintf("%s (unreadable: %v)", resultsFile, err))
+		} else {
+			held = append(held, fmt.Sprintf("%s: %d seeds", resultsFile, n))
+		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil && len(held) == 0 {
 		held = append(held, "summary.json")

@@ -28,7 +28,8 @@ the rest.
   simrun merge shard-0 shard-1 shard-2 --out all
 
 exit: the worst seed (1, 2, 3, 4, then 0), 130 when seeds are missing and
-none failed, 64 usage error or folders that do not belong together.`
+none failed, 64 usage error, folders that do not belong together or an --out
+that cannot be made, 3 when the merged files could not be written.`
 
 func mergeCmd(args []string, stdout, stderr io.Writer) int {
 	var out string
@@ -45,6 +46,11 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := outFree(out, nil); err != nil {
 		return usagef(stderr, "merge", "--out %v", err)
+	}
+	// an --out that cannot be made is a usage error before the merge, as
+	// for run and compare; a write that fails after it is exit 3
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return usagef(stderr, "merge", "--out: %v", err)
 	}
 	m, records, rep, err := mergeDirs(dirs)
 	if err != nil {

@@ -226,8 +226,11 @@ func (c *runCampaign) run(stdout, stderr io.Writer) int {
 	if f.out != "" {
 		var err error
 		if journal, rep.priorWall, err = c.openOut(len(all)); err != nil {
-			fmt.Fprintf(stderr, "simrun: %v\n", err)
-			return exitUsage
+			flag := "--out"
+			if c.resumed {
+				flag = "--resume"
+			}
+			return usagef(stderr, "run", "%s: %v", flag, err)
 		}
 		if c.resumed {
 			fmt.Fprintf(stderr, "simrun: resuming %s: %d of %d seeds already finished\n", f.out, len(all)-len(jobs), len(all))
@@ -250,6 +253,9 @@ func (c *runCampaign) run(stdout, stderr io.Writer) int {
 func freshJournal(dir string) (*campaign.Journal, error) {
 	if dir == "" {
 		return nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
 	}
 	path := filepath.Join(dir, resultsFile)
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ckptsim/ckptsim/workloads"
@@ -92,6 +93,49 @@ func TestShrinkRoundTrip(t *testing.T) {
 			if size(back) != size(s) || back.Swarm != s.Swarm || len(back.Variants) != len(s.Variants) {
 				t.Errorf("%s: round trip loses shape, faults or variants", s.Name)
 			}
+		}
+	}
+}
+
+// TestFitParallel: seeds run at once are cut to what the machine's memory
+// holds by their estimate, and say so; a scenario bigger than the machine
+// (only run.max_memory lets one through) runs one seed at a time and says
+// that, with the heap at which a seed ends as a budget verdict, never
+// "1 seeds at once, not 1".
+func TestFitParallel(t *testing.T) {
+	defer func(m int64) { workloads.MachineMemory = m }(workloads.MachineMemory)
+	huge, err := workloads.Parse("huge.yaml", []byte("name: huge\ncluster: {jobs: 100, pipelines: 2000, tasks: 64}\n"+
+		"checkpoint: {interval: 10s}\nrun: {duration: 2m, heal: 30s, max_memory: 1TiB}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	smoke, err := lookup("smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := smoke.MemoryEstimate()
+	for _, tc := range []struct {
+		machine  int64
+		sc       *workloads.Scenario
+		parallel int
+		want     int
+		says     string // "": nothing
+	}{
+		{2*est + 1, smoke, 2, 2, ""},
+		{2*est + 1, smoke, 4, 2, "simrun: 2 seeds at once, not 4: a seed of smoke needs an estimated "},
+		{est - 1, smoke, 3, 1, "seeds run one at a time"},
+		{8 << 30, huge, 1, 1, "simrun: a seed of huge needs an estimated 239 GiB, more than the machine's 8.00 GiB " +
+			"(run.max_memory allows it): seeds run one at a time, each ending with a budget verdict if the heap passes 6.00 GiB\n"},
+		{8 << 30, huge, 4, 1, "more than the machine's 8.00 GiB"},
+		{0, huge, 4, 4, ""}, // the machine's memory unknown: no cut
+	} {
+		workloads.MachineMemory = tc.machine
+		var out strings.Builder
+		got := fitParallel(tc.parallel, []*workloads.Scenario{tc.sc}, &out)
+		if got != tc.want || (tc.says == "") != (out.Len() == 0) || !strings.Contains(out.String(), tc.says) ||
+			strings.Contains(out.String(), "1 seeds at once, not 1") {
+			t.Errorf("%s at --parallel %d on %d bytes: %d seeds at once, said %q; want %d, saying %q",
+				tc.sc.Name, tc.parallel, tc.machine, got, out.String(), tc.want, tc.says)
 		}
 	}
 }

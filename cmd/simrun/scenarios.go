@@ -148,6 +148,13 @@ func fitParallel(parallel int, scs []*workloads.Scenario, stderr io.Writer) int 
 		return parallel
 	}
 	n := int(max(limit/est, 1))
+	if est > limit {
+		// only run.max_memory lets such a scenario through validation
+		fmt.Fprintf(stderr, "simrun: a seed of %s needs an estimated %s, more than the machine's %s (run.max_memory allows it): "+
+			"seeds run one at a time, each ending with a budget verdict if the heap passes %s\n",
+			name, workloads.FormatSize(est), workloads.FormatSize(limit), workloads.FormatSize(heapShare(1)))
+		return 1
+	}
 	fmt.Fprintf(stderr, "simrun: %d seeds at once, not %d: a seed of %s needs an estimated %s, and the machine has %s\n",
 		n, parallel, name, workloads.FormatSize(est), workloads.FormatSize(limit))
 	return n

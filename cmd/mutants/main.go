@@ -49,7 +49,7 @@ import (
 	"syscall"
 	"time"
 
-	durable "github.com/ckptsim/ckptsim/workloads/campaign"
+	"github.com/ckptsim/ckptsim/workloads/campaign"
 )
 
 type config struct {
@@ -258,7 +258,7 @@ func rerender(out string) error {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	return durable.WriteFile(filepath.Join(under(root, out), "mutants.md"), []byte(render(&rep)))
+	return campaign.WriteFile(filepath.Join(under(root, out), "mutants.md"), []byte(render(&rep)))
 }
 
 // writeReport writes mutants.json and mutants.md atomically.
@@ -267,8 +267,8 @@ func writeReport(dir string, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	if err := durable.WriteFile(filepath.Join(dir, "mutants.json"), append(b, '\n')); err != nil {
+	if err := campaign.WriteFile(filepath.Join(dir, "mutants.json"), append(b, '\n')); err != nil {
 		return err
 	}
-	return durable.WriteFile(filepath.Join(dir, "mutants.md"), []byte(render(rep)))
+	return campaign.WriteFile(filepath.Join(dir, "mutants.md"), []byte(render(rep)))
 }

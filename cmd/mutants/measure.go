@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/workloads"
-	durable "github.com/ckptsim/ckptsim/workloads/campaign"
+	"github.com/ckptsim/ckptsim/workloads/campaign"
 )
 
 // seedLine is the part of simrun's --json line the tool reads.
@@ -117,7 +117,7 @@ func summarize(r *Result) {
 }
 
 // runCampaign runs the mutant's seeds from first (at most limit) until one
-// is a detection: the named check fires on it (durable.Found: a verdict's
+// is a detection: the named check fires on it (campaign.Found: a verdict's
 // check ids, never its text) and the unpatched tree passes it (the
 // control). A seed whose control fails is kept in Controls and the search
 // goes on, until tries such seeds.
@@ -140,7 +140,7 @@ func runCampaign(ctx context.Context, m *Mutant, strategy string, first uint64, 
 		if c.First == "" {
 			c.First = seedText(l, "")
 		}
-		if _, ok := durable.Found(o, m.Check); !ok {
+		if _, ok := campaign.Found(o, m.Check); !ok {
 			return true
 		}
 		ctl := runControl(ctx, control, l.Seed, strategy)

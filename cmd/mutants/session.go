@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	durable "github.com/ckptsim/ckptsim/workloads/campaign"
+	"github.com/ckptsim/ckptsim/workloads/campaign"
 )
 
 // tree is what every row of one invocation is measured on: a copy of the
@@ -139,7 +139,7 @@ func (s *session) runAll(ctx context.Context, ms []*Mutant) (*Report, error) {
 	if kept := len(rows); kept > 0 {
 		fmt.Fprintf(os.Stderr, "mutants: %d rows kept from %s; %d to measure\n", kept, s.journal, len(todo))
 	}
-	j, err := durable.OpenJournal(s.journal)
+	j, err := campaign.OpenJournal(s.journal)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,7 @@ func (s *session) ours(r *Result) bool {
 func (s *session) resume() (map[string]*Result, error) {
 	rows := map[string]*Result{}
 	stale := false
-	err := durable.ReadJournal(s.journal, func(_ int, b []byte) error {
+	err := campaign.ReadJournal(s.journal, func(_ int, b []byte) error {
 		var r Result
 		if err := json.Unmarshal(b, &r); err != nil || r.Mutant == nil {
 			stale = true

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -136,6 +137,44 @@ func TestFitParallel(t *testing.T) {
 			strings.Contains(out.String(), "1 seeds at once, not 1") {
 			t.Errorf("%s at --parallel %d on %d bytes: %d seeds at once, said %q; want %d, saying %q",
 				tc.sc.Name, tc.parallel, tc.machine, got, out.String(), tc.want, tc.says)
+		}
+	}
+}
+
+// TestComparisonColumnsLineUp: every verdict count of simrun compare's
+// table stands under its own column, unknown and budget included (the
+// golden compare.txt can produce neither an unknown nor a mix of verdicts
+// in one column from real seeds): each count ends where its header name
+// ends, so a column that slips fails here.
+func TestComparisonColumnsLineUp(t *testing.T) {
+	rep := newReport("simrun compare", 1, 0)
+	want := map[string][]int{ // per column, the count of each verdict of verdictOrder
+		"design=shared":       {1, 2, 3, 4, 5, 6},
+		"design=per-pipeline": {0, 0, 0, 0, 7, 8},
+	}
+	for i, label := range []string{"design=shared", "design=per-pipeline"} {
+		g := rep.group(i, "smoke", label)
+		for k, v := range verdictOrder {
+			for range want[label][k] {
+				rep.add(g, record{Outcome: workloads.Outcome{Scenario: "smoke", Verdict: v, Variants: label}})
+			}
+		}
+	}
+	rep.finish(0, false)
+	var out strings.Builder
+	writeComparison(&out, rep)
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want a header and 2 rows:\n%s", out.String())
+	}
+	for _, row := range lines[1:] {
+		label := strings.Fields(row)[0]
+		for k, v := range verdictOrder {
+			end := strings.Index(lines[0], " "+string(v)+" ") + 1 + len(v)
+			start := strings.LastIndex(row[:end], " ") + 1
+			if got := row[start:end]; got != fmt.Sprint(want[label][k]) || (end < len(row) && row[end] != ' ') {
+				t.Errorf("%s: under %q reads %q, want %d\n%s", label, v, row[start:min(end+3, len(row))], want[label][k], out.String())
+			}
 		}
 	}
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"path"
+	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -244,7 +247,11 @@ func reproMk(rs []result) string {
 func lockReport(cfg config, g *sim.LockGraph) string {
 	var b strings.Builder
 	b.WriteString("# Lock order of the fixed design\n\n")
-	fmt.Fprintf(&b, "Merged over every fixed-design run of `go run ./cmd/hazards -fixed %d` (all hazard scenarios). ", cfg.fixed)
+	at := ""
+	if cfg.commit != "" {
+		at = fmt.Sprintf(" at commit `%s` (the sites below are lines of that commit)", cfg.commit)
+	}
+	fmt.Fprintf(&b, "Merged over every fixed-design run of `go run ./cmd/hazards -fixed %d`%s (all hazard scenarios). ", cfg.fixed, at)
 	b.WriteString("An edge A -> B means lock class B was acquired while A was held; a cycle would be a potential deadlock even if no run deadlocked.\n\n")
 	cycles := g.Cycles()
 	if len(cycles) == 0 {
@@ -260,9 +267,29 @@ func lockReport(cfg config, g *sim.LockGraph) string {
 	return b.String()
 }
 
+// short is a lock site relative to the module's root ("core/coord/complete.go:36"),
+// whatever folder the checkout is in (it cut at the first "ckptsim/", which a
+// checkout in another folder lacks: /work/wt/haz/core/... went to the page
+// whole); a site outside the module stays as it is.
 func short(site string) string {
-	if i := strings.Index(site, "ckptsim/"); i >= 0 {
-		return site[i+len("ckptsim/"):]
+	for _, root := range []string{moduleRoot, modulePath + "/"} {
+		if rest, ok := strings.CutPrefix(site, root); ok && root != "/" {
+			return rest
+		}
 	}
 	return site
 }
+
+// modulePath is the module's import path, the prefix of a source path built
+// with -trimpath.
+const modulePath = "github.com/ckptsim/ckptsim"
+
+// moduleRoot is the folder of go.mod with a trailing slash, from this file's
+// own path (cmd/hazards/render.go).
+var moduleRoot = func() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "/"
+	}
+	return path.Dir(path.Dir(path.Dir(filepath.ToSlash(file)))) + "/"
+}()

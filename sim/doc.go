@@ -47,8 +47,16 @@
 // Bugs", ASPLOS 2010) gives each thread a random priority, always runs the
 // highest, and lowers the running thread's priority at d-1 random steps; for
 // a program with n threads and k steps it finds any bug of depth d with
-// probability at least 1/(n·k^(d-1)) per run. Replay follows a recorded
-// decision list exactly and reports a divergence.
+// probability at least 1/(n·k^(d-1)) per run. Config.PCTSteps is k; left
+// at zero, each change point's step is drawn log-uniformly over 1..2^24, so
+// PCT needs no tuning to the run's length. Under PCT a thread that waits by
+// looping on Yield (or on Lock/Unlock) keeps its priority and starves the
+// thread it waits for: the run moves on only at a change point, and once
+// the d-1 change points have passed it never ends unless MaxSteps ends it
+// (virtual time stands still while a thread can run, so MaxTime does not).
+// Wait on a Cond (or Sleep) instead: a blocked thread leaves the run queue
+// (TestPCTSpinWaitStarves). Replay follows a recorded decision list exactly
+// and reports a divergence.
 //
 // # Outcomes
 //

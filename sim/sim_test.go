@@ -444,3 +444,53 @@ func TestWaitCycleWhileTheWorldRuns(t *testing.T) {
 		t.Fatalf("no cycle: outcome %v, wait cycle %v", r.Outcome, r.WaitCycle)
 	}
 }
+
+// TestPCTSpinWaitStarves pins what sim's doc says of waiting by spinning
+// under PCT: main loops on Yield until a worker sets a flag, and once the
+// change points have passed (PCTSteps 2: both in the first two steps) a
+// main above the worker in priority never lets it run, so the run ends only
+// on its step budget; the same wait on a Cond ends on every seed.
+func TestPCTSpinWaitStarves(t *testing.T) {
+	run := func(seed uint64, spin bool) Outcome {
+		w := New(Config{Seed: seed, Strategy: StrategyPCT, PCTSteps: 2, MaxSteps: 10_000})
+		return w.Run(func() {
+			mu := w.NewMutex("flag")
+			c := w.NewCond(mu)
+			set := false
+			w.Go("worker", func() {
+				mu.Lock()
+				set = true
+				c.Broadcast()
+				mu.Unlock()
+			})
+			mu.Lock()
+			for !set {
+				if spin {
+					mu.Unlock()
+					w.Yield()
+					mu.Lock()
+				} else {
+					c.Wait()
+				}
+			}
+			mu.Unlock()
+		}).Outcome
+	}
+	starved := 0
+	for seed := range uint64(50) {
+		if o := run(seed, false); o != OutcomeDone {
+			t.Fatalf("seed %d waiting on a Cond: %s, want done", seed, o)
+		}
+		switch o := run(seed, true); o {
+		case OutcomeBudget:
+			starved++
+		case OutcomeDone:
+		default:
+			t.Fatalf("seed %d spinning: %s", seed, o)
+		}
+	}
+	if starved == 0 || starved == 50 {
+		t.Errorf("spinning on Yield ran out of steps on %d of 50 seeds, want some (main above the worker) but not all", starved)
+	}
+	t.Logf("spinning on Yield ran out of steps on %d of 50 seeds", starved)
+}

@@ -45,9 +45,9 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	var f runFlags
 	var ref, timelineFile, expect string
 	var trace bool
-	fs := newFlagSet("replay", "[--scenario] NAME|FILE --seed S [flags]", replayAbout, stdout, stderr)
+	fs := newFlagSet("replay", "[--scenario] NAME|FILE [--seed S] [flags]", replayAbout, stdout, stderr)
 	fs.StringVar(&ref, "scenario", "", "scenario `name|file` (required)")
-	f.addSeed(fs, "the seed")
+	f.addSeed(fs, "the seed to replay (default 0)")
 	f.addRunOptions(fs)
 	f.addOut(fs, "write trace.txt, outcome.json and artefacts to `dir`")
 	f.addJSON(fs, "print the outcome as one JSON line instead of the report (the trace only goes to --out)")

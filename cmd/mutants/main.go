@@ -258,6 +258,15 @@ func rerender(out string) error {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
+	moved := false // a report of an older cmd/mutants names its mutants by absolute path
+	for _, r := range rep.Results {
+		if r.Mutant != nil && r.Mutant.File != moduleRelative(r.Mutant.File) {
+			r.Mutant.File, moved = moduleRelative(r.Mutant.File), true
+		}
+	}
+	if moved {
+		return writeReport(under(root, out), &rep)
+	}
 	return campaign.WriteFile(filepath.Join(under(root, out), "mutants.md"), []byte(render(&rep)))
 }
 

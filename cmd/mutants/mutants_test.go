@@ -239,3 +239,17 @@ func TestTargetedTests(t *testing.T) {
 		}
 	}
 }
+
+// The report names a mutant by its path in the module, whichever tree
+// measured it, so committed results hold no path of the machine.
+func TestMutantFileIsModuleRelative(t *testing.T) {
+	for in, want := range map[string]string{
+		"/work/wt-x/testdata/mutants/a-b.diff": "testdata/mutants/a-b.diff",
+		"testdata/mutants/a-b.diff":            "testdata/mutants/a-b.diff",
+		"/elsewhere/c.diff":                    "/elsewhere/c.diff",
+	} {
+		if got := moduleRelative(in); got != want {
+			t.Errorf("moduleRelative(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -123,6 +123,7 @@ func loadChecked(root string, cfg config) ([]*Mutant, error) {
 		if err := applyCheck(root, m.File); err != nil {
 			return nil, err
 		}
+		m.File = moduleRelative(m.File)
 	}
 	return ms, nil
 }
@@ -406,4 +407,15 @@ func gitOut(dir string, args ...string) (string, error) {
 	cmd.Dir = dir
 	b, err := cmd.Output()
 	return strings.TrimSpace(string(b)), err
+}
+
+// moduleRelative is a mutant's file as the report keeps it: its path from
+// the module root (testdata/mutants/NAME.diff), never the absolute path
+// of the tree that measured it.
+func moduleRelative(path string) string {
+	p := filepath.ToSlash(path)
+	if i := strings.LastIndex(p, "/testdata/mutants/"); i >= 0 && filepath.IsAbs(path) {
+		return p[i+1:]
+	}
+	return p
 }

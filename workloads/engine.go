@@ -268,6 +268,7 @@ func (r *runner) main() {
 	r.lat = oracle.NewLatency(r.w.Elapsed)
 	r.lat.Attach(r.c)
 	r.lease = oracle.NewLease(&r.late, r.w.Elapsed)
+	r.lease.PerLeaseThreads = r.c.Sched.Design() == sched.PerPipeline
 	r.lease.Attach(r.c)
 	broker := oracle.NewBroker(&r.late, r.w.Elapsed)
 	broker.Note = r.w.Note // the trace has always carried the broker's findings
@@ -317,11 +318,13 @@ func (r *runner) main() {
 }
 
 // monitor samples the stores once a virtual second (retention,
-// storage-retention). The scheduler's threads are judged after the run
+// storage-retention), and the leases' due tasks that neither started nor
+// were cancelled (lease-outstanding while the scheduler is open). The scheduler's threads are judged after the run
 // from the world's thread table (threads).
 func (r *runner) monitor() {
 	for {
 		r.retention(0)
+		r.c.LeasePending() // lease-outstanding: a task dropped while the scheduler is open
 		r.w.Sleep(time.Second)
 	}
 }

@@ -161,6 +161,8 @@ func (r *Result) Status() string {
 		return "found"
 	case r.Control == "fails":
 		return "control fails"
+	case r.Mutant != nil && r.Mutant.Equivalent != "":
+		return "equivalent" // its header argues no check can find it: not counted
 	case r.Pending:
 		return "pending"
 	}

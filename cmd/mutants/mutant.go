@@ -23,6 +23,8 @@ import (
 //	# strategies: random,pct              the strategies to measure (optional; default random,pct)
 //	# buggify: on                         run the campaigns with BUGGIFY's core sites (optional; default: the scenario's)
 //	# bug: the expiry fence is dropped    one line: the bug class (required)
+//	# equivalent-at-boundary: ...         one sentence: why no check can tell the patch apart (optional):
+//	                                      the row is marked equivalent, not counted in the score
 //
 // Blank lines and lines starting with "#" without a known key are comments.
 type Mutant struct {
@@ -34,8 +36,12 @@ type Mutant struct {
 	Strategies []string          `json:"strategies"`
 	Buggify    string            `json:"buggify,omitempty"` // "on" or "off": simrun's --buggify; "": the scenario's
 	Bug        string            `json:"bug"`
-	Files      []string          `json:"files"` // the paths the patch changes
-	Patch      []byte            `json:"-"`
+	// Equivalent is the header's argument that the patch never changes
+	// what reaches a boundary (equivalent-at-boundary): a row not found is
+	// then marked equivalent and left out of the score.
+	Equivalent string   `json:"equivalent_at_boundary,omitempty"`
+	Files      []string `json:"files"` // the paths the patch changes
+	Patch      []byte   `json:"-"`
 }
 
 // testPackagesAlways are tested on every mutant besides the packages its
@@ -120,6 +126,8 @@ func ParseMutant(path string, data []byte) (*Mutant, error) {
 			m.Scenario = val
 		case "bug":
 			m.Bug = val
+		case "equivalent-at-boundary":
+			m.Equivalent = val
 		case "variants":
 			m.Variants = map[string]string{}
 			for _, kv := range strings.Split(val, ",") {
@@ -144,7 +152,7 @@ func ParseMutant(path string, data []byte) (*Mutant, error) {
 			}
 			m.Buggify = val
 		default:
-			return nil, fmt.Errorf("%s:%d: unknown field %q (want check, scenario, variants, strategies, buggify, bug)", path, line, key)
+			return nil, fmt.Errorf("%s:%d: unknown field %q (want check, scenario, variants, strategies, buggify, bug, equivalent-at-boundary)", path, line, key)
 		}
 	}
 	if err := sc.Err(); err != nil {

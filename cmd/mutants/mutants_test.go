@@ -61,6 +61,13 @@ func TestParseMutant(t *testing.T) {
 	if got := b.VariantText(); got != "deferred-fence=none,expiry-fence=none,buggify=on" {
 		t.Errorf("variants with buggify %q", got)
 	}
+	e, err := ParseMutant("e.diff", []byte(strings.Replace(samplePatch, "# strategies: pct\n", "# equivalent-at-boundary: nothing reaches a boundary\n", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Equivalent != "nothing reaches a boundary" || m.Equivalent != "" {
+		t.Errorf("equivalent-at-boundary %q, without the field %q", e.Equivalent, m.Equivalent)
+	}
 	d, err := ParseMutant("d.diff", []byte(strings.Replace(samplePatch, "# strategies: pct\n", "", 1)))
 	if err != nil {
 		t.Fatal(err)
@@ -165,13 +172,18 @@ func TestRenderCountsOnlyTheNamedCheck(t *testing.T) {
 	ctl := mk("d", "generation-justified", []string{"generation-justified"}, 0,
 		Control{Seed: 0, Verdict: "safety", Checks: []string{"generation-justified"}}) // the unpatched tree fails too
 	ctl.Dirty = true
-	rep := &Report{Command: "go run ./cmd/mutants", Commit: "abc", Seeds: 10, Mutants: 5, Results: []*Result{
+	eq := mk("f", "lease-trigger-chains", nil, 0)
+	eq.Mutant.Equivalent = "the fenced re-arm is cancelled before it runs"
+	rep := &Report{Command: "go run ./cmd/mutants", Commit: "abc", Seeds: 10, Mutants: 6, Results: []*Result{
 		one, other, mk("c", "not-landed-yet", nil, 0), ctl, // c is pending: not counted
+		eq, // equivalent at the boundary: not counted
 	}}
 	md := render(rep)
 	for _, want := range []string{
-		"4 of the 5 mutants have a row at this commit",
+		"5 of the 6 mutants have a row at this commit",
 		"**Score: 1 of 3 mutants found by the check they name, over 1 distinct checks.** 1 of the others fired their check only on seeds the unpatched tree fails too (control fails). 1 more name a check",
+		"1 more, not found, are equivalent at the boundary",
+		"| no: equivalent at the boundary (not counted): the fenced re-arm is cancelled before it runs | `abc` |",
 		"| 3 (seed 2) | - | `one-outstanding` | random: seed 2 pass | yes | `abc` |",
 		"| not found in 10 seeds | - | `liveness` | - | no | `abc` |",
 		"| `generation-justified` | random: seed 0 safety [generation-justified] | no: control fails | `abc-dirty` |",
@@ -197,7 +209,7 @@ func TestRenderCountsOnlyTheNamedCheck(t *testing.T) {
 	if code := exitCode(rep); code != 1 {
 		t.Errorf("exit code %d with a control failure and a miss, want 1", code)
 	}
-	if code := exitCode(&Report{Results: []*Result{one}}); code != 0 {
+	if code := exitCode(&Report{Results: []*Result{one, eq}}); code != 0 {
 		t.Errorf("exit code %d with every row found, want 0", code)
 	}
 }

@@ -80,12 +80,15 @@ func renderHeader(b *strings.Builder, rep *Report) {
 }
 
 func renderScore(b *strings.Builder, rep *Report) {
-	var found, landed, pending, control, uncontrolled int
+	var found, landed, pending, control, uncontrolled, equivalent int
 	checks := map[string]int{}
 	for _, r := range rep.Results {
 		switch r.Status() {
 		case "pending":
 			pending++
+			continue
+		case "equivalent":
+			equivalent++
 			continue
 		case "found":
 			found++
@@ -106,6 +109,10 @@ func renderScore(b *strings.Builder, rep *Report) {
 	}
 	if pending > 0 {
 		fmt.Fprintf(b, " %d more name a check that has not landed on this branch yet (marked pending; not counted).", pending)
+	}
+	if equivalent > 0 {
+		fmt.Fprintf(b, " %d more, not found, are equivalent at the boundary by their header's argument "+
+			"(`equivalent-at-boundary`: the patch changes nothing a check can see; not counted).", equivalent)
 	}
 	b.WriteString("\n\n")
 }
@@ -206,6 +213,8 @@ func statusText(r *Result) string {
 		return "fired, no control run (not counted)"
 	case "pending":
 		return "no (check pending)"
+	case "equivalent":
+		return "no: equivalent at the boundary (not counted): " + escape(r.Mutant.Equivalent)
 	}
 	return "no"
 }

@@ -289,7 +289,7 @@ func (s *session) report(ms []*Mutant, rows map[string]*Result) *Report {
 // its mutant.
 func exitCode(rep *Report) int {
 	for _, r := range rep.Results {
-		if st := r.Status(); st != "found" && st != "pending" {
+		if st := r.Status(); st != "found" && st != "pending" && st != "equivalent" {
 			return 1
 		}
 	}

@@ -29,11 +29,16 @@ const (
 	// SiteStoreFailsAfterWrite: a checkpoint store that took effect reports
 	// a failure (the reply was lost after the write was durable).
 	SiteStoreFailsAfterWrite
+	// SiteResetSwapLate: a per-pipeline reset swaps its fresh timer in one
+	// pending back-off late (the fresh timer's threads slow to start), so
+	// that a Schedule racing CancelAll (a body's re-arm, a continuation's
+	// watchdog) arms onto the timer the reset retires.
+	SiteResetSwapLate
 	siteEnd
 )
 
 var siteNames = [...]string{"", "status-slow", "completion-after-clean", "rearm-races-cancel",
-	"executor-rejects", "store-fails-after-write"}
+	"executor-rejects", "store-fails-after-write", "reset-swap-late"}
 
 func (s Site) String() string {
 	if s == 0 || s >= siteEnd {

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
 	"github.com/ckptsim/ckptsim/core/exec"
@@ -79,6 +80,12 @@ func (s *shared) Stats() Stats {
 	return st
 }
 
+// resetSwapLate is how late a per-pipeline reset swaps its fresh timer in
+// when BUGGIFY reset-swap-late fires: the coordinator's default pending
+// back-off, as long as rearm-races-cancel holds a re-arm back, so that a
+// re-arm held back when CancelAll began reaches the lease before the swap.
+const resetSwapLate = 500 * time.Millisecond
+
 // perPipeline gives every lease its own two-thread timer that runs bodies
 // itself (the design before the change).
 type perPipeline struct {
@@ -113,6 +120,11 @@ func (p *perPipeline) Lease(job int64, pipeline int) *Lease {
 	}
 	l.reset = func() {
 		fresh := p.newTimer(job, pipeline)
+		if env.Buggify(p.e, env.SiteResetSwapLate) {
+			// BUGGIFY: the fresh timer is slow to start, so the swap comes
+			// late; a Schedule racing CancelAll still arms on old meanwhile.
+			p.e.Sleep(resetSwapLate)
+		}
 		l.mu.Lock()
 		old := cur
 		cur = fresh

@@ -47,6 +47,7 @@ const (
 	ObsBodyStart        // task ID's body starts on Thread
 	ObsBodyEnd          // task ID's body returned (or panicked)
 	ObsLeaseDone        // self-report, after the run: the scheduler's Done says task ID is done
+	ObsLeasePending     // self-report, while the scheduler is open: task ID is due, its body not started, its Cancelled false
 	ObsLeaseOutstanding // self-report, after the run: the lease's Outstanding count is ID
 	ObsJobDeleted       // Storage.DeleteJob removed every checkpoint of the pipeline's job (after a cancel): one per pipeline
 	// ObsTaskReport: a task the harness redeployed reports its state
@@ -120,7 +121,7 @@ func (o Obs) String() string {
 	names := [...]string{"restore-begin", "restore-end", "status-set", "allocate", "barrier", "stored", "failure", "fault", "notify", "cancel-all",
 		"ack", "notified", "sources-finished", "task-closed",
 		"store-begin", "store-failed", "listed", "deleted", "restore-state", "ask-close", "canceled",
-		"call", "lease-schedule", "lease-scheduled", "lease-cancel", "cancel-all-begin", "body-start", "body-end", "lease-done", "lease-outstanding",
+		"call", "lease-schedule", "lease-scheduled", "lease-cancel", "cancel-all-begin", "body-start", "body-end", "lease-done", "lease-pending", "lease-outstanding",
 		"job-deleted", "task-report"}
 	return fmt.Sprintf("%s job %d pipeline %d id %d call %d %s%s", names[o.Kind], o.Job, o.Pipeline, o.ID, o.Call, o.Fault, o.Value)
 }

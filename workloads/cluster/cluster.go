@@ -206,10 +206,15 @@ func (x effectExec) Execute(fn func()) error {
 // settle; call it from a simulated thread at the end of a run, then
 // SelfReport after it.
 func (c *Cluster) Quiesce() {
+	c.leases.Pending() // the last look while the scheduler is open
 	c.W.Note("quiesce: scheduler closed")
 	c.Sched.Close()
 	c.W.Sleep(QuiesceGrace)
 }
+
+// LeasePending hands the lease observers, while the scheduler is open, the
+// due tasks that neither started nor were cancelled (Leases.Pending).
+func (c *Cluster) LeasePending() { c.leases.Pending() }
 
 // SelfReport hands the lease observers, after the run, what the scheduler
 // says about its tasks beyond the lease's interface (Leases.SelfReport).

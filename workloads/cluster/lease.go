@@ -63,6 +63,38 @@ func (ls *Leases) SelfReport() {
 	}
 }
 
+// Pending hands over, while the scheduler is open, each task that is due
+// and that neither started its body (as the decorator saw) nor says, by
+// the scheduler's own account, that a cancel won (its Cancelled flag):
+// ObsLeasePending. Cancelled is an atomic, so reading it adds no
+// scheduling point. Only lease-outstanding reads it (a task dropped while
+// the scheduler is open: the harness calls Pending once a virtual second
+// and before it closes the scheduler).
+func (ls *Leases) Pending() {
+	if ls == nil {
+		return
+	}
+	now := ls.w.Elapsed()
+	for _, l := range ls.all {
+		if l.inner.Closed() {
+			return // closed: Quiesce and the self-report judge from here
+		}
+		keep := l.pending[:0]
+		for _, t := range l.pending {
+			c, ok := t.inner.(interface{ Cancelled() bool })
+			if t.started || !ok || c.Cancelled() {
+				continue
+			}
+			keep = append(keep, t)
+			if t.due <= now {
+				ls.observe(l.obs(ObsLeasePending, t.seq))
+			}
+		}
+		clear(l.pending[len(keep):])
+		l.pending = keep
+	}
+}
+
 type observedLease struct {
 	ls       *Leases
 	inner    coord.Lease
@@ -70,12 +102,15 @@ type observedLease struct {
 	pipeline int
 	n        int                // the lease's number, from 1 in Wrap order
 	tasks    []coord.Cancelable // the scheduler's tasks, by sequence number - 1
+	pending  []*observedTask    // tasks Pending has not yet seen started or cancelled
 }
 
 type observedTask struct {
-	l     *observedLease
-	inner coord.Cancelable
-	seq   int64
+	l       *observedLease
+	inner   coord.Cancelable
+	seq     int64
+	due     time.Duration // virtual time the task is due
+	started bool          // its body started
 }
 
 func (l *observedLease) obs(kind ObsKind, id int64) Obs {
@@ -83,13 +118,14 @@ func (l *observedLease) obs(kind ObsKind, id int64) Obs {
 }
 
 func (l *observedLease) Schedule(delay time.Duration, body func() error) coord.Cancelable {
-	t := &observedTask{l: l, seq: int64(len(l.tasks) + 1)}
+	t := &observedTask{l: l, seq: int64(len(l.tasks) + 1), due: l.ls.w.Elapsed() + max(delay, 0)}
 	l.tasks = append(l.tasks, nil)
 	o := l.obs(ObsLeaseSchedule, t.seq)
 	o.Delay, o.ThreadName = delay, l.ls.w.ThreadName()
 	l.ls.observe(o)
 	t.inner = l.inner.Schedule(delay, func() error { return l.run(t, body) })
 	l.tasks[t.seq-1] = t.inner
+	l.pending = append(l.pending, t)
 	l.ls.observe(l.obs(ObsLeaseScheduled, t.seq))
 	return t
 }
@@ -97,6 +133,7 @@ func (l *observedLease) Schedule(delay time.Duration, body func() error) coord.C
 // run wraps a body: its start and end, on the simulated thread running it.
 func (l *observedLease) run(t *observedTask, body func() error) error {
 	id := l.ls.w.ThreadID()
+	t.started = true
 	l.ls.observe(l.obs(ObsBodyStart, t.seq))
 	l.ls.running[id]++
 	defer func() {

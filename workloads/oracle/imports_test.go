@@ -59,7 +59,7 @@ var feedRule = struct {
 		"github.com/ckptsim/ckptsim/workloads/cluster": {"Record", "Recorder"},
 	},
 	fields:      []string{"Recorder", "OnEvent", "Outstanding", "Cancelled", "Stats"},
-	selfReports: []string{"ObsLeaseDone", "ObsLeaseOutstanding", "ExecutorStats"},
+	selfReports: []string{"ObsLeaseDone", "ObsLeasePending", "ObsLeaseOutstanding", "ExecutorStats"},
 }
 
 // feedViolations returns every use in src (one Go file) that breaks the

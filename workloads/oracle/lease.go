@@ -32,6 +32,14 @@ type Lease struct {
 	Delays   []time.Duration
 	Dues     []time.Duration
 	BodyEnds map[int32]time.Duration
+
+	// PerLeaseThreads: each lease has threads of its own (the per-pipeline
+	// design), so a lease's due task waits only for its own bodies; else
+	// the threads are shared by every lease. busy counts the bodies
+	// running, idleSince is when the last one returned (lease_selfreport.go).
+	PerLeaseThreads bool
+	busy            int
+	idleSince       time.Duration
 }
 
 // NewLease returns the lease checks, reporting to f.
@@ -57,6 +65,8 @@ type lease struct {
 	upto         map[int32]int
 	begun, ended int
 	chains       int
+	busy         int            // bodies of the lease running
+	idleSince    time.Duration  // when the lease's last running body returned
 	done         map[int64]bool // the scheduler's Done, by task (lease_selfreport.go)
 	outstanding  int            // the lease's Outstanding (lease_selfreport.go)
 	reported     map[string]bool
@@ -235,11 +245,20 @@ func (l *lease) start(t *leaseTask, thread int32) {
 	}
 	t.prev = k.running[thread]
 	k.running[thread] = t
+	l.busy++
+	k.busy++
 }
 
 func (k *Lease) end(t *leaseTask, thread int32) {
 	t.ended = true
-	k.BodyEnds[thread] = k.now()
+	now := k.now()
+	k.BodyEnds[thread] = now
+	if t.l.busy--; t.l.busy == 0 {
+		t.l.idleSince = now
+	}
+	if k.busy--; k.busy == 0 {
+		k.idleSince = now
+	}
 	if t.prev != nil {
 		k.running[thread] = t.prev
 	} else {

@@ -226,3 +226,61 @@ func (l recordTasks) Schedule(d time.Duration, body func() error) coord.Cancelab
 	*l.tasks = append(*l.tasks, c)
 	return c
 }
+
+// TestLeaseOutstandingWhileOpen: a due task that neither started nor was
+// cancelled (cluster.ObsLeasePending) is reported once it has been due,
+// and the threads that would run it have run no body, for
+// cluster.QuiesceGrace; a task late for want of a thread is not. The
+// threads are the lease's own with PerLeaseThreads, else every lease's.
+func TestLeaseOutstandingWhileOpen(t *testing.T) {
+	const s = time.Second
+	type step struct {
+		at    time.Duration
+		kind  cluster.ObsKind
+		lease int
+		id    int64
+		delay time.Duration
+	}
+	schedule := func(at time.Duration, lease int, id int64, delay time.Duration) []step {
+		return []step{{at, cluster.ObsLeaseSchedule, lease, id, delay}, {at, cluster.ObsLeaseScheduled, lease, id, 0}}
+	}
+	pending := func(at time.Duration) step { return step{at, cluster.ObsLeasePending, 1, 1, 0} }
+	body := func(at time.Duration, kind cluster.ObsKind, lease int, id int64) step {
+		return step{at, kind, lease, id, 0}
+	}
+	for _, tc := range []struct {
+		name     string
+		perLease bool
+		steps    []step
+		want     bool
+	}{
+		{"dropped", false, append(schedule(0, 1, 1, s), pending(7*s)), true},
+		{"due for less than the grace", false, append(schedule(0, 1, 1, s), pending(5*s)), false},
+		{"another body runs: late, not dropped", false, append(append(schedule(0, 1, 1, s), schedule(0, 2, 1, 0)...),
+			body(0, cluster.ObsBodyStart, 2, 1), pending(7*s)), false},
+		{"idle for less than the grace since a body returned", false, append(append(schedule(0, 1, 1, s), schedule(0, 2, 1, 0)...),
+			body(0, cluster.ObsBodyStart, 2, 1), body(8*s, cluster.ObsBodyEnd, 2, 1), pending(12*s)), false},
+		{"idle for the grace since a body returned", false, append(append(schedule(0, 1, 1, s), schedule(0, 2, 1, 0)...),
+			body(0, cluster.ObsBodyStart, 2, 1), body(8*s, cluster.ObsBodyEnd, 2, 1), pending(13*s)), true},
+		{"per-pipeline: another lease's body does not hold the timer", true, append(append(schedule(0, 1, 1, s), schedule(0, 2, 1, 0)...),
+			body(0, cluster.ObsBodyStart, 2, 1), pending(7*s)), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var now time.Duration
+			var fs Findings
+			k := NewLease(&fs, func() time.Duration { return now })
+			k.PerLeaseThreads = tc.perLease
+			for _, st := range tc.steps {
+				now = st.at
+				k.Observe(cluster.Obs{Kind: st.kind, Lease: st.lease, Pipeline: st.lease, ID: st.id, Delay: st.delay, Thread: int32(st.lease)})
+			}
+			got := fired(fs.List(), LeaseOutstanding)
+			if got != tc.want {
+				t.Fatalf("lease-outstanding fired %v, want %v: %v", got, tc.want, fs.List())
+			}
+			if got && !strings.Contains(fs.List()[0].Message, "dropped") {
+				t.Errorf("message %q", fs.List()[0].Message)
+			}
+		})
+	}
+}

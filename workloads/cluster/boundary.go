@@ -72,6 +72,10 @@ const (
 	FaultStepDown   = "step-down"        // the coordinator executor shuts down (Pipeline -1: every pipeline)
 	FaultReactivate = "reactivated"      // a fresh executor replaces it (the end of a step-down window)
 	FaultPanic      = "boundary-panic"   // a boundary call panicked instead of returning an error (Value: the call)
+	// FaultSaturated: the coordinator executor (Config.ExecutorMax) rejected
+	// a submission for want of a thread (exec.ErrSaturated), on the thread
+	// that submitted it (Pipeline -1: the executor does not know whose it was).
+	FaultSaturated = "executor-saturated"
 )
 
 // Obs is one boundary observation.

@@ -233,6 +233,7 @@ func (x effectExec) Execute(fn func()) error {
 	if errors.Is(err, exec.ErrSaturated) {
 		x.c.W.Note("coordinator executor saturated: a task was rejected")
 		x.c.ExecutorSaturated++
+		x.c.observe(Obs{Kind: ObsFault, Job: -1, Pipeline: -1, Fault: FaultSaturated})
 	}
 	return err
 }

@@ -364,6 +364,12 @@ func (g *Generations) global(o cluster.Obs, now time.Duration) {
 		return
 	}
 	switch o.Fault {
+	case cluster.FaultSaturated:
+		// The executor rejected the submitting thread's hand-off: as the
+		// executor-rejects site, it justifies that thread's next FAILED
+		// write (or one of a thread it starts: Spawned) before its next
+		// boundary call.
+		g.armed[o.Thread] = true
 	case cluster.FaultStepDown:
 		g.windows = append(g.windows, window{from: now, to: -1})
 	case cluster.FaultReactivate:

@@ -145,12 +145,11 @@ type Coordinator struct {
 // New returns a coordinator for (job, pipeline). restored, when non-nil,
 // is the pipeline state it starts from.
 func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coordinator {
-	cfg = cfg.withDefaults()
+	cfg, d = cfg.withDefaults(), containDeps(d) // a plugin's panic is its call's error (PluginPanic)
 	if d.Lease == nil {
 		// H7: upstream NPEs later; fail at construction with the reason.
 		panic(fmt.Sprintf("coord: nil scheduler lease for job %d pipeline %d", job, pipeline))
 	}
-	d = containDeps(d) // a plugin's panic is its call's error (PluginPanic)
 	e := d.Env
 	c := &Coordinator{d: d, e: e, cfg: cfg, job: job, pipeline: pipeline,
 		restoreMu: e.NewMutex("coord.restore"), lock: e.NewMutex("coord.lock"), complMu: e.NewMutex("coord.completion"),

@@ -381,7 +381,16 @@ func (g *Generations) global(o cluster.Obs, now time.Duration) {
 
 func (g *Generations) fault(p *genPipe, o cluster.Obs, now time.Duration) {
 	sp := p.span()
-	switch o.Fault {
+	kind := o.Fault
+	if kind == cluster.FaultPanic { // a call that panicked is judged as the call that failed
+		switch o.Value {
+		case "Transport.NotifyComplete":
+			kind = cluster.FaultNotify
+		case "Storage.Store", "Transport.TriggerBarrier":
+			kind = cluster.FaultStorage
+		}
+	}
+	switch kind {
 	case cluster.FaultStatus:
 		if b, ok := p.failing[o.Thread]; ok {
 			b.retry = true

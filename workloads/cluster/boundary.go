@@ -187,6 +187,10 @@ func (c *Cluster) panicAt(what string, job int64, pipeline int, id int64) {
 		return
 	}
 	c.observe(Obs{Kind: ObsFault, Job: job, Pipeline: pipeline, ID: id, Fault: FaultPanic, Value: what})
+	if c.Panicked == nil {
+		c.Panicked = map[string]int{}
+	}
+	c.Panicked[what]++
 	c.W.Note("fault: %s panics job %d pipeline %d id %d", what, job, pipeline, id)
 	panic(fmt.Sprintf("simulated %s: unchecked exception (job %d pipeline %d id %d)", what, job, pipeline, id))
 }

@@ -120,6 +120,8 @@ type Cluster struct {
 	exec     *exec.Pool
 	// ExecutorPanics counts the coordinator executor's tasks that panicked.
 	ExecutorPanics int
+	// Panicked counts the BoundaryPanic faults injected, by boundary call.
+	Panicked map[string]int
 	// ExecutorSaturated counts the submissions the coordinator executor
 	// rejected for want of a thread (Config.ExecutorMax).
 	ExecutorSaturated int

@@ -1,6 +1,9 @@
 package coord
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // PluginPanic is the error a boundary call returns in place of a panic:
 // the checkpoint storage, the transport to the tasks, the status store and
@@ -22,6 +25,16 @@ type PluginPanic struct {
 }
 
 func (p *PluginPanic) Error() string { return fmt.Sprintf("%s panicked: %v", p.Call, p.Value) }
+
+// isPluginPanic reports whether err is a boundary call's contained panic.
+// The status store's retry loop retries one (retryStatus): dropped, a
+// FINISHED write that panicked left a finished pipeline RUNNING in the
+// status store for good (bounded-finish on idle-close-late with
+// boundary_panic; TestFinishedStatusWritePanicRetried).
+func isPluginPanic(err error) bool {
+	var pp *PluginPanic
+	return errors.As(err, &pp)
+}
 
 // contain runs one boundary call, its panic returned as a *PluginPanic.
 func contain(call string, err *error) {

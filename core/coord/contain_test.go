@@ -43,7 +43,8 @@ func TestBoundaryPanicFailsTheCheckpoint(t *testing.T) {
 }
 
 // TestStatusWritePanicIsAnError: a status write that panics is the
-// write's error (logged; the failure still reaches the job master).
+// write's error, retried as a retryable one (retryStatus): the failure
+// still reaches the job master, and no panic reaches the executor.
 func TestStatusWritePanicIsAnError(t *testing.T) {
 	inSim(t, 10, func(t testing.TB, e env.Env) {
 		r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: time.Second})
@@ -75,4 +76,33 @@ func TestContainReturnsPluginPanic(t *testing.T) {
 	if err := call(func() error { return plain }); err != plain {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// TestFinishedStatusWritePanicRetried: the FINISHED write of a pipeline
+// whose final checkpoint completed panics once; the status retry loop
+// retries it as a retryable failure (status writes are idempotent), so
+// the status store says FINISHED. Dropped as a failed write, it left the
+// finished pipeline RUNNING in the status store for good (bounded-finish
+// on idle-close-late with boundary_panic, seed 7).
+func TestFinishedStatusWritePanicRetried(t *testing.T) {
+	inSim(t, 20, func(t testing.TB, e env.Env) {
+		r := boundedRig(t, e)
+		defer r.close()
+		r.mu.Lock()
+		r.panics = map[string]bool{"StatusStore.Set " + Finished.String(): true}
+		r.mu.Unlock()
+		_ = r.c.ReadyToClose(0)
+		if !r.waitFor(time.Minute, func() bool { return r.count(EvFinished, nil) > 0 }) {
+			t.Fatalf("the pipeline never finished: %v", r.events)
+		}
+		r.mu.Lock()
+		armed := r.panics["StatusStore.Set "+Finished.String()]
+		r.mu.Unlock()
+		if armed {
+			t.Fatalf("the FINISHED write never panicked")
+		}
+		if got := r.status[r.c.statusKey()]; got != Finished.String() {
+			t.Fatalf("status %q after the pipeline finished, want %s", got, Finished)
+		}
+	})
 }

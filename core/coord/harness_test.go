@@ -270,6 +270,7 @@ func (s *rigStatus) Get(k string) (string, error) {
 }
 func (s *rigStatus) Set(k, v string) error {
 	(*rig)(s).panicOnce("StatusStore.Set")
+	(*rig)(s).panicOnce("StatusStore.Set " + v) // a write of that value only
 	if d := s.statusLat[v]; d > 0 {
 		s.e.Sleep(d)
 	}

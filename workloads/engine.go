@@ -252,6 +252,8 @@ func (r *runner) main() {
 	if r.gens.Buggify {
 		r.gens.SiteCauses = true
 		r.w.Harness().OnBuggify(func(s env.Site, thread int32) { r.gens.SiteFired(s.String(), thread) })
+	}
+	if r.gens.Buggify || r.s.Cluster.ExecutorMax > 0 { // a saturated executor's rejection arms its thread too (FaultSaturated)
 		r.w.Harness().OnSpawn(r.gens.Spawned)
 	}
 	r.gens.Attach(r.c)

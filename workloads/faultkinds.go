@@ -117,7 +117,15 @@ var faultKinds = []FaultKind{
 	// Swarm keeps it in one seed in eight, so that most swarm seeds run as
 	// they did before it.
 	redeployKind,
+	// After redeploy, for the same reason, and as rare.
+	boundaryPanicKind,
 }
+
+var boundaryPanicKind = func() FaultKind {
+	k := rateKind("boundary_panic", func(f *Faults) *float64 { return &f.BoundaryPanic }, func(c *cluster.FaultRates) *float64 { return &c.BoundaryPanic })
+	k.KeepOneIn = 8
+	return k
+}()
 
 var redeployKind = func() FaultKind {
 	k := schedKind("redeploy", "redeploy", func(f *Faults) *Schedule { return &f.Redeploy }, (*injector).redeploy, Range{})

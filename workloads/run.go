@@ -174,7 +174,7 @@ func (s *Scenario) clusterConfig(v map[string]string, f Faults) (cluster.Config,
 	}
 	w := s.Workload
 	cfg := cluster.Config{
-		Jobs: s.Cluster.Jobs, Pipelines: s.Cluster.Pipelines, Tasks: s.Cluster.Tasks, ExecutorCore: s.Cluster.ExecutorCore,
+		Jobs: s.Cluster.Jobs, Pipelines: s.Cluster.Pipelines, Tasks: s.Cluster.Tasks, ExecutorCore: s.Cluster.ExecutorCore, ExecutorMax: s.Cluster.ExecutorMax,
 		ExecutorKeepAlive: s.Cluster.ExecutorKeepAlive.D, FileStorage: s.Cluster.Storage == "file",
 		LegacyUntil:   s.Cluster.LegacyUntil.D,
 		StartingTasks: s.Cluster.StartingTasks,

@@ -105,6 +105,11 @@ type Cluster struct {
 	// ExecutorKeepAlive is how long an idle coordinator-executor thread
 	// above its core threads lives (0: 60 s).
 	ExecutorKeepAlive Duration `yaml:"executor_keep_alive,omitempty"`
+	// ExecutorMax bounds the coordinator executor's threads (SeaTunnel's
+	// coordinator-service.max-thread-num; 0: no maximum, the default):
+	// with its direct hand-off a submission finding every thread busy is
+	// rejected (exec.ErrSaturated).
+	ExecutorMax int `yaml:"executor_max,omitempty"`
 	// Storage is where checkpoints are stored: memory (default), the
 	// simulated cluster's in-memory map, or file, core's production
 	// checkpoint store (savepoint.Checkpoints) on a crashable simulated
@@ -183,6 +188,11 @@ type Faults struct {
 	// (false)): its tasks report WAITING_RESTORE, are handed their state,
 	// then report READY_START (faults.go, cluster.RedeployPipeline).
 	Redeploy Schedule `yaml:"redeploy,omitempty"`
+	// BoundaryPanic: a plugin call the coordinator makes on a pool, timer
+	// or scheduler thread (checkpoint store, barrier and notify RPCs,
+	// status writes) panics instead of returning an error, as a Java
+	// plugin throws an unchecked exception (cluster.FaultRates.BoundaryPanic).
+	BoundaryPanic float64 `yaml:"boundary_panic,omitempty"`
 }
 
 // Buggify switches core's rare paths (env.Site, FoundationDB's BUGGIFY) on

@@ -31,6 +31,16 @@ var (
 	swarmExecutors    = []int{1, 2, 10}
 	swarmKeepAlives   = []time.Duration{10 * time.Millisecond, time.Second, 60 * time.Second}
 	swarmLatencySteps = []time.Duration{time.Millisecond, 10 * time.Millisecond, 100 * time.Millisecond}
+	// swarmExecutorMaxes: the coordinator executor's maximum threads (0:
+	// none, the default, three times in four). 32 saturates it in bursts
+	// while faults are on (20 pipelines triggering at one instant, status
+	// writes held back by status_slow and their retries), so that its
+	// rejections (exec.ErrSaturated) run, and leaves it enough threads
+	// once healed; 2 to 16 saturate it after the heal too and no
+	// pipeline of 20 completes a checkpoint then (a configuration, not a
+	// defect: core fails each rejected hand-off's generation, and the
+	// restore's trigger is rejected again).
+	swarmExecutorMaxes = []int{0, 0, 0, 32}
 )
 
 // Latency shapes a swarm seed draws for each latency the file lists.
@@ -114,6 +124,13 @@ var swarmOptions = []swarmOption{
 		c.MinPause = Dur(c.Interval.D * time.Duration(swarmMinPauses[i]) / 10)
 		return c.MinPause.D.String()
 	}},
+	{name: "executor_max", draw: pick(len(swarmExecutorMaxes)), set: func(s *Scenario, i int, _ time.Duration) string {
+		if s.Cluster.ExecutorMax != 0 || swarmExecutorMaxes[i] == 0 {
+			return ""
+		}
+		s.Cluster.ExecutorMax = swarmExecutorMaxes[i]
+		return fmt.Sprint(swarmExecutorMaxes[i])
+	}},
 }
 
 // swarmMinPauses are checkpoint.min_pause's choices in tenths of the
@@ -130,7 +147,8 @@ var swarmMinPauses = []int{0, 0, 0, 5, 8}
 // (sim.StreamSwarmConfig, independent of the fault kinds' SwarmFaults):
 // the scheduler design (every one in sched.Designs), the timer lead (off
 // half the time, else 100µs to 2ms), the dispatch pool's bound, its
-// keep-alive, the coordinator executor's core threads and keep-alive, and
+// keep-alive, the coordinator executor's core threads, keep-alive and
+// maximum (none three times in four, else 32: recorded only when set), and
 // the shape of each latency the file lists: as listed (half the time),
 // zero, or rounded down to whole multiples of one step the seed draws
 // (1ms, 10ms or 100ms), so that calls made apart answer at the same

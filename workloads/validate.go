@@ -76,6 +76,9 @@ func (s *Scenario) validateCluster() error {
 	if c.LegacyUntil.D > 0 && c.Storage != "file" {
 		return s.errorf("$.cluster.legacy_until", "needs storage: file (legacy files are files)")
 	}
+	if err := s.intRange("$.cluster.executor_max", c.ExecutorMax, 0, 10000); err != nil {
+		return err
+	}
 	return s.intRange("$.cluster.executor_core", c.ExecutorCore, 0, 10000)
 }
 

@@ -145,7 +145,7 @@ type Coordinator struct {
 // New returns a coordinator for (job, pipeline). restored, when non-nil,
 // is the pipeline state it starts from.
 func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coordinator {
-	cfg = cfg.withDefaults()
+	cfg, d = cfg.withDefaults(), containDeps(d) // a plugin's panic is its call's error (PluginPanic)
 	if d.Lease == nil {
 		// H7: upstream NPEs later; fail at construction with the reason.
 		panic(fmt.Sprintf("coord: nil scheduler lease for job %d pipeline %d", job, pipeline))

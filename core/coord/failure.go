@@ -177,11 +177,11 @@ func (c *Coordinator) updateStatus(gen uint64, s GenStatus) bool {
 	return true
 }
 
-// retryStatus runs a status-store operation with the IMap retry loop.
+// retryStatus runs a status-store operation with the IMap retry loop, retrying a panicked one (PluginPanic) too: every status operation is idempotent.
 func (c *Coordinator) retryStatus(op func() error) error {
 	var err error
 	for range c.cfg.StatusRetries {
-		if err = op(); err == nil || !errors.Is(err, ErrRetryable) {
+		if err = op(); err == nil || !errors.Is(err, ErrRetryable) && !isPluginPanic(err) {
 			return err
 		}
 		c.e.Sleep(c.cfg.StatusBackoff)

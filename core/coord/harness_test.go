@@ -52,6 +52,20 @@ type rig struct {
 	keep     bool
 	kept     map[int64]*Completed
 	notified []*Completed
+	// panics names boundary calls ("Storage.Store") whose next call
+	// panics instead of returning (each once).
+	panics map[string]bool
+}
+
+// panicOnce panics if call is armed in r.panics, disarming it.
+func (r *rig) panicOnce(call string) {
+	r.mu.Lock()
+	armed := r.panics[call]
+	delete(r.panics, call)
+	r.mu.Unlock()
+	if armed {
+		panic("planted panic in " + call)
+	}
 }
 
 // sentBarrier is one barrier the rig's transport dispatched, at virtual time at.
@@ -168,6 +182,7 @@ func (t *rigTransport) TriggerBarrier(job int64, pipeline int, task TaskID, b Ba
 	r.mu.Lock()
 	r.barriers = append(r.barriers, sentBarrier{task: task, b: b, at: r.e.Now()})
 	r.mu.Unlock()
+	r.panicOnce("Transport.TriggerBarrier")
 	if r.dispatch > 0 {
 		r.e.Sleep(r.dispatch)
 	}
@@ -182,6 +197,7 @@ func (t *rigTransport) TriggerBarrier(job int64, pipeline int, task TaskID, b Ba
 }
 func (t *rigTransport) NotifyComplete(_ int64, _ int, _ TaskID, c *Completed) error {
 	r := (*rig)(t)
+	r.panicOnce("Transport.NotifyComplete")
 	if r.keep {
 		r.mu.Lock()
 		r.notified = append(r.notified, c)
@@ -199,6 +215,7 @@ func (s *rigStorage) Store(c *Completed) error {
 	if r.storeLat > 0 {
 		r.e.Sleep(r.storeLat)
 	}
+	r.panicOnce("Storage.Store")
 	r.mu.Lock()
 	r.stored = append(r.stored, c.ID)
 	if r.keep {
@@ -252,6 +269,8 @@ func (s *rigStatus) Get(k string) (string, error) {
 	return s.status[k], nil
 }
 func (s *rigStatus) Set(k, v string) error {
+	(*rig)(s).panicOnce("StatusStore.Set")
+	(*rig)(s).panicOnce("StatusStore.Set " + v) // a write of that value only
 	if d := s.statusLat[v]; d > 0 {
 		s.e.Sleep(d)
 	}

@@ -72,6 +72,11 @@ const (
 	FaultSavepoint  = "savepoint-write"  // the savepoint store refused a pipeline's write (ID; reported by the harness's SavepointWriter)
 	FaultStepDown   = "step-down"        // the coordinator executor shuts down (Pipeline -1: every pipeline)
 	FaultReactivate = "reactivated"      // a fresh executor replaces it (the end of a step-down window)
+	FaultPanic      = "boundary-panic"   // a boundary call panicked instead of returning an error (Value: the call)
+	// FaultSaturated: the coordinator executor (Config.ExecutorMax) rejected
+	// a submission for want of a thread (exec.ErrSaturated), on the thread
+	// that submitted it (Pipeline -1: the executor does not know whose it was).
+	FaultSaturated = "executor-saturated"
 )
 
 // Obs is one boundary observation.
@@ -172,6 +177,29 @@ func (c *Cluster) injected(p float64, fault string, job int64, pipeline int, id 
 	}
 	c.observe(Obs{Kind: ObsFault, Job: job, Pipeline: pipeline, ID: id, Fault: fault})
 	return true
+}
+
+// panicAt draws the BoundaryPanic fault for the boundary call what and,
+// when it fires, reports it and panics: the call throws an unchecked
+// exception instead of returning an error. Only a call on a core thread
+// (a coordinator executor worker or a scheduler task body) draws it.
+func (c *Cluster) panicAt(what string, job int64, pipeline int, id int64) {
+	if c.cfg.Faults.BoundaryPanic <= 0 || !c.onCoreThread() || !c.fault(c.cfg.Faults.BoundaryPanic) {
+		return
+	}
+	c.observe(Obs{Kind: ObsFault, Job: job, Pipeline: pipeline, ID: id, Fault: FaultPanic, Value: what})
+	if c.Panicked == nil {
+		c.Panicked = map[string]int{}
+	}
+	c.Panicked[what]++
+	c.W.Note("fault: %s panics job %d pipeline %d id %d", what, job, pipeline, id)
+	panic(fmt.Sprintf("simulated %s: unchecked exception (job %d pipeline %d id %d)", what, job, pipeline, id))
+}
+
+// onCoreThread reports whether the calling simulated thread is one of
+// core's: a coordinator executor worker or a scheduler task body.
+func (c *Cluster) onCoreThread() bool {
+	return strings.HasPrefix(c.W.ThreadName(), "coordinator-executor-") || c.leases.InBody()
 }
 
 // Restore restores every pipeline of a job, one after another, as a

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -64,6 +65,13 @@ type FaultRates struct {
 	// or a bit of the manifest flips, or a payload loses its tail). The harness's savepoint store draws it (workloads), not the
 	// cluster: the cluster stores no savepoint.
 	SavepointRot float64
+	// BoundaryPanic: a boundary call made on a core thread (a coordinator
+	// executor worker or a scheduler task body: Storage.Store,
+	// Transport.TriggerBarrier and NotifyComplete, StatusStore.Set) panics
+	// instead of returning an error, as a Java plugin throws an unchecked
+	// exception. A call from a harness thread (a restore, a cancel) never
+	// panics: the harness is the job master, not a plugin's caller.
+	BoundaryPanic float64
 }
 
 // Config configures a cluster.
@@ -75,6 +83,10 @@ type Config struct {
 	Workload               Workload
 	Faults                 FaultRates
 	ExecutorCore           int // coordinator executor core threads (10)
+	// ExecutorMax bounds the coordinator executor's threads (0: no
+	// maximum, SeaTunnel's default max-thread-num); a submission that
+	// finds every one busy is rejected (exec.ErrSaturated).
+	ExecutorMax int
 	// ExecutorKeepAlive is how long an idle thread above the executor's
 	// core threads lives (60 s).
 	ExecutorKeepAlive time.Duration
@@ -106,9 +118,16 @@ type Cluster struct {
 	Managers []*coord.Manager
 	Recorder *Recorder
 	exec     *exec.Pool
-	healed   bool
-	leases   *Leases
-	stateBuf []byte // acknowledged task states are carved from it (taskState)
+	// ExecutorPanics counts the coordinator executor's tasks that panicked.
+	ExecutorPanics int
+	// Panicked counts the BoundaryPanic faults injected, by boundary call.
+	Panicked map[string]int
+	// ExecutorSaturated counts the submissions the coordinator executor
+	// rejected for want of a thread (Config.ExecutorMax).
+	ExecutorSaturated int
+	healed            bool
+	leases            *Leases
+	stateBuf          []byte // acknowledged task states are carved from it (taskState)
 
 	onBoundary   []func(Obs)
 	onLease      []func(Obs)
@@ -187,8 +206,21 @@ func (c *Cluster) newExecutor() *exec.Pool {
 	if keep <= 0 {
 		keep = 60 * time.Second
 	}
-	return exec.NewPool(c.W, exec.PoolConfig{Name: "coordinator-executor", Core: core, Max: 1 << 30,
-		KeepAlive: keep, Queue: exec.Direct})
+	maxThreads := c.cfg.ExecutorMax
+	if maxThreads <= 0 {
+		maxThreads = 1 << 30
+	}
+	return exec.NewPool(c.W, exec.PoolConfig{Name: "coordinator-executor", Core: core, Max: maxThreads,
+		KeepAlive: keep, Queue: exec.Direct, OnPanic: c.executorPanicked})
+}
+
+// executorPanicked is the coordinator executor's OnPanic: a task handed
+// to it panicked and killed its worker (the pool starts another). Core is
+// to contain a plugin's panic before it gets here (coord's boundary
+// calls), so this is noted in the trace and counted.
+func (c *Cluster) executorPanicked(thread string, v any) {
+	c.W.Note("coordinator executor thread %s died: panic: %v", thread, v)
+	c.ExecutorPanics++
 }
 
 func (c *Cluster) executor() coord.Executor { return effectExec{c} }
@@ -199,7 +231,13 @@ type effectExec struct{ c *Cluster }
 
 func (x effectExec) Execute(fn func()) error {
 	x.c.call("Executor.Execute")
-	return x.c.exec.Execute(fn)
+	err := x.c.exec.Execute(fn)
+	if errors.Is(err, exec.ErrSaturated) {
+		x.c.W.Note("coordinator executor saturated: a task was rejected")
+		x.c.ExecutorSaturated++
+		x.c.observe(Obs{Kind: ObsFault, Job: -1, Pipeline: -1, Fault: FaultSaturated})
+	}
+	return err
 }
 
 // Quiesce closes the scheduler and waits QuiesceGrace for every task to

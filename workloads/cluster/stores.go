@@ -46,6 +46,7 @@ func (s *Storage) Store(cp *coord.Completed) error {
 	}
 	s.c.observe(Obs{Kind: ObsStoreBegin, Job: cp.Job, Pipeline: cp.Pipeline, ID: cp.ID, Sum: StateSum(cp)})
 	s.c.sleep(s.c.cfg.Workload.StorageLatency)
+	s.c.panicAt("Storage.Store", cp.Job, cp.Pipeline, cp.ID)
 	if s.file != nil {
 		return s.storeFile(cp)
 	}
@@ -316,9 +317,13 @@ func (s *StatusStore) Peek(k string) string { return s.m[k] }
 // Set writes a key.
 func (s *StatusStore) Set(k, v string) error {
 	s.c.call("StatusStore.Set")
-	if job, p, ok := statusPipeline(k); ok {
+	job, p, ok := statusPipeline(k)
+	if ok {
 		s.c.observe(Obs{Kind: ObsStatusSet, Job: job, Pipeline: p, Value: v})
+	} else {
+		job, p = -1, -1
 	}
+	s.c.panicAt("StatusStore.Set", job, p, 0)
 	if err := s.op(k); err != nil {
 		return err
 	}

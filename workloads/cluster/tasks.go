@@ -61,6 +61,7 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 	c.observe(Obs{Kind: ObsBarrier, Job: job, Pipeline: pipeline, ID: b.ID, Task: int(task),
 		Stamp: b.Timestamp.UnixNano(), Final: b.Type == coord.CompletedPoint, InLeaseBody: c.leases.InBody()})
 	c.sleep(c.cfg.Workload.DispatchLatency)
+	c.panicAt("Transport.TriggerBarrier", job, pipeline, b.ID)
 	if c.injected(c.cfg.Faults.BarrierFail, FaultBarrier, job, pipeline, b.ID) {
 		c.W.Note("fault: barrier dispatch fails job %d pipeline %d", job, pipeline)
 		return fmt.Errorf("simulated barrier dispatch failure")
@@ -109,6 +110,7 @@ func (t *Transport) NotifyComplete(job int64, pipeline int, task coord.TaskID, c
 	final := cp.Type == coord.CompletedPoint
 	c.observe(Obs{Kind: ObsNotify, Job: job, Pipeline: pipeline, ID: cp.ID, Task: int(task), Stamp: cp.TriggeredAt.UnixNano(), Final: final, Sum: StateSum(cp)})
 	c.sleep(c.cfg.Workload.NotifyLatency)
+	c.panicAt("Transport.NotifyComplete", job, pipeline, cp.ID)
 	if c.injected(c.cfg.Faults.NotifyFail, FaultNotify, job, pipeline, cp.ID) {
 		c.W.Note("fault: notify-complete fails job %d pipeline %d", job, pipeline)
 		return fmt.Errorf("simulated notify failure")

@@ -364,6 +364,12 @@ func (g *Generations) global(o cluster.Obs, now time.Duration) {
 		return
 	}
 	switch o.Fault {
+	case cluster.FaultSaturated:
+		// The executor rejected the submitting thread's hand-off: as the
+		// executor-rejects site, it justifies that thread's next FAILED
+		// write (or one of a thread it starts: Spawned) before its next
+		// boundary call.
+		g.armed[o.Thread] = true
 	case cluster.FaultStepDown:
 		g.windows = append(g.windows, window{from: now, to: -1})
 	case cluster.FaultReactivate:
@@ -375,7 +381,16 @@ func (g *Generations) global(o cluster.Obs, now time.Duration) {
 
 func (g *Generations) fault(p *genPipe, o cluster.Obs, now time.Duration) {
 	sp := p.span()
-	switch o.Fault {
+	kind := o.Fault
+	if kind == cluster.FaultPanic { // a call that panicked is judged as the call that failed
+		switch o.Value {
+		case "Transport.NotifyComplete":
+			kind = cluster.FaultNotify
+		case "Storage.Store", "Transport.TriggerBarrier":
+			kind = cluster.FaultStorage
+		}
+	}
+	switch kind {
 	case cluster.FaultStatus:
 		if b, ok := p.failing[o.Thread]; ok {
 			b.retry = true

@@ -313,3 +313,39 @@ func TestSiteCauses(t *testing.T) {
 		})
 	}
 }
+
+// TestSaturationCauses: a saturated coordinator executor's rejection
+// (cluster.FaultSaturated, observed on the submitting thread with BUGGIFY
+// off) is the cause of that thread's next FAILED write, or of a thread it
+// starts, and of nothing else.
+func TestSaturationCauses(t *testing.T) {
+	saturated := func(th int32) cluster.Obs {
+		return obs(cluster.ObsFault, th, func(o *cluster.Obs) { o.Pipeline, o.Job, o.Fault = -1, -1, cluster.FaultSaturated })
+	}
+	cases := []struct {
+		name  string
+		obs   []cluster.Obs
+		spawn [2]int32
+		want  []string
+	}{
+		{"a rejection on the failing thread is its cause", []cluster.Obs{saturated(9), failedWrite(9), notify(9)}, [2]int32{}, nil},
+		{"a rejection on another thread is not", []cluster.Obs{saturated(8), failedWrite(9), notify(9)}, [2]int32{}, []string{GenerationJustified}},
+		{"a boundary call between the rejection and the write ends it", []cluster.Obs{saturated(5), alloc(5), failedWrite(5), notify(5)}, [2]int32{}, []string{GenerationJustified}},
+		{"a thread the rejected thread starts carries it", []cluster.Obs{saturated(5), failedWrite(12), notify(12)}, [2]int32{5, 12}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var fs Findings
+			g := NewGenerations(&fs, func() time.Duration { return 100 * ms }, time.Second)
+			for i, o := range c.obs {
+				g.Observe(o)
+				if i == 0 && c.spawn != ([2]int32{}) {
+					g.Spawned(c.spawn[0], c.spawn[1])
+				}
+			}
+			if got := ids(fs.List()); !slices.Equal(got, c.want) {
+				t.Fatalf("fired %v, want %v: %v", got, c.want, fs.List())
+			}
+		})
+	}
+}

@@ -109,6 +109,18 @@ type stPipe struct {
 	rotted   map[int64]bool
 	gone     map[int64]bool
 	finished bool
+	// stranded: ids a failed Storage.Delete did not delete durably (an
+	// ObsDeleted "failed"): held or not, they are no orphan, and they
+	// count against no bound, until a listing shows them stored (the
+	// caller rebuilds its retention from the listing: they are retained
+	// again, in id order, and deleted in turn) or a delete removes them.
+	stranded map[int64]bool
+	// unsettled: a lost reply's listing (the caller's reconcile) failed
+	// (storage_read_failure on the storing thread inside the step): the
+	// trim waits for the pipeline's next listing, the restore's that the
+	// failure leads to; until then storage may hold 2N and is not judged
+	// but at the end of the run.
+	unsettled bool
 	// redeploy: the pipeline's latest redeploy (nil: none yet), whose
 	// RestoreState hand-overs restore-newest judges.
 	redeploy *rnWindow
@@ -132,7 +144,7 @@ func (k *Storage) pipe(job int64, p int) *stPipe {
 	s, ok := k.pipes[key]
 	if !ok {
 		s = &stPipe{subj: Subject(job, p), sums: map[int64]uint64{}, storing: map[int32]stCall{},
-			landedAt: map[int64]int64{}, rotted: map[int64]bool{}, gone: map[int64]bool{}}
+			landedAt: map[int64]int64{}, rotted: map[int64]bool{}, gone: map[int64]bool{}, stranded: map[int64]bool{}}
 		k.pipes[key] = s
 	}
 	return s
@@ -169,6 +181,15 @@ func (k *Storage) Observe(o cluster.Obs) {
 			delete(p.storing, o.Thread)
 		}
 	case cluster.ObsListed:
+		p.unsettled = false
+		for _, id := range o.IDs {
+			if p.stranded[id] {
+				delete(p.stranded, id)
+				if !slices.Contains(p.keep, id) {
+					p.keep = append(p.keep, id)
+				}
+			}
+		}
 		slices.Sort(p.keep)
 		if p.step && p.stepBy == o.Thread {
 			p.trimLater = false
@@ -184,16 +205,25 @@ func (k *Storage) Observe(o cluster.Obs) {
 		}
 	case cluster.ObsDeleted:
 		for _, id := range o.IDs {
+			if o.Value == "failed" {
+				p.stranded[id] = true
+				continue
+			}
 			p.gone[id] = true
+			delete(p.stranded, id)
 		}
 	case cluster.ObsFault:
-		if o.Fault == cluster.FaultBitRot {
+		if o.Fault == cluster.FaultBitRot || o.Fault == cluster.FaultTorn {
 			p.rotted[o.ID] = true
+		}
+		if o.Fault == cluster.FaultRead && p.step && p.stepBy == o.Thread && p.trimLater {
+			p.unsettled = true
 		}
 	case cluster.ObsSourcesFinished:
 		p.finished = true
 	case cluster.ObsJobDeleted:
 		p.keep = nil // job-terminal cleanup: nothing is retained (a store still in flight may land after)
+		clear(p.stranded)
 		for id := range p.landedAt {
 			p.gone[id] = true
 		}
@@ -273,6 +303,7 @@ func (k *Storage) landed(p *stPipe, t int32, lost bool) {
 	p.landedAt[call.id] = k.seq
 	delete(p.gone, call.id)
 	delete(p.rotted, call.id)
+	delete(p.stranded, call.id)
 	p.keep = append(p.keep, call.id)
 	if !lost {
 		p.trim(k.n)
@@ -286,7 +317,7 @@ func (k *Storage) landed(p *stPipe, t int32, lost bool) {
 
 func (k *Storage) endStep(p *stPipe) {
 	delete(k.steps, p.stepBy)
-	if p.trimLater {
+	if p.trimLater && !p.unsettled {
 		p.trim(k.n)
 	}
 	p.step, p.trimLater = false, false
@@ -323,11 +354,18 @@ func (k *Storage) integrity(p *stPipe, o cluster.Obs) {
 		"corrupt stored bytes were loaded instead of skipped", call, o.Task, o.ID, o.Sum, want)
 }
 
-// Retention judges a pipeline's stored count (sampled by the harness).
-func (k *Storage) Retention(job int64, pipeline int, held int) {
+// Retention judges a pipeline's stored count (the ids held, sampled by
+// the harness); the ids a failed delete stranded do not count.
+func (k *Storage) Retention(job int64, pipeline int, ids []int64) {
 	p := k.pipe(job, pipeline)
+	held := 0
+	for _, id := range ids {
+		if !p.stranded[id] {
+			held++
+		}
+	}
 	limit := 2*k.n - 1
-	if p.step {
+	if p.step || p.unsettled {
 		limit = 2 * k.n // a landed write before its retention step ran
 	}
 	if held > limit {
@@ -341,7 +379,7 @@ func (k *Storage) Retention(job int64, pipeline int, held int) {
 // thread made no boundary call since, and the step makes no scheduling
 // wait).
 func (k *Storage) quiescent(p *stPipe, settle time.Duration) bool {
-	if len(p.storing) > 0 || p.restoring > 0 {
+	if len(p.storing) > 0 || p.restoring > 0 || (p.unsettled && settle == 0) {
 		return false
 	}
 	return !p.step || (settle > 0 && k.now()-p.stepAt >= settle)
@@ -359,9 +397,12 @@ func (k *Storage) Judge(job int64, pipeline int, held []int64, settle time.Durat
 	if slices.Equal(keep, held) {
 		return
 	}
+	if excused := slices.DeleteFunc(slices.Clone(held), func(id int64) bool { return p.stranded[id] }); slices.Equal(keep, excused) {
+		return
+	}
 	var orphans, missing []int64
 	for _, id := range held {
-		if !slices.Contains(keep, id) {
+		if !slices.Contains(keep, id) && !p.stranded[id] {
 			orphans = append(orphans, id)
 		}
 	}

@@ -30,6 +30,10 @@ func TestStorageFromBoundaries(t *testing.T) {
 		return cluster.Obs{Kind: cluster.ObsNotify, ID: id, Thread: 9, Sum: sum}
 	}
 	store := func(id int64) []cluster.Obs { return []cluster.Obs{begin(id), stored(id)} }
+	strand := func(ids ...int64) cluster.Obs { // a failed Storage.Delete left ids stored
+		return cluster.Obs{Kind: cluster.ObsDeleted, Thread: 1, IDs: ids, Value: "failed"}
+	}
+	relist := func(ids ...int64) cluster.Obs { return cluster.Obs{Kind: cluster.ObsListed, Thread: 1, IDs: ids} }
 	four := slices.Concat(store(1), store(2), store(3), store(4), []cluster.Obs{deleted}) // 4 = 2N: trimmed to [3 4]
 	cases := []struct {
 		name string
@@ -50,6 +54,16 @@ func TestStorageFromBoundaries(t *testing.T) {
 			[]cluster.Obs{begin(4), lost(4), listed, deleted}), []int64{1, 2, 3, 4}, []string{Retention, StorageRetention}},
 		{"a lost reply's write never retained", slices.Concat(store(1), []cluster.Obs{begin(2), lost(2), next}),
 			[]int64{1}, []string{StorageRetention}},
+		{"a failed delete strands its ids: no orphan, no bound", slices.Concat(store(1), store(2), store(3), store(4),
+			[]cluster.Obs{strand(1, 2), next}), []int64{1, 2, 3, 4}, nil},
+		{"a stranded id listed is retained again and trimmed in turn", slices.Concat(store(1), store(2), store(3), store(4),
+			[]cluster.Obs{strand(1, 2), next, relist(1, 2, 3, 4), {Kind: cluster.ObsDeleted, Thread: 1, IDs: []int64{1, 2}}}),
+			[]int64{3, 4}, nil},
+		{"a stranded id listed and never deleted is an orphan again", slices.Concat(store(1), store(2), store(3), store(4),
+			[]cluster.Obs{strand(1), next, relist(1, 3, 4), store(5)[0], store(5)[1], {Kind: cluster.ObsDeleted, Thread: 1, IDs: []int64{3}}, next}),
+			[]int64{1, 4, 5}, []string{StorageRetention}},
+		{"a delete reported done that left the id stored is an orphan", slices.Concat(store(1), store(2), store(3), store(4),
+			[]cluster.Obs{{Kind: cluster.ObsDeleted, Thread: 1, IDs: []int64{1, 2}}, next}), []int64{1, 3, 4}, []string{StorageRetention}},
 		{"a failed store changes nothing", slices.Concat(store(1), []cluster.Obs{begin(2), failed(2), next}),
 			[]int64{1}, nil},
 		{"a store in flight is not judged", slices.Concat(store(1), []cluster.Obs{next, begin(2)}), nil, nil},
@@ -64,7 +78,7 @@ func TestStorageFromBoundaries(t *testing.T) {
 			for _, o := range c.obs {
 				k.Observe(o)
 			}
-			k.Retention(0, 0, len(c.held))
+			k.Retention(0, 0, c.held)
 			k.Judge(0, 0, c.held, 0)
 			if got := IDs(f.List()); !slices.Equal(got, c.want) {
 				t.Errorf("fired %v, want %v: %v", got, c.want, f.List())

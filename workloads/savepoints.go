@@ -117,7 +117,7 @@ func (sp *savepoints) failWith(rate float64, healed func() bool) {
 var errSavepointFault = errors.New("simulated savepoint store failure")
 
 // faulty runs op, one operation of the store (what names it), and draws
-// the savepoint_failure fault for it: when it fires, the n-th (n below 4)
+// the savepoint_failure fault for it: when it fires, the n-th (n below 12)
 // of the operation's file-system steps (a write, fsync, rename, mkdir,
 // remove or directory sync) or, half the time, of its reads (a listing,
 // a file read, a stat) fails with an I/O error; an operation with fewer
@@ -127,7 +127,7 @@ func (sp *savepoints) faulty(what string, job int64, op func()) bool {
 		op()
 		return false
 	}
-	reads, n := sp.fail.IntN(2) == 0, sp.fail.IntN(4)
+	reads, n := sp.fail.IntN(2) == 0, sp.fail.IntN(12)
 	var hit string
 	hook := func(o, p string) error {
 		if hit != "" {

@@ -48,7 +48,7 @@ const (
 	ObsBodyEnd          // task ID's body returned (or panicked)
 	ObsLeaseDone        // self-report, after the run: the scheduler's Done says task ID is done
 	ObsLeaseOutstanding // self-report, after the run: the lease's Outstanding count is ID
-	ObsJobDeleted       // Storage.DeleteJob removed every checkpoint of the pipeline's job (after a cancel): one per pipeline
+	ObsJobDeleted       // Storage.DeleteJob removed every checkpoint of the pipeline's job (after a cancel): one per pipeline (Value "failed": it failed, having removed some or none)
 	// ObsTaskReport: a task the harness redeployed reports its state
 	// (Coordinator.ReportTask; Value ReportWaitingRestore, ReportReadyStart
 	// or, for the redeploy's last, ReportLastReadyStart; Call the

@@ -170,8 +170,8 @@ func (s *Storage) Delete(job int64, pipeline int, ids []int64) error {
 // one ObsJobDeleted per pipeline once it succeeded. A store of the job
 // still in flight may land after it. Under StorageDeleteFail it fails
 // (file storage: its first remove or its directory sync; in memory the
-// call, deleting nothing) and observes nothing: the operator retries it
-// (Cluster.CancelJob).
+// call, deleting nothing), observed with Value "failed": the operator
+// retries it (Cluster.CancelJob).
 func (s *Storage) DeleteJob(job int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -188,13 +188,14 @@ func (s *Storage) DeleteJob(job int64) error {
 			delete(s.m, PipelineID{job, p})
 		}
 	}
+	value := ""
 	if err != nil {
-		return err
+		value = "failed" // it may have removed some or all of the job's checkpoints
 	}
 	for p := range s.c.cfg.Pipelines {
-		s.c.observe(Obs{Kind: ObsJobDeleted, Job: job, Pipeline: p})
+		s.c.observe(Obs{Kind: ObsJobDeleted, Job: job, Pipeline: p, Value: value})
 	}
-	return nil
+	return err
 }
 
 // Load returns a stored checkpoint by id, or nil when it is not stored.

@@ -115,9 +115,10 @@ type stPipe struct {
 	// caller rebuilds its retention from the listing: they are retained
 	// again, in id order, and deleted in turn) or a delete removes them.
 	stranded map[int64]bool
-	// unsettled: a lost reply's listing (the caller's reconcile) failed
-	// (storage_read_failure on the storing thread inside the step): the
-	// trim waits for the pipeline's next listing, the restore's that the
+	// unsettled: the storing thread's reconcile listing failed inside its
+	// retention step (storage_read_failure; the caller reconciles after a
+	// lost reply, or after BUGGIFY's store-fails-after-write): the trim
+	// waits for the pipeline's next listing, the restore's that the
 	// failure leads to; until then storage may hold 2N and is not judged
 	// but at the end of the run.
 	unsettled bool
@@ -216,12 +217,19 @@ func (k *Storage) Observe(o cluster.Obs) {
 		if o.Fault == cluster.FaultBitRot || o.Fault == cluster.FaultTorn {
 			p.rotted[o.ID] = true
 		}
-		if o.Fault == cluster.FaultRead && p.step && p.stepBy == o.Thread && p.trimLater {
-			p.unsettled = true
+		if o.Fault == cluster.FaultRead && p.step && p.stepBy == o.Thread {
+			p.unsettled = true // the storing thread's reconcile listing failed
 		}
 	case cluster.ObsSourcesFinished:
 		p.finished = true
 	case cluster.ObsJobDeleted:
+		if o.Value == "failed" { // some may be gone, some held: stranded until the retried cleanup
+			for _, id := range p.keep {
+				p.stranded[id] = true
+			}
+			p.keep = nil
+			break
+		}
 		p.keep = nil // job-terminal cleanup: nothing is retained (a store still in flight may land after)
 		clear(p.stranded)
 		for id := range p.landedAt {

@@ -33,6 +33,7 @@ func TestStorageFromBoundaries(t *testing.T) {
 	strand := func(ids ...int64) cluster.Obs { // a failed Storage.Delete left ids stored
 		return cluster.Obs{Kind: cluster.ObsDeleted, Thread: 1, IDs: ids, Value: "failed"}
 	}
+	readFault := cluster.Obs{Kind: cluster.ObsFault, Thread: 1, Fault: cluster.FaultRead} // the storing thread's listing failed
 	relist := func(ids ...int64) cluster.Obs { return cluster.Obs{Kind: cluster.ObsListed, Thread: 1, IDs: ids} }
 	four := slices.Concat(store(1), store(2), store(3), store(4), []cluster.Obs{deleted}) // 4 = 2N: trimmed to [3 4]
 	cases := []struct {
@@ -64,6 +65,15 @@ func TestStorageFromBoundaries(t *testing.T) {
 			[]int64{1, 4, 5}, []string{StorageRetention}},
 		{"a delete reported done that left the id stored is an orphan", slices.Concat(store(1), store(2), store(3), store(4),
 			[]cluster.Obs{{Kind: cluster.ObsDeleted, Thread: 1, IDs: []int64{1, 2}}, next}), []int64{1, 3, 4}, []string{StorageRetention}},
+		{"a lost reply whose reconcile listing failed waits for the next listing", slices.Concat(store(1), store(2), store(3),
+			[]cluster.Obs{begin(4), lost(4), readFault, next}), []int64{1, 2, 3, 4}, nil},
+		{"and that listing trims it", slices.Concat(store(1), store(2), store(3),
+			[]cluster.Obs{begin(4), lost(4), readFault, next, relist(1, 2, 3, 4), {Kind: cluster.ObsDeleted, Thread: 1, IDs: []int64{1, 2}}}),
+			[]int64{3, 4}, nil},
+		{"a failed cleanup strands what the job kept", slices.Concat(store(1), store(2),
+			[]cluster.Obs{next, {Kind: cluster.ObsJobDeleted, Value: "failed"}}), []int64{2}, nil},
+		{"the retried cleanup keeps nothing", slices.Concat(store(1), store(2),
+			[]cluster.Obs{next, {Kind: cluster.ObsJobDeleted, Value: "failed"}, {Kind: cluster.ObsJobDeleted}}), []int64{2}, []string{StorageRetention}},
 		{"a failed store changes nothing", slices.Concat(store(1), []cluster.Obs{begin(2), failed(2), next}),
 			[]int64{1}, nil},
 		{"a store in flight is not judged", slices.Concat(store(1), []cluster.Obs{next, begin(2)}), nil, nil},

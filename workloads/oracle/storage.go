@@ -115,6 +115,12 @@ type stPipe struct {
 	// caller rebuilds its retention from the listing: they are retained
 	// again, in id order, and deleted in turn) or a delete removes them.
 	stranded map[int64]bool
+	// unsure: ids a failed delete touched, until a delete of them returns
+	// (or the id lands again): one retained again at a listing may still be
+	// gone later, when a storage crash resolves its unsynced removal
+	// (Checkpoints.Delete failing at its directory sync), so it is never
+	// missing early.
+	unsure map[int64]bool
 	// unsettled: the storing thread's reconcile listing failed inside its
 	// retention step (storage_read_failure; the caller reconciles after a
 	// lost reply, or after BUGGIFY's store-fails-after-write): the trim
@@ -145,7 +151,7 @@ func (k *Storage) pipe(job int64, p int) *stPipe {
 	s, ok := k.pipes[key]
 	if !ok {
 		s = &stPipe{subj: Subject(job, p), sums: map[int64]uint64{}, storing: map[int32]stCall{},
-			landedAt: map[int64]int64{}, rotted: map[int64]bool{}, gone: map[int64]bool{}, stranded: map[int64]bool{}}
+			landedAt: map[int64]int64{}, rotted: map[int64]bool{}, gone: map[int64]bool{}, stranded: map[int64]bool{}, unsure: map[int64]bool{}}
 		k.pipes[key] = s
 	}
 	return s
@@ -183,12 +189,18 @@ func (k *Storage) Observe(o cluster.Obs) {
 		}
 	case cluster.ObsListed:
 		p.unsettled = false
-		for _, id := range o.IDs {
-			if p.stranded[id] {
-				delete(p.stranded, id)
-				if !slices.Contains(p.keep, id) {
+		// A listing that shows a stranded id stored is the caller's rebuild
+		// of its retention from storage: every listed id that landed and
+		// that no delete removed is retained again (the stranded ones and
+		// those the rule trimmed before whose delete has not come yet), and
+		// the trim below runs over all of them, as the caller's does.
+		if slices.ContainsFunc(o.IDs, func(id int64) bool { return p.stranded[id] }) {
+			for _, id := range o.IDs {
+				_, landed := p.landedAt[id]
+				if (p.stranded[id] || landed && !p.gone[id]) && !slices.Contains(p.keep, id) {
 					p.keep = append(p.keep, id)
 				}
+				delete(p.stranded, id)
 			}
 		}
 		slices.Sort(p.keep)
@@ -208,10 +220,12 @@ func (k *Storage) Observe(o cluster.Obs) {
 		for _, id := range o.IDs {
 			if o.Value == "failed" {
 				p.stranded[id] = true
+				p.unsure[id] = true
 				continue
 			}
 			p.gone[id] = true
 			delete(p.stranded, id)
+			delete(p.unsure, id)
 		}
 	case cluster.ObsFault:
 		if o.Fault == cluster.FaultBitRot || o.Fault == cluster.FaultTorn {
@@ -226,12 +240,14 @@ func (k *Storage) Observe(o cluster.Obs) {
 		if o.Value == "failed" { // some may be gone, some held: stranded until the retried cleanup
 			for _, id := range p.keep {
 				p.stranded[id] = true
+				p.unsure[id] = true
 			}
 			p.keep = nil
 			break
 		}
 		p.keep = nil // job-terminal cleanup: nothing is retained (a store still in flight may land after)
 		clear(p.stranded)
+		clear(p.unsure)
 		for id := range p.landedAt {
 			p.gone[id] = true
 		}
@@ -312,6 +328,7 @@ func (k *Storage) landed(p *stPipe, t int32, lost bool) {
 	delete(p.gone, call.id)
 	delete(p.rotted, call.id)
 	delete(p.stranded, call.id)
+	delete(p.unsure, call.id)
 	p.keep = append(p.keep, call.id)
 	if !lost {
 		p.trim(k.n)
@@ -405,7 +422,8 @@ func (k *Storage) Judge(job int64, pipeline int, held []int64, settle time.Durat
 	if slices.Equal(keep, held) {
 		return
 	}
-	if excused := slices.DeleteFunc(slices.Clone(held), func(id int64) bool { return p.stranded[id] }); slices.Equal(keep, excused) {
+	excused := slices.DeleteFunc(slices.Clone(held), func(id int64) bool { return p.stranded[id] })
+	if sure := slices.DeleteFunc(slices.Clone(keep), func(id int64) bool { return p.unsure[id] && !slices.Contains(held, id) }); slices.Equal(sure, excused) {
 		return
 	}
 	var orphans, missing []int64
@@ -415,7 +433,7 @@ func (k *Storage) Judge(job int64, pipeline int, held []int64, settle time.Durat
 		}
 	}
 	for _, id := range keep {
-		if !slices.Contains(held, id) {
+		if !slices.Contains(held, id) && !p.unsure[id] {
 			missing = append(missing, id)
 		}
 	}

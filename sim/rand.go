@@ -64,6 +64,9 @@ const (
 	// StreamSavepointRot draws the savepoint_rot fault: whether a committed
 	// savepoint rots, which pipeline's payload and which bit (workloads).
 	StreamSavepointRot
+	// StreamSavepointFail draws the savepoint_failure fault: whether an
+	// operation of the savepoint store fails, and at which step (workloads).
+	StreamSavepointFail
 
 	streamEnd // one past the last stream
 )
@@ -72,7 +75,7 @@ var streamNames = [streamEnd]string{StreamSched: "sched", StreamFaults: "faults"
 	StreamStrategy: "strategy", StreamBuggify: "buggify", StreamInjector: "injector", StreamSwarm: "swarm",
 	StreamCrashFS: "crash-fs", StreamPipelines: "pipelines", StreamSinkFaults: "sink-faults", StreamIdle: "idle",
 	StreamSwarmConfig: "swarm-config", StreamCrashStore: "crash-store",
-	StreamSavepointRot: "savepoint-rot"}
+	StreamSavepointRot: "savepoint-rot", StreamSavepointFail: "savepoint-fail"}
 
 // String is the stream's name in the registry.
 func (s Stream) String() string {

@@ -281,6 +281,7 @@ func (r *runner) main() {
 	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines, r.faults.MasterCrash.On())
 	r.sp.h = r.h
 	r.sp.rotWith(r.faults.SavepointRot, r.c.Healed)
+	r.sp.failWith(r.faults.SavepointFailure, r.c.Healed)
 	if r.planted != nil {
 		r.sp.load = r.planted(r.sp)
 	}
@@ -381,7 +382,7 @@ func (r *runner) retention(settle time.Duration) {
 		job, p := co.Job(), co.Pipeline()
 		if settle == 0 {
 			_ = r.c.Storage.Count(job, p)
-			r.store.Retention(job, p, len(r.c.Storage.Peek(job, p)))
+			r.store.Retention(job, p, r.c.Storage.Peek(job, p))
 		}
 		r.store.Judge(job, p, r.c.Storage.Peek(job, p), settle)
 	}
@@ -596,7 +597,7 @@ func (r *runner) progress(res sim.Result) {
 	}
 	reqs := make([]oracle.SavepointRequest, len(r.in.requests))
 	for i, q := range r.in.requests {
-		reqs[i] = oracle.SavepointRequest{Job: q.job, At: q.at, Answered: q.answered}
+		reqs[i] = oracle.SavepointRequest{Job: q.job, At: q.at, Answered: q.answered, Completed: q.answered && q.err == nil, Committed: q.committed}
 	}
 	oracle.SavepointOutcomes(&r.find, r.now(), reqs)
 }

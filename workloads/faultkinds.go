@@ -119,6 +119,19 @@ var faultKinds = []FaultKind{
 	redeployKind,
 	// After redeploy, for the same reason, and as rare.
 	boundaryPanicKind,
+	// The storage faults come after redeploy, so that every kind before
+	// them draws in swarm as it did; swarm keeps each in one seed in eight.
+	rareRateKind("storage_read_failure", func(f *Faults) *float64 { return &f.StorageReadFailure }, func(c *cluster.FaultRates) *float64 { return &c.StorageReadFail }),
+	rareRateKind("storage_delete_failure", func(f *Faults) *float64 { return &f.StorageDeleteFailure }, func(c *cluster.FaultRates) *float64 { return &c.StorageDeleteFail }),
+	rareRateKind("storage_torn", func(f *Faults) *float64 { return &f.StorageTorn }, func(c *cluster.FaultRates) *float64 { return &c.StorageTorn }),
+	rareRateKind("savepoint_failure", func(f *Faults) *float64 { return &f.SavepointFailure }, func(c *cluster.FaultRates) *float64 { return &c.SavepointFail }),
+}
+
+// rareRateKind is rateKind kept by swarm in one seed in eight.
+func rareRateKind(field string, get func(*Faults) *float64, to func(*cluster.FaultRates) *float64) FaultKind {
+	k := rateKind(field, get, to)
+	k.KeepOneIn = 8
+	return k
 }
 
 var boundaryPanicKind = func() FaultKind {

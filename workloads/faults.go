@@ -52,6 +52,9 @@ type spRequest struct {
 	at       time.Duration
 	answered bool
 	err      error
+	// committed: a Commit of the job's savepoint store returned nil
+	// between the request and its answer.
+	committed bool
 }
 
 // start launches one thread per scheduled fault kind (FaultKinds).
@@ -135,6 +138,7 @@ func (in *injector) savepoint(Schedule) {
 	in.w.Go(fmt.Sprintf("savepoint-waiter-%d", m.Job()), func() {
 		err, _ := f.Get()
 		req.answered, req.err = true, err // the boundary that requested it saw the outcome
+		req.committed = in.sp.committedBetween(m.Job(), req.at, in.w.Elapsed())
 		if err != nil {
 			in.w.Note("savepoint of job %d failed: %v", m.Job(), err)
 		} else {

@@ -48,6 +48,14 @@ type savepoints struct {
 	rotForm map[savepointID]string // a rotted savepoint -> the form: "state", "manifest", "torn"
 	sums    map[spPipeline]uint64  // the states digest (cluster.StateSum) of each payload written
 	load    func(job int64, pipeline int32) (*savepoint.CompletedCheckpoint, error)
+
+	// The savepoint_failure fault: one operation of the store fails at one
+	// of its file-system steps or reads (faulty).
+	fail     *rand.Rand // sim.StreamSavepointFail; nil: the fault is off
+	failRate float64
+	// committedAt: per job, when each Commit that returned nil returned
+	// (savepoint-outcome: a savepoint reported complete needs one).
+	committedAt map[int64][]time.Duration
 }
 
 // plantedLoad builds a planted restore from a savepoint over the
@@ -78,6 +86,7 @@ func newSavepoints(w *sim.World, pipelines int, crashes bool) *savepoints {
 		written: map[savepointID]map[int32]int64{},
 		rotted:  map[savepointID]int32{}, rotForm: map[savepointID]string{}, sums: map[spPipeline]uint64{}, healed: func() bool { return false }}
 	sp.load = sp.restore
+	sp.committedAt = map[int64][]time.Duration{}
 	sp.open()
 	return sp
 }
@@ -91,6 +100,59 @@ func (sp *savepoints) rotWith(rate float64, healed func() bool) {
 		return
 	}
 	sp.rot, sp.rotRate, sp.healed = sp.w.Rand(sim.StreamSavepointRot), rate, healed
+}
+
+// failWith switches the savepoint_failure fault on: while faults are on,
+// each operation of the store fails with probability rate at one of its
+// file-system steps or reads. Its draws come from a stream of their own,
+// made only when the fault is on.
+func (sp *savepoints) failWith(rate float64, healed func() bool) {
+	if rate <= 0 {
+		return
+	}
+	sp.fail, sp.failRate, sp.healed = sp.w.Rand(sim.StreamSavepointFail), rate, healed
+}
+
+// errSavepointFault is the I/O error the savepoint_failure fault injects.
+var errSavepointFault = errors.New("simulated savepoint store failure")
+
+// faulty runs op, one operation of the store (what names it), and draws
+// the savepoint_failure fault for it: when it fires, the n-th (n below 12)
+// of the operation's file-system steps (a write, fsync, rename, mkdir,
+// remove or directory sync) or, half the time, of its reads (a listing,
+// a file read, a stat) fails with an I/O error; an operation with fewer
+// is not hit. It reports whether a step or read failed.
+func (sp *savepoints) faulty(what string, job int64, op func()) bool {
+	if sp.fail == nil || sp.healed() || sp.fail.Float64() >= sp.failRate {
+		op()
+		return false
+	}
+	reads, n := sp.fail.IntN(2) == 0, sp.fail.IntN(12)
+	var hit string
+	hook := func(o, p string) error {
+		if hit != "" {
+			return nil
+		}
+		if n > 0 {
+			n--
+			return nil
+		}
+		hit = o + " " + p
+		return errSavepointFault
+	}
+	if reads {
+		sp.fs.SetReadFailHook(hook)
+	} else {
+		sp.fs.SetFailHook(hook)
+	}
+	op()
+	sp.fs.SetReadFailHook(nil)
+	sp.fs.SetFailHook(nil)
+	if hit == "" {
+		return false
+	}
+	sp.w.Note("fault: savepoint store %s of job %d fails at %s", what, job, hit)
+	return true
 }
 
 // open (re-)opens the store over the file system, as a restarted master does.
@@ -114,7 +176,9 @@ func (sp *savepoints) begin(job int64, at time.Duration) coord.SavepointSession 
 	for p := range sp.pipelines {
 		expected = append(expected, int32(p))
 	}
-	w, err := sp.store.Begin(job, id, expected)
+	var w *savepoint.Writer
+	var err error
+	sp.faulty("begin", job, func() { w, err = sp.store.Begin(job, id, expected) })
 	return &session{sp: sp, job: job, id: id, w: w, err: err}
 }
 
@@ -137,7 +201,7 @@ func (s *session) WritePipeline(c *coord.Completed) error {
 		sum := cluster.StateSum(c)
 		s.sp.sums[spPipeline{s.job, int32(c.Pipeline), c.ID}] = sum
 		s.sp.chk.Wrote(s.job, s.id, int32(c.Pipeline), c.ID, sum)
-		err = s.w.WritePipeline(toSavepoint(c))
+		s.sp.faulty("write", s.job, func() { err = s.w.WritePipeline(toSavepoint(c)) })
 	}
 	if err != nil && s.sp.onError != nil { // the savepoint store refused: a failure cause the harness sees
 		s.sp.onError(c.Job, c.Pipeline, c.ID, err)
@@ -155,17 +219,25 @@ func (s *session) Commit() error {
 		s.sp.fs.CrashAt(s.sp.crashIn)
 		s.sp.crashIn = -1
 	}
-	err := s.w.Commit()
+	var err error
+	faulted := s.sp.faulty("commit", s.job, func() { err = s.w.Commit() })
 	if crash {
 		s.sp.fs.SetCrashHook(nil)
 	}
 	if hit := crash && s.sp.fs.Crashed(); hit && err != nil {
 		s.sp.h.savepointCommitUnknown(s.job, s.id, call) // it may have committed before the crash
+	} else if faulted && err != nil && s.sp.markerExists(s.job, s.id) {
+		// The failure hit the directory sync after the marker's rename
+		// (the commit point): the bundle is visible, its commit outcome
+		// unknown to the caller, as after a crash.
+		s.sp.h.savepointCommitUnknown(s.job, s.id, call)
+		s.sp.chk.CrashHit(s.job, s.id)
 	} else if err != nil {
 		s.sp.h.savepointCommit(s.job, s.id, false, call)
 	} else {
 		s.sp.h.savepointCommit(s.job, s.id, true, call)
 		s.sp.chk.Committed(s.job, s.id)
+		s.sp.committedAt[s.job] = append(s.sp.committedAt[s.job], s.sp.w.Elapsed())
 		s.sp.w.Note("savepoint %d of job %d committed", s.id, s.job)
 		if !crash || !s.sp.fs.Crashed() {
 			// Not when the crash hit a step the commit did not report (it
@@ -198,7 +270,9 @@ const keepSavepoints = 1
 // put the newest committed savepoint first (what a restore would use), but
 // for one that rotted; otherwise the operator would delete it, and does not.
 func (sp *savepoints) dispose(job int64) {
-	ms, err := sp.store.List(job)
+	var ms []*savepoint.Manifest
+	var err error
+	sp.faulty("list", job, func() { ms, err = sp.store.List(job) })
 	if err != nil {
 		sp.w.Note("dispose: list the savepoints of job %d: %v", job, err)
 		return
@@ -213,7 +287,7 @@ func (sp *savepoints) dispose(job int64) {
 	}
 	for _, id := range ids[min(len(ids), keepSavepoints):] {
 		call := int64(sp.w.Elapsed())
-		if err := sp.store.Delete(job, id); err != nil {
+		if err := sp.retried("delete", job, func() error { return sp.store.Delete(job, id) }); err != nil {
 			sp.w.Note("dispose of savepoint %d of job %d: %v", id, job, err)
 			continue
 		}
@@ -439,6 +513,41 @@ func (sp *savepoints) sumOf(c *savepoint.CompletedCheckpoint) uint64 {
 	return cluster.StateSum(cp)
 }
 
+// deleteTries bounds the operator's attempts at one delete (retried).
+const deleteTries = 16
+
+// retried runs a delete of the store (Delete or DeleteAll), which the
+// savepoint_failure fault may fail, and retries it at once until it
+// returns nil, deleteTries times at most: a failed delete may have removed
+// the bundle's marker (Store.Delete removes it first) and then failed its
+// directory sync, leaving a savepoint that no longer lists and that no
+// delete returned for; the operator's retry finishes it (a missing marker
+// is no error), so that every savepoint gone went by a delete that
+// returned (savepoint-retention).
+func (sp *savepoints) retried(what string, job int64, del func() error) error {
+	var err error
+	for range deleteTries {
+		if sp.faulty(what, job, func() { err = del() }); err == nil {
+			return nil
+		}
+		sp.w.Note("savepoint store %s of job %d failed: %v; retrying", what, job, err)
+	}
+	return err
+}
+
+// markerExists reports whether savepoint id of job has its commit marker
+// (read as the harness does: no fault, no scheduling point).
+func (sp *savepoints) markerExists(job, id int64) bool {
+	_, err := sp.fs.Stat(path.Join("ns", savepoint.SavepointDir, strconv.FormatInt(job, 10), strconv.FormatInt(id, 10), savepoint.MetadataFile))
+	return err == nil
+}
+
+// committedBetween reports whether a Commit of job returned nil in
+// [from, to] (savepoint-outcome).
+func (sp *savepoints) committedBetween(job int64, from, to time.Duration) bool {
+	return slices.ContainsFunc(sp.committedAt[job], func(at time.Duration) bool { return at >= from && at <= to })
+}
+
 // restore is what a job started from its savepoints reads for a pipeline:
 // core's savepoint.Restore, the newest committed savepoint that List
 // returns (none here falls back to checkpoints, of which this file
@@ -453,7 +562,9 @@ func (sp *savepoints) restore(job int64, pipeline int32) (*savepoint.CompletedCh
 // refuse a rotted savepoint, never load it).
 func (sp *savepoints) restoreFrom(job int64) {
 	for p := range int32(sp.pipelines) {
-		c, err := sp.load(job, p)
+		var c *savepoint.CompletedCheckpoint
+		var err error
+		sp.faulty("restore", job, func() { c, err = sp.load(job, p) })
 		if err != nil {
 			if !errors.Is(err, savepoint.ErrNotFound) {
 				sp.logf("savepoint: restore job %d pipeline %d: %v", job, p, err)
@@ -475,7 +586,7 @@ func (sp *savepoints) restoreFrom(job int64) {
 func (sp *savepoints) deleteAll(job int64) {
 	ids := sp.chk.CommittedIDs(job)
 	call := int64(sp.w.Elapsed())
-	if err := sp.store.DeleteAll(job); err != nil {
+	if err := sp.retried("delete-all", job, func() error { return sp.store.DeleteAll(job) }); err != nil {
 		sp.w.Note("dispose of every savepoint of canceled job %d: %v", job, err)
 		return
 	}

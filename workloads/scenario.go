@@ -193,6 +193,21 @@ type Faults struct {
 	// status writes) panics instead of returning an error, as a Java
 	// plugin throws an unchecked exception (cluster.FaultRates.BoundaryPanic).
 	BoundaryPanic float64 `yaml:"boundary_panic,omitempty"`
+	// StorageReadFailure: a read or listing of checkpoint storage fails
+	// (Storage.Latest, Load, IDs; in file storage one read of core's
+	// store: the listing, the newest file's read, or every file read).
+	StorageReadFailure float64 `yaml:"storage_read_failure,omitempty"`
+	// StorageDeleteFailure: a delete of checkpoint storage fails
+	// (Storage.Delete, DeleteJob; in file storage one remove or directory
+	// sync of core's delete).
+	StorageDeleteFailure float64 `yaml:"storage_delete_failure,omitempty"`
+	// StorageTorn (file storage): a committed checkpoint file loses its
+	// tail (a short file; one damaged file per pipeline, as bit_rot).
+	StorageTorn float64 `yaml:"storage_torn,omitempty"`
+	// SavepointFailure: an operation of the savepoint store (Begin,
+	// WritePipeline, Commit, List, Read, Delete, DeleteAll, Restore)
+	// fails at one of its file-system steps or reads.
+	SavepointFailure float64 `yaml:"savepoint_failure,omitempty"`
 }
 
 // Buggify switches core's rare paths (env.Site, FoundationDB's BUGGIFY) on

@@ -164,10 +164,15 @@ func (c *Checkpoints) Read(job int64, pipeline int32, id int64) (*CompletedCheck
 	return cp, nil
 }
 
-// Latest returns the newest readable checkpoint of a pipeline. Unreadable
-// newer ones are skipped and logged; when checkpoints exist but none is
-// readable it fails (closed) with the newest one's error rather than
-// pretending there is nothing. With no checkpoints it returns ErrNotFound.
+// Latest returns the newest readable checkpoint of a pipeline. Newer ones
+// whose bytes fail a check (corrupt, torn, of another version) are skipped
+// and logged; when checkpoints exist but none passes it fails (closed)
+// with the newest one's error rather than pretending there is nothing.
+// A file the file system failed to read (an I/O error, readFailed) is not
+// skipped: it may be intact, and returning an older checkpoint would
+// restart the pipeline from an older state than the newest stored; Latest
+// fails with the read error instead, and the caller retries. With no
+// checkpoints it returns ErrNotFound.
 func (c *Checkpoints) Latest(job int64, pipeline int32) (*CompletedCheckpoint, error) {
 	ids, err := c.List(job, pipeline)
 	if err != nil {
@@ -178,6 +183,9 @@ func (c *Checkpoints) Latest(job int64, pipeline int32) (*CompletedCheckpoint, e
 		cp, err := c.Read(job, pipeline, id)
 		if err == nil {
 			return cp, nil
+		}
+		if readFailed(err) {
+			return nil, err
 		}
 		c.logf.printf("savepoint: latest checkpoint: skip: %v", err)
 		first = firstErr(first, err)

@@ -3,6 +3,7 @@ package savepoint
 import (
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -137,5 +138,90 @@ func TestRestorePrefersTheNewestSavepoint(t *testing.T) {
 	_ = s.Delete(job, 20)
 	if c, _ := Restore(s, cp, job, 2); c == nil || c.CheckpointID != 102 {
 		t.Errorf("after deleting the newest, Restore = %+v; want savepoint 10", c)
+	}
+}
+
+// readFailFS fails ReadFile of the files fail names with an I/O error,
+// as a disk or network file system may for an intact file.
+type readFailFS struct {
+	FS
+	fail func(name string) bool
+}
+
+var errIO = errors.New("input/output error")
+
+func (f readFailFS) ReadFile(name string) ([]byte, error) {
+	if f.fail(name) {
+		return nil, &os.PathError{Op: "read", Path: name, Err: errIO}
+	}
+	return f.FS.ReadFile(name)
+}
+
+// TestLatestFailsOnAReadError: a checkpoint whose file could not be read
+// (an I/O error, not a failed check of its bytes) may be intact, so Latest
+// must fail rather than skip it and return an older one: the restore would
+// restart from a state older than the newest stored (restore-newest; the
+// storage_read_failure fault, lifecycle seeds 5-19 of 0-19 with the skip).
+// A corrupt newer one is still skipped.
+func TestLatestFailsOnAReadError(t *testing.T) {
+	ns := filepath.ToSlash(t.TempDir())
+	cp, _ := newTestCheckpoints(t, ns, 0)
+	for id := int64(1); id <= 3; id++ {
+		if err := cp.Store(sampleCheckpoint(job, 1, id, TypeCheckpoint)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newest := cp.file(job, 1, 3)
+	failing := NewCheckpoints(readFailFS{OSFS{}, func(name string) bool { return name == newest }}, ns, 0, nil)
+	got, err := failing.Latest(job, 1)
+	if !errors.Is(err, errIO) {
+		t.Fatalf("Latest with the newest file unreadable = checkpoint %v, %v; want the read error", idOf(got), err)
+	}
+	if err := os.WriteFile(newest, []byte("not a checkpoint"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := cp.Latest(job, 1); err != nil || got.CheckpointID != 2 {
+		t.Errorf("Latest with the newest file corrupt = checkpoint %v, %v; want 2", idOf(got), err)
+	}
+}
+
+func idOf(c *CompletedCheckpoint) any {
+	if c == nil {
+		return nil
+	}
+	return c.CheckpointID
+}
+
+// TestListFailsOnAReadError: a savepoint whose manifest or payload could
+// not be read (an I/O error) may be committed and intact, so List must
+// fail rather than leave it out: Restore would resume the job from an
+// older savepoint, and an operator disposing of all but the listing's
+// newest would keep the older one (savepoint-retention, model-savepoints;
+// the savepoint_failure fault). A bundle whose bytes fail a check is still
+// skipped.
+func TestListFailsOnAReadError(t *testing.T) {
+	ns := filepath.ToSlash(t.TempDir())
+	clock := &clockEnv{now: time.UnixMilli(1_000)}
+	s := NewStore(OSFS{}, ns, clock, Options{})
+	for i, id := range []int64{10, 20} {
+		clock.now = clock.now.Add(time.Duration(i+1) * time.Second)
+		save(t, s, id, 1, 2)
+	}
+	for _, file := range []string{MetadataFile, PayloadFile(2, 202)} {
+		name := path.Join(s.bundleDir(job, 20), file)
+		failing := NewStore(readFailFS{OSFS{}, func(n string) bool { return n == name }}, ns, clock, Options{})
+		if ms, err := failing.List(job); !errors.Is(err, errIO) {
+			t.Errorf("List with %s unreadable = %d savepoints, %v; want the read error", file, len(ms), err)
+		}
+		cp := NewCheckpoints(readFailFS{OSFS{}, func(n string) bool { return n == name }}, ns, 0, nil)
+		if c, err := Restore(failing, cp, job, 2); !errors.Is(err, errIO) {
+			t.Errorf("Restore with %s unreadable = checkpoint %v, %v; want the read error", file, idOf(c), err)
+		}
+	}
+	if err := os.WriteFile(path.Join(s.bundleDir(job, 20), PayloadFile(2, 202)), []byte("torn"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := s.List(job); err != nil || len(ms) != 1 || ms[0].SavepointID != 10 {
+		t.Errorf("List with a corrupt newest = %d savepoints, %v; want savepoint 10 alone", len(ms), err)
 	}
 }

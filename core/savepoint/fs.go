@@ -60,3 +60,12 @@ func readFile(fsys FS, name, check string, missing error) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// readFailed reports an error that says nothing about a file's bytes: the
+// file system failed to read it (readFile's "read" check). The file may
+// be intact, so a reader that skips what it cannot verify must not skip
+// it: it would take an older checkpoint or savepoint for the newest.
+func readFailed(err error) bool {
+	var fe *FileError
+	return errors.As(err, &fe) && fe.Check == "read"
+}

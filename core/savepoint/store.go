@@ -170,8 +170,11 @@ func decodeEntryPayload(m *Manifest, e ManifestEntry, data []byte) (*CompletedCh
 // List returns the manifests of job's committed, fully verified savepoints,
 // newest first (by trigger time, then id). It skips the staging directory,
 // directories without a marker, and bundles that fail any check of Read,
-// logging each skip with its reason. A job with no savepoints gives an
-// empty list.
+// logging each skip with its reason. A bundle with a file the file system
+// failed to read (an I/O error, readFailed) is not skipped: it may be
+// committed and intact, and a listing without it would make an older
+// savepoint the newest (Restore would resume from it); List fails with
+// the read error instead. A job with no savepoints gives an empty list.
 func (s *Store) List(job int64) ([]*Manifest, error) {
 	entries, err := s.fs.ReadDir(s.jobDir(job))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -182,7 +185,11 @@ func (s *Store) List(job int64) ([]*Manifest, error) {
 	}
 	var out []*Manifest
 	for _, de := range entries {
-		if m := s.listOne(job, de); m != nil {
+		m, err := s.listOne(job, de)
+		if err != nil {
+			return nil, fmt.Errorf("savepoint: list job %d: %w", job, err)
+		}
+		if m != nil {
 			out = append(out, m)
 		}
 	}
@@ -193,24 +200,27 @@ func (s *Store) List(job int64) ([]*Manifest, error) {
 }
 
 // listOne returns the verified manifest of one job directory entry, or nil
-// after logging why it was skipped.
-func (s *Store) listOne(job int64, de fs.DirEntry) *Manifest {
+// after logging why it was skipped, or the error of a read that failed.
+func (s *Store) listOne(job int64, de fs.DirEntry) (*Manifest, error) {
 	where := path.Join(s.jobDir(job), de.Name())
 	if de.Name() == StagingDir {
 		s.logf.printf("savepoint: list: skip %s: staging area", where)
-		return nil
+		return nil, nil
 	}
 	id, err := strconv.ParseInt(de.Name(), 10, 64)
 	if err != nil || !de.IsDir() || strconv.FormatInt(id, 10) != de.Name() {
 		s.logf.printf("savepoint: list: skip %s: not a bundle directory", where)
-		return nil
+		return nil, nil
 	}
 	b, err := s.Read(job, id)
+	if readFailed(err) {
+		return nil, err
+	}
 	if err != nil {
 		s.logf.printf("savepoint: list: skip %s: %v", where, err)
-		return nil
+		return nil, nil
 	}
-	return &b.Manifest
+	return &b.Manifest, nil
 }
 
 // Delete removes savepoint id of job: the marker first, so that a crash

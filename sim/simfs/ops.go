@@ -163,7 +163,7 @@ func (f *FS) removeAll(p string, n *node) error {
 func (f *FS) ReadDir(dir string) ([]fs.DirEntry, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.check(); err != nil {
+	if err := f.checkRead("readdir", dir); err != nil {
 		return nil, err
 	}
 	d, err := f.lookup("readdir", dir)
@@ -184,7 +184,7 @@ func (f *FS) ReadDir(dir string) ([]fs.DirEntry, error) {
 func (f *FS) ReadFile(name string) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.check(); err != nil {
+	if err := f.checkRead("read", name); err != nil {
 		return nil, err
 	}
 	n, err := f.lookup("read", name)
@@ -201,7 +201,7 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 func (f *FS) Stat(name string) (fs.FileInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.check(); err != nil {
+	if err := f.checkRead("stat", name); err != nil {
 		return nil, err
 	}
 	n, err := f.lookup("stat", name)

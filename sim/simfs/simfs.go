@@ -70,8 +70,11 @@ type FS struct {
 	rng     *rand.Rand
 	crashAt func(op, path string) bool
 	failAt  func(op, path string) error
-	steps   int
-	crashed bool
+	// readFail: asked before every read (readdir, read, stat); reads are
+	// not steps (SetReadFailHook).
+	readFail func(op, path string) error
+	steps    int
+	crashed  bool
 }
 
 type node struct {
@@ -115,6 +118,17 @@ func (f *FS) SetFailHook(fn func(op, path string) error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.failAt = fn
+}
+
+// SetReadFailHook installs fn, asked before every read (ReadDir, ReadFile,
+// Stat: op "readdir", "read", "stat"); a non-nil error fails the read
+// (returned to the caller as a *fs.PathError) and changes nothing. Reads
+// are not steps: the fail and crash hooks never see them, and a read hook
+// leaves their step numbering as it was. nil removes it.
+func (f *FS) SetReadFailHook(fn func(op, path string) error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.readFail = fn
 }
 
 // Crash crashes the FS now.
@@ -269,6 +283,19 @@ func (f *FS) parent(op, p string) (*node, string, error) {
 func (f *FS) check() error {
 	if f.crashed {
 		return ErrCrashed
+	}
+	return nil
+}
+
+// checkRead is check for a read of p: the read fail hook may fail it.
+func (f *FS) checkRead(op, p string) error {
+	if err := f.check(); err != nil {
+		return err
+	}
+	if f.readFail != nil {
+		if err := f.readFail(op, p); err != nil {
+			return &fs.PathError{Op: op, Path: p, Err: err}
+		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -169,6 +170,39 @@ func TestFailHookFailsOneStepWithoutCrashing(t *testing.T) {
 	}
 	f.SetFailHook(nil)
 	must(t, f.WriteFile("/d/a", []byte("x")))
+}
+
+func TestReadFailHookFailsReadsOnly(t *testing.T) {
+	f := New(nil)
+	must(t, f.MkdirAll("/d"))
+	must(t, f.WriteFile("/d/a", []byte("x")))
+	steps := f.Steps()
+	boom := errors.New("i/o error")
+	var seen []string
+	f.SetReadFailHook(func(op, p string) error {
+		seen = append(seen, op+" "+p)
+		return boom
+	})
+	if _, err := f.ReadDir("/d"); !errors.Is(err, boom) {
+		t.Errorf("ReadDir = %v, want %v", err, boom)
+	}
+	if _, err := f.ReadFile("/d/a"); !errors.Is(err, boom) {
+		t.Errorf("ReadFile = %v, want %v", err, boom)
+	}
+	if _, err := f.Stat("/d/a"); !errors.Is(err, boom) {
+		t.Errorf("Stat = %v, want %v", err, boom)
+	}
+	must(t, f.WriteFile("/d/b", []byte("y"))) // a step: not a read, not failed
+	if want := []string{"readdir /d", "read /d/a", "stat /d/a"}; !slices.Equal(seen, want) {
+		t.Errorf("the hook saw %q, want %q", seen, want)
+	}
+	if f.Steps() == steps || f.Crashed() {
+		t.Errorf("steps %d -> %d, crashed %v: the write did not run as a step", steps, f.Steps(), f.Crashed())
+	}
+	f.SetReadFailHook(nil)
+	if b, err := f.ReadFile("/d/a"); err != nil || string(b) != "x" {
+		t.Errorf("ReadFile after the hook = %q, %v; want \"x\"", b, err)
+	}
 }
 
 // history is a fixed sequence of operations that leaves much unsynced.

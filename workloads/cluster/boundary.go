@@ -32,7 +32,7 @@ const (
 	ObsStoreBegin                     // Storage.Store entered for ID (Sum: the states it carries)
 	ObsStoreFailed                    // Storage.Store of ID returned an error (Value "landed": the write took effect, the reply was lost)
 	ObsListed                         // Storage.IDs returned the pipeline's stored ids
-	ObsDeleted                        // Storage.Delete returned (IDs: the ids it was asked to delete)
+	ObsDeleted                        // Storage.Delete returned (IDs: the ids it deleted; Value "failed": the ids a failed call did not delete durably)
 	ObsRestoreState                   // Transport.RestoreState entered for checkpoint ID (0: none), task Task, carrying states Sum
 	ObsAskClose                       // the harness's idle task Task asks to close (Coordinator.ReadyToCloseIdle called)
 	ObsCanceled                       // the harness's cancel of the job (Manager.Cancel) returned: one per pipeline of the job
@@ -49,7 +49,7 @@ const (
 	ObsLeaseDone        // self-report, after the run: the scheduler's Done says task ID is done
 	ObsLeasePending     // self-report, while the scheduler is open: task ID is due, its body not started, its Cancelled false
 	ObsLeaseOutstanding // self-report, after the run: the lease's Outstanding count is ID
-	ObsJobDeleted       // Storage.DeleteJob removed every checkpoint of the pipeline's job (after a cancel): one per pipeline
+	ObsJobDeleted       // Storage.DeleteJob removed every checkpoint of the pipeline's job (after a cancel): one per pipeline (Value "failed": it failed, having removed some or none)
 	// ObsTaskReport: a task the harness redeployed reports its state
 	// (Coordinator.ReportTask; Value ReportWaitingRestore, ReportReadyStart
 	// or, for the redeploy's last, ReportLastReadyStart; Call the
@@ -62,6 +62,9 @@ const (
 	FaultStorage    = "storage"          // Storage.Store fails (ID)
 	FaultReplyLost  = "store-reply-lost" // Storage.Store's write of ID took effect, its reply is lost (the caller sees an error)
 	FaultBitRot     = "bit-rot"          // the stored bytes of ID rotted after the store committed
+	FaultTorn       = "storage-torn"     // the committed file of ID lost its tail (file storage): a rot, for the checks
+	FaultRead       = "storage-read"     // a read of checkpoint storage fails (Storage.Latest, Load, IDs; ID: the id Load was asked for)
+	FaultDelete     = "storage-delete"   // a delete of checkpoint storage fails (Storage.Delete, DeleteJob)
 	FaultBarrier    = "barrier"          // Transport.TriggerBarrier fails (ID)
 	FaultTaskError  = "task-error"       // a task will report an error for ID instead of acknowledging
 	FaultAckDrop    = "ack-drop"         // a task will never acknowledge ID
@@ -250,7 +253,8 @@ func (c *Cluster) RestoreJob(job int64) error {
 // restores in flight end (polling every 10 ms), then cancels every
 // pipeline; ObsCanceled marks each pipeline once the call returned. From
 // then on no restore of the job starts (failover, step-down, the job
-// master, a savepoint's resume).
+// master, a savepoint's resume). Its checkpoints are cleaned up last
+// (Storage.DeleteJob), retried until the cleanup succeeds.
 func (c *Cluster) CancelJob(job int64) {
 	c.canceled[job] = true
 	for c.restoring[job] > 0 {
@@ -261,8 +265,15 @@ func (c *Cluster) CancelJob(job int64) {
 	for p := range c.cfg.Pipelines {
 		c.observe(Obs{Kind: ObsCanceled, Job: job, Pipeline: p})
 	}
-	if err := c.Storage.DeleteJob(job); err != nil { // job-terminal cleanup
-		c.W.Note("delete the checkpoints of canceled job %d: %v", job, err)
+	// Job-terminal cleanup; the operator retries a failed one every
+	// second until it succeeds (storage_delete_failure).
+	for {
+		err := c.Storage.DeleteJob(job)
+		if err == nil {
+			break
+		}
+		c.W.Note("delete the checkpoints of canceled job %d: %v; retrying in 1s", job, err)
+		c.W.Sleep(time.Second)
 	}
 }
 

@@ -72,6 +72,24 @@ type FaultRates struct {
 	// exception. A call from a harness thread (a restore, a cancel) never
 	// panics: the harness is the job master, not a plugin's caller.
 	BoundaryPanic float64
+	// StorageReadFail: a read of checkpoint storage fails (Storage.Latest,
+	// Load, IDs): in file storage one read of core's store (the listing,
+	// the newest file's read, or every file read of the call) fails with
+	// an I/O error; in memory the call fails.
+	StorageReadFail float64
+	// StorageDeleteFail: a delete of checkpoint storage fails
+	// (Storage.Delete, DeleteJob): in file storage one step of core's
+	// delete (a remove or the directory sync) fails; in memory the call
+	// fails and deletes nothing.
+	StorageDeleteFail float64
+	// StorageTorn (file storage only): a committed checkpoint file loses
+	// its tail, durably (a short file core must refuse).
+	StorageTorn float64
+	// SavepointFail: one operation of the harness's savepoint store (Begin,
+	// WritePipeline, Commit, List, Read, Delete, DeleteAll, Restore) fails
+	// at one of its file-system steps or reads. The harness's savepoint
+	// store draws it (workloads), not the cluster.
+	SavepointFail float64
 }
 
 // Config configures a cluster.

@@ -151,7 +151,11 @@ func (s *Storage) rotFile(k PipelineID, cp *coord.Completed) {
 			intact++
 		}
 	}
-	if intact == 0 || !s.c.injected(s.c.cfg.Faults.BitRot, FaultBitRot, cp.Job, cp.Pipeline, cp.ID) {
+	if intact == 0 {
+		return
+	}
+	if !s.c.injected(s.c.cfg.Faults.BitRot, FaultBitRot, cp.Job, cp.Pipeline, cp.ID) {
+		s.tearFile(k, cp)
 		return
 	}
 	name := f.name(cp.Job, cp.Pipeline, cp.ID)
@@ -202,9 +206,14 @@ func (s *Storage) peekFile(k PipelineID) []int64 {
 func (s *Storage) latestFile(job int64, pipeline int) (*coord.Completed, error) {
 	k := PipelineID{job, pipeline}
 	listed := s.peekFile(k)
-	cp, err := s.file.cps.Latest(job, int32(pipeline))
+	var cp *savepoint.CompletedCheckpoint
+	var err error
+	faulted := s.readFault(job, pipeline, 0, "latest", 3, func() { cp, err = s.file.cps.Latest(job, int32(pipeline)) })
 	if errors.Is(err, savepoint.ErrNotFound) {
 		cp, err = nil, nil
+	}
+	if faulted && err != nil {
+		return nil, err // the read never completed: no register read
 	}
 	got := int64(0)
 	if cp != nil {
@@ -277,7 +286,9 @@ func loadedRotted(cp *savepoint.CompletedCheckpoint) *coord.Completed {
 
 // loadFile is Load in file mode.
 func (s *Storage) loadFile(job int64, pipeline int, id int64) (*coord.Completed, error) {
-	cp, err := s.file.cps.Read(job, int32(pipeline), id)
+	var cp *savepoint.CompletedCheckpoint
+	var err error
+	s.readFault(job, pipeline, id, "load", 1, func() { cp, err = s.file.cps.Read(job, int32(pipeline), id) })
 	if errors.Is(err, savepoint.ErrNotFound) {
 		return nil, nil
 	}
@@ -287,16 +298,141 @@ func (s *Storage) loadFile(job int64, pipeline int, id int64) (*coord.Completed,
 	return s.loaded(cp), nil
 }
 
-// deleteFile is Delete in file mode.
-func (s *Storage) deleteFile(job int64, pipeline int, ids []int64) error {
+// deleteFile is Delete in file mode: core's Checkpoints.Delete of each
+// id (a remove, then the directory sync). Under the StorageDeleteFail
+// fault (fail) one step of one id's delete fails; the ids whose delete
+// returned nil are deleted, the others failed.
+func (s *Storage) deleteFile(job int64, pipeline int, ids []int64, fail bool) (deleted, failed []int64, err error) {
+	f := s.file
+	if fail && len(ids) > 0 {
+		i, step := s.c.faults.IntN(len(ids)), s.c.faults.IntN(2)
+		s.c.W.Note("fault: storage delete of job %d pipeline %d id %d fails at its %s", job, pipeline, ids[i], [2]string{"remove", "directory sync"}[step])
+		n := 0
+		f.fs.SetFailHook(func(op, path string) error {
+			n++
+			if n == 2*i+step+1 {
+				return errors.New("simulated storage delete failure")
+			}
+			return nil
+		})
+		defer f.fs.SetFailHook(nil)
+	}
 	var errs []error
 	for _, id := range ids {
-		if err := s.file.cps.Delete(job, int32(pipeline), id); err != nil {
+		if err := f.cps.Delete(job, int32(pipeline), id); err != nil {
 			errs = append(errs, err)
+			failed = append(failed, id)
+			continue
 		}
+		deleted = append(deleted, id)
 	}
-	return errors.Join(errs...)
+	return deleted, failed, errors.Join(errs...)
 }
+
+// deleteJobFile is DeleteJob in file mode: core's Checkpoints.DeleteJob.
+// Under StorageDeleteFail (fail) its first remove or its sync of the
+// checkpoint root fails.
+func (s *Storage) deleteJobFile(job int64, fail bool) error {
+	f := s.file
+	if fail {
+		op := [2]string{"remove", "syncdir"}[s.c.faults.IntN(2)]
+		s.c.W.Note("fault: storage cleanup of job %d fails at its first %s", job, op)
+		done := false
+		f.fs.SetFailHook(func(o, path string) error {
+			if o == op && !done {
+				done = true
+				return errors.New("simulated storage delete failure")
+			}
+			return nil
+		})
+		defer f.fs.SetFailHook(nil)
+	}
+	return f.cps.DeleteJob(job)
+}
+
+// idsFile is IDs in file mode: core's Checkpoints.List, oldest first,
+// whose directory read StorageReadFail may fail.
+func (s *Storage) idsFile(job int64, pipeline int) ([]int64, error) {
+	var ids []int64
+	var err error
+	s.readFault(job, pipeline, 0, "list", 1, func() { ids, err = s.file.cps.List(job, int32(pipeline)) })
+	slices.Reverse(ids)
+	return ids, err
+}
+
+// readFault runs read (a call of core's store) and, when the
+// StorageReadFail fault fires, fails reads of the simulated file system
+// during it with an I/O error, in one of the first forms forms: 0, the
+// first directory listing (a Latest or IDs call; Load, whose only read is
+// its file, fails that); 1, the first file read (the newest checkpoint's,
+// in Latest); 2, every file read. It reports whether the fault fired.
+func (s *Storage) readFault(job int64, pipeline int, id int64, what string, forms int, read func()) bool {
+	if !s.c.injected(s.c.cfg.Faults.StorageReadFail, FaultRead, job, pipeline, id) {
+		read()
+		return false
+	}
+	form := s.c.faults.IntN(forms)
+	if what == "load" {
+		form = 1
+	}
+	names := [3]string{"the directory listing", "the first file read", "every file read"}
+	s.c.W.Note("fault: storage read fails (%s: %s) job %d pipeline %d", what, names[form], job, pipeline)
+	done := false
+	s.file.fs.SetReadFailHook(func(op, path string) error {
+		hit := false
+		switch form {
+		case 0:
+			hit = op == "readdir" && !done
+		case 1:
+			hit = op == "read" && !done
+		default:
+			hit = op == "read"
+		}
+		if !hit {
+			return nil
+		}
+		done = true
+		return errors.New("simulated storage read failure")
+	})
+	defer s.file.fs.SetReadFailHook(nil)
+	read()
+	return true
+}
+
+// tearFile draws the StorageTorn fault for a checkpoint file just
+// committed (versioned layout only: a legacy v0 file is torn by bit rot
+// already): the file loses its tail, durably, cut to fewer bytes than the
+// magic and the checksum take (half the time: core's length check) or
+// anywhere past them (its SHA-256 no longer matches). Core must refuse it
+// as it refuses a rotted file; the caller keeps rotFile's rule of one
+// damaged file per pipeline.
+func (s *Storage) tearFile(k PipelineID, cp *coord.Completed) {
+	f := s.file
+	if f.legacy[k][cp.ID] || !s.c.injected(s.c.cfg.Faults.StorageTorn, FaultTorn, cp.Job, cp.Pipeline, cp.ID) {
+		return
+	}
+	name := f.name(cp.Job, cp.Pipeline, cp.ID)
+	b, err := f.fs.ReadFile(name)
+	if err != nil || len(b) <= tornShort {
+		panic(fmt.Sprintf("torn file: read back %s: %d bytes, %v", name, len(b), err)) // the store just landed it
+	}
+	cut := 4 + s.c.faults.IntN(tornShort-4)
+	if s.c.faults.IntN(2) == 0 {
+		cut = tornShort + s.c.faults.IntN(len(b)-tornShort)
+	}
+	if err := f.fs.Truncate(name, cut); err != nil {
+		panic(fmt.Sprintf("torn file: truncate %s: %v", name, err))
+	}
+	if f.rotted[k] == nil {
+		f.rotted[k] = map[int64]bool{}
+	}
+	f.rotted[k][cp.ID] = true
+	s.c.W.Note("fault: checkpoint file torn job %d pipeline %d id %d (file %s cut to %d of %d bytes)", cp.Job, cp.Pipeline, cp.ID, name, cut, len(b))
+}
+
+// tornShort is the shortest versioned checkpoint file core's length check
+// lets through: its magic and a SHA-256.
+const tornShort = 4 + 32
 
 // The coordinator's checkpoint as a file holds it: one action
 // ("pipeline-task") with a subtask per task; the action's coordinator

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -135,40 +136,65 @@ func (s *Storage) rot(k PipelineID, cp *coord.Completed) {
 	l[slices.Index(l, cp)] = &r
 }
 
-// Delete removes checkpoints by id.
+// Delete removes checkpoints by id. Under StorageDeleteFail the call
+// fails: in file storage one step of one id's delete (the others go), in
+// memory the whole call. ObsDeleted carries the ids deleted; a second
+// one, Value "failed", the ids a failed call did not delete durably
+// (still stored, or removed without the directory sync).
 func (s *Storage) Delete(job int64, pipeline int, ids []int64) error {
 	s.c.call("Storage.Delete")
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	fail := s.c.injected(s.c.cfg.Faults.StorageDeleteFail, FaultDelete, job, pipeline, 0)
 	var err error
-	if s.file != nil {
-		err = s.deleteFile(job, pipeline, ids)
-	} else {
+	deleted, failed := ids, []int64(nil)
+	switch {
+	case s.file != nil:
+		deleted, failed, err = s.deleteFile(job, pipeline, ids, fail)
+	case fail:
+		s.c.W.Note("fault: storage delete fails job %d pipeline %d ids %v", job, pipeline, ids)
+		deleted, failed, err = nil, ids, errors.New("simulated storage delete failure")
+	default:
 		k := PipelineID{job, pipeline}
 		s.m[k] = slices.DeleteFunc(s.m[k], func(c *coord.Completed) bool { return slices.Contains(ids, c.ID) })
 	}
-	s.Deleted += len(ids)
-	s.c.observe(Obs{Kind: ObsDeleted, Job: job, Pipeline: pipeline, IDs: slices.Clone(ids)})
+	s.Deleted += len(deleted)
+	s.c.observe(Obs{Kind: ObsDeleted, Job: job, Pipeline: pipeline, IDs: slices.Clone(deleted)})
+	if len(failed) > 0 {
+		s.c.observe(Obs{Kind: ObsDeleted, Job: job, Pipeline: pipeline, IDs: slices.Clone(failed), Value: "failed"})
+	}
 	return err
 }
 
 // DeleteJob is job-terminal cleanup after a cancel: every checkpoint of
 // the job goes (file storage: core's Checkpoints.DeleteJob), observed as
-// one ObsJobDeleted per pipeline. A store of the job still in flight may
-// land after it.
+// one ObsJobDeleted per pipeline once it succeeded. A store of the job
+// still in flight may land after it. Under StorageDeleteFail it fails
+// (file storage: its first remove or its directory sync; in memory the
+// call, deleting nothing), observed with Value "failed": the operator
+// retries it (Cluster.CancelJob).
 func (s *Storage) DeleteJob(job int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	fail := s.c.injected(s.c.cfg.Faults.StorageDeleteFail, FaultDelete, job, -1, 0)
 	var err error
-	if s.file != nil {
-		err = s.file.cps.DeleteJob(job)
-	} else {
+	switch {
+	case s.file != nil:
+		err = s.deleteJobFile(job, fail)
+	case fail:
+		s.c.W.Note("fault: storage cleanup of job %d fails", job)
+		err = errors.New("simulated storage delete failure")
+	default:
 		for p := range s.c.cfg.Pipelines {
 			delete(s.m, PipelineID{job, p})
 		}
 	}
+	value := ""
+	if err != nil {
+		value = "failed" // it may have removed some or all of the job's checkpoints
+	}
 	for p := range s.c.cfg.Pipelines {
-		s.c.observe(Obs{Kind: ObsJobDeleted, Job: job, Pipeline: p})
+		s.c.observe(Obs{Kind: ObsJobDeleted, Job: job, Pipeline: p, Value: value})
 	}
 	return err
 }
@@ -179,6 +205,9 @@ func (s *Storage) Load(job int64, pipeline int, id int64) (*coord.Completed, err
 	defer s.mu.Unlock()
 	if s.file != nil {
 		return s.loadFile(job, pipeline, id)
+	}
+	if s.readFails(job, pipeline, id, "load") {
+		return nil, errReadFault
 	}
 	for _, c := range s.m[PipelineID{job, pipeline}] {
 		if c.ID == id {
@@ -209,6 +238,9 @@ func (s *Storage) Latest(job int64, pipeline int) (*coord.Completed, error) {
 	if s.file != nil {
 		return s.latestFile(job, pipeline)
 	}
+	if s.readFails(job, pipeline, 0, "latest") {
+		return nil, errReadFault
+	}
 	l := s.m[PipelineID{job, pipeline}]
 	var latest *coord.Completed
 	if len(l) > 0 {
@@ -230,13 +262,31 @@ func (s *Storage) IDs(job int64, pipeline int) ([]int64, error) {
 	defer s.mu.Unlock()
 	var ids []int64
 	if s.file != nil {
-		ids = s.peekFile(PipelineID{job, pipeline})
+		var err error
+		if ids, err = s.idsFile(job, pipeline); err != nil {
+			return nil, err
+		}
+	} else if s.readFails(job, pipeline, 0, "list") {
+		return nil, errReadFault
 	}
 	for _, c := range s.m[PipelineID{job, pipeline}] {
 		ids = append(ids, c.ID)
 	}
 	s.c.observe(Obs{Kind: ObsListed, Job: job, Pipeline: pipeline, IDs: slices.Clone(ids)})
 	return ids, nil
+}
+
+// errReadFault is what a read of in-memory storage returns under
+// StorageReadFail.
+var errReadFault = errors.New("simulated storage read failure")
+
+// readFails draws StorageReadFail for one read call of in-memory storage.
+func (s *Storage) readFails(job int64, pipeline int, id int64, what string) bool {
+	if !s.c.injected(s.c.cfg.Faults.StorageReadFail, FaultRead, job, pipeline, id) {
+		return false
+	}
+	s.c.W.Note("fault: storage read fails (%s) job %d pipeline %d", what, job, pipeline)
+	return true
 }
 
 // StateSum digests a checkpoint's task states (FNV-1a of each task's id

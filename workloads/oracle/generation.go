@@ -398,8 +398,8 @@ func (g *Generations) fault(p *genPipe, o cluster.Obs, now time.Duration) {
 		}
 	case cluster.FaultAckDrop:
 		return // its only consequence is an expiry, justified by its checkpoint
-	case cluster.FaultBitRot:
-		return // a restore skips a rotted checkpoint: it fails no generation
+	case cluster.FaultBitRot, cluster.FaultTorn:
+		return // a restore skips a rotted or torn checkpoint: it fails no generation
 	case cluster.FaultStorage, cluster.FaultReplyLost, cluster.FaultBarrier, cluster.FaultTaskError, cluster.FaultSavepoint:
 		if c, ok := p.cps[o.ID]; ok {
 			sp = c.g

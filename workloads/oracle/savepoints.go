@@ -261,20 +261,32 @@ func (s *SavepointStore) IntegrityFindings(f *Findings) {
 }
 
 // SavepointRequest is a savepoint the harness requested
-// (Manager.TriggerSavepoint) and whether its future returned an outcome.
+// (Manager.TriggerSavepoint), whether its future returned an outcome and
+// whether that outcome was success, and whether a Commit of the job's
+// savepoint store returned nil between the request and the answer.
 type SavepointRequest struct {
-	Job      int64
-	At       time.Duration
-	Answered bool
+	Job       int64
+	At        time.Duration
+	Answered  bool
+	Completed bool
+	Committed bool
 }
 
 // SavepointOutcomes reports savepoint-outcome for every request that
-// neither completed nor failed by the end of the run.
+// neither completed nor failed by the end of the run, and for every one
+// that completed while no commit of its job's savepoint store returned
+// nil meanwhile: a savepoint whose write or commit failed (the
+// savepoint_failure fault) must be reported failed to its caller.
 func SavepointOutcomes(f *Findings, at time.Duration, reqs []SavepointRequest) {
 	for _, q := range reqs {
-		if !q.Answered {
+		switch {
+		case !q.Answered:
 			f.Add(SavepointOutcome, at, fmt.Sprintf("job %d", q.Job),
 				"the savepoint requested at %v neither completed nor failed by the end of the run", q.At)
+		case q.Completed && !q.Committed:
+			f.Add(SavepointOutcome, at, fmt.Sprintf("job %d", q.Job),
+				"the savepoint requested at %v completed, but no commit of the job's savepoint store returned nil since the request: "+
+					"a savepoint that failed was reported complete", q.At)
 		}
 	}
 }

@@ -82,4 +82,13 @@ func TestSavepointStoreChecks(t *testing.T) {
 		got[0].Message != "the savepoint requested at 1m0s neither completed nor failed by the end of the run" {
 		t.Fatalf("savepoint-outcome: %v", got)
 	}
+	f = Findings{}
+	SavepointOutcomes(&f, time.Hour, []SavepointRequest{
+		{Job: 1, At: time.Second, Answered: true, Completed: true, Committed: true}, // completed, committed
+		{Job: 2, At: time.Second, Answered: true},                                   // failed, reported failed
+		{Job: 3, At: time.Minute, Answered: true, Completed: true},                  // completed, never committed
+	})
+	if got := f.List(); len(got) != 1 || got[0].Subject != "job 3" || !strings.Contains(got[0].Message, "a savepoint that failed was reported complete") {
+		t.Fatalf("savepoint-outcome of a failed commit: %v", got)
+	}
 }

@@ -109,6 +109,25 @@ type stPipe struct {
 	rotted   map[int64]bool
 	gone     map[int64]bool
 	finished bool
+	// stranded: ids a failed Storage.Delete did not delete durably (an
+	// ObsDeleted "failed"): held or not, they are no orphan, and they
+	// count against no bound, until a listing shows them stored (the
+	// caller rebuilds its retention from the listing: they are retained
+	// again, in id order, and deleted in turn) or a delete removes them.
+	stranded map[int64]bool
+	// unsure: ids a failed delete touched, until a delete of them returns
+	// (or the id lands again): one retained again at a listing may still be
+	// gone later, when a storage crash resolves its unsynced removal
+	// (Checkpoints.Delete failing at its directory sync), so it is never
+	// missing early.
+	unsure map[int64]bool
+	// unsettled: the storing thread's reconcile listing failed inside its
+	// retention step (storage_read_failure; the caller reconciles after a
+	// lost reply, or after BUGGIFY's store-fails-after-write): the trim
+	// waits for the pipeline's next listing, the restore's that the
+	// failure leads to; until then storage may hold 2N and is not judged
+	// but at the end of the run.
+	unsettled bool
 	// redeploy: the pipeline's latest redeploy (nil: none yet), whose
 	// RestoreState hand-overs restore-newest judges.
 	redeploy *rnWindow
@@ -132,7 +151,7 @@ func (k *Storage) pipe(job int64, p int) *stPipe {
 	s, ok := k.pipes[key]
 	if !ok {
 		s = &stPipe{subj: Subject(job, p), sums: map[int64]uint64{}, storing: map[int32]stCall{},
-			landedAt: map[int64]int64{}, rotted: map[int64]bool{}, gone: map[int64]bool{}}
+			landedAt: map[int64]int64{}, rotted: map[int64]bool{}, gone: map[int64]bool{}, stranded: map[int64]bool{}, unsure: map[int64]bool{}}
 		k.pipes[key] = s
 	}
 	return s
@@ -169,6 +188,21 @@ func (k *Storage) Observe(o cluster.Obs) {
 			delete(p.storing, o.Thread)
 		}
 	case cluster.ObsListed:
+		p.unsettled = false
+		// A listing that shows a stranded id stored is the caller's rebuild
+		// of its retention from storage: every listed id that landed and
+		// that no delete removed is retained again (the stranded ones and
+		// those the rule trimmed before whose delete has not come yet), and
+		// the trim below runs over all of them, as the caller's does.
+		if slices.ContainsFunc(o.IDs, func(id int64) bool { return p.stranded[id] }) {
+			for _, id := range o.IDs {
+				_, landed := p.landedAt[id]
+				if (p.stranded[id] || landed && !p.gone[id]) && !slices.Contains(p.keep, id) {
+					p.keep = append(p.keep, id)
+				}
+				delete(p.stranded, id)
+			}
+		}
 		slices.Sort(p.keep)
 		if p.step && p.stepBy == o.Thread {
 			p.trimLater = false
@@ -184,16 +218,36 @@ func (k *Storage) Observe(o cluster.Obs) {
 		}
 	case cluster.ObsDeleted:
 		for _, id := range o.IDs {
+			if o.Value == "failed" {
+				p.stranded[id] = true
+				p.unsure[id] = true
+				continue
+			}
 			p.gone[id] = true
+			delete(p.stranded, id)
+			delete(p.unsure, id)
 		}
 	case cluster.ObsFault:
-		if o.Fault == cluster.FaultBitRot {
+		if o.Fault == cluster.FaultBitRot || o.Fault == cluster.FaultTorn {
 			p.rotted[o.ID] = true
+		}
+		if o.Fault == cluster.FaultRead && p.step && p.stepBy == o.Thread {
+			p.unsettled = true // the storing thread's reconcile listing failed
 		}
 	case cluster.ObsSourcesFinished:
 		p.finished = true
 	case cluster.ObsJobDeleted:
+		if o.Value == "failed" { // some may be gone, some held: stranded until the retried cleanup
+			for _, id := range p.keep {
+				p.stranded[id] = true
+				p.unsure[id] = true
+			}
+			p.keep = nil
+			break
+		}
 		p.keep = nil // job-terminal cleanup: nothing is retained (a store still in flight may land after)
+		clear(p.stranded)
+		clear(p.unsure)
 		for id := range p.landedAt {
 			p.gone[id] = true
 		}
@@ -273,6 +327,8 @@ func (k *Storage) landed(p *stPipe, t int32, lost bool) {
 	p.landedAt[call.id] = k.seq
 	delete(p.gone, call.id)
 	delete(p.rotted, call.id)
+	delete(p.stranded, call.id)
+	delete(p.unsure, call.id)
 	p.keep = append(p.keep, call.id)
 	if !lost {
 		p.trim(k.n)
@@ -286,7 +342,7 @@ func (k *Storage) landed(p *stPipe, t int32, lost bool) {
 
 func (k *Storage) endStep(p *stPipe) {
 	delete(k.steps, p.stepBy)
-	if p.trimLater {
+	if p.trimLater && !p.unsettled {
 		p.trim(k.n)
 	}
 	p.step, p.trimLater = false, false
@@ -323,11 +379,18 @@ func (k *Storage) integrity(p *stPipe, o cluster.Obs) {
 		"corrupt stored bytes were loaded instead of skipped", call, o.Task, o.ID, o.Sum, want)
 }
 
-// Retention judges a pipeline's stored count (sampled by the harness).
-func (k *Storage) Retention(job int64, pipeline int, held int) {
+// Retention judges a pipeline's stored count (the ids held, sampled by
+// the harness); the ids a failed delete stranded do not count.
+func (k *Storage) Retention(job int64, pipeline int, ids []int64) {
 	p := k.pipe(job, pipeline)
+	held := 0
+	for _, id := range ids {
+		if !p.stranded[id] {
+			held++
+		}
+	}
 	limit := 2*k.n - 1
-	if p.step {
+	if p.step || p.unsettled {
 		limit = 2 * k.n // a landed write before its retention step ran
 	}
 	if held > limit {
@@ -341,7 +404,7 @@ func (k *Storage) Retention(job int64, pipeline int, held int) {
 // thread made no boundary call since, and the step makes no scheduling
 // wait).
 func (k *Storage) quiescent(p *stPipe, settle time.Duration) bool {
-	if len(p.storing) > 0 || p.restoring > 0 {
+	if len(p.storing) > 0 || p.restoring > 0 || (p.unsettled && settle == 0) {
 		return false
 	}
 	return !p.step || (settle > 0 && k.now()-p.stepAt >= settle)
@@ -359,14 +422,18 @@ func (k *Storage) Judge(job int64, pipeline int, held []int64, settle time.Durat
 	if slices.Equal(keep, held) {
 		return
 	}
+	excused := slices.DeleteFunc(slices.Clone(held), func(id int64) bool { return p.stranded[id] })
+	if sure := slices.DeleteFunc(slices.Clone(keep), func(id int64) bool { return p.unsure[id] && !slices.Contains(held, id) }); slices.Equal(sure, excused) {
+		return
+	}
 	var orphans, missing []int64
 	for _, id := range held {
-		if !slices.Contains(keep, id) {
+		if !slices.Contains(keep, id) && !p.stranded[id] {
 			orphans = append(orphans, id)
 		}
 	}
 	for _, id := range keep {
-		if !slices.Contains(held, id) {
+		if !slices.Contains(held, id) && !p.unsure[id] {
 			missing = append(missing, id)
 		}
 	}

@@ -30,6 +30,11 @@ func TestStorageFromBoundaries(t *testing.T) {
 		return cluster.Obs{Kind: cluster.ObsNotify, ID: id, Thread: 9, Sum: sum}
 	}
 	store := func(id int64) []cluster.Obs { return []cluster.Obs{begin(id), stored(id)} }
+	strand := func(ids ...int64) cluster.Obs { // a failed Storage.Delete left ids stored
+		return cluster.Obs{Kind: cluster.ObsDeleted, Thread: 1, IDs: ids, Value: "failed"}
+	}
+	readFault := cluster.Obs{Kind: cluster.ObsFault, Thread: 1, Fault: cluster.FaultRead} // the storing thread's listing failed
+	relist := func(ids ...int64) cluster.Obs { return cluster.Obs{Kind: cluster.ObsListed, Thread: 1, IDs: ids} }
 	four := slices.Concat(store(1), store(2), store(3), store(4), []cluster.Obs{deleted}) // 4 = 2N: trimmed to [3 4]
 	cases := []struct {
 		name string
@@ -50,6 +55,33 @@ func TestStorageFromBoundaries(t *testing.T) {
 			[]cluster.Obs{begin(4), lost(4), listed, deleted}), []int64{1, 2, 3, 4}, []string{Retention, StorageRetention}},
 		{"a lost reply's write never retained", slices.Concat(store(1), []cluster.Obs{begin(2), lost(2), next}),
 			[]int64{1}, []string{StorageRetention}},
+		{"a failed delete strands its ids: no orphan, no bound", slices.Concat(store(1), store(2), store(3), store(4),
+			[]cluster.Obs{strand(1, 2), next}), []int64{1, 2, 3, 4}, nil},
+		{"a stranded id listed is retained again and trimmed in turn", slices.Concat(store(1), store(2), store(3), store(4),
+			[]cluster.Obs{strand(1, 2), next, relist(1, 2, 3, 4), {Kind: cluster.ObsDeleted, Thread: 1, IDs: []int64{1, 2}}}),
+			[]int64{3, 4}, nil},
+		{"a stranded id listed and never deleted is an orphan again", slices.Concat(store(1), store(2), store(3), store(4),
+			[]cluster.Obs{strand(1), next, relist(1, 3, 4), store(5)[0], store(5)[1], {Kind: cluster.ObsDeleted, Thread: 1, IDs: []int64{3}}, next}),
+			[]int64{1, 4, 5}, []string{StorageRetention}},
+		{"a delete reported done that left the id stored is an orphan", slices.Concat(store(1), store(2), store(3), store(4),
+			[]cluster.Obs{{Kind: cluster.ObsDeleted, Thread: 1, IDs: []int64{1, 2}}, next}), []int64{1, 3, 4}, []string{StorageRetention}},
+		{"a lost reply whose reconcile listing failed waits for the next listing", slices.Concat(store(1), store(2), store(3),
+			[]cluster.Obs{begin(4), lost(4), readFault, next}), []int64{1, 2, 3, 4}, nil},
+		{"and that listing trims it", slices.Concat(store(1), store(2), store(3),
+			[]cluster.Obs{begin(4), lost(4), readFault, next, relist(1, 2, 3, 4), {Kind: cluster.ObsDeleted, Thread: 1, IDs: []int64{1, 2}}}),
+			[]int64{3, 4}, nil},
+		{"a failed cleanup strands what the job kept", slices.Concat(store(1), store(2),
+			[]cluster.Obs{next, {Kind: cluster.ObsJobDeleted, Value: "failed"}}), []int64{2}, nil},
+		{"the retried cleanup keeps nothing", slices.Concat(store(1), store(2),
+			[]cluster.Obs{next, {Kind: cluster.ObsJobDeleted, Value: "failed"}, {Kind: cluster.ObsJobDeleted}}), []int64{2}, []string{StorageRetention}},
+		{"a stranded id retained again may still vanish (its removal unsynced, a crash)", slices.Concat(store(1), store(2), store(3), store(4),
+			[]cluster.Obs{strand(2), next, relist(2, 3, 4)}), []int64{3, 4}, nil},
+		{"a retained id missing that no failed delete touched still fires", slices.Concat(store(1), store(2), store(3), store(4),
+			[]cluster.Obs{strand(2), next, relist(2, 3, 4), {Kind: cluster.ObsDeleted, Thread: 1, IDs: []int64{2}}, store(5)[0], store(5)[1], next}),
+			[]int64{5}, []string{StorageRetention}},
+		{"a listing that shows a stranded id rebuilds retention from every listed id not yet deleted", slices.Concat(store(1), store(2), store(3), store(4),
+			[]cluster.Obs{{Kind: cluster.ObsDeleted, Thread: 1, IDs: []int64{1}}, strand(2), next}, store(5), []cluster.Obs{next}, store(6),
+			[]cluster.Obs{relist(2, 3, 4, 5, 6), {Kind: cluster.ObsDeleted, Thread: 1, IDs: []int64{2, 3, 4}}, next}), []int64{5, 6}, nil},
 		{"a failed store changes nothing", slices.Concat(store(1), []cluster.Obs{begin(2), failed(2), next}),
 			[]int64{1}, nil},
 		{"a store in flight is not judged", slices.Concat(store(1), []cluster.Obs{next, begin(2)}), nil, nil},
@@ -64,7 +96,7 @@ func TestStorageFromBoundaries(t *testing.T) {
 			for _, o := range c.obs {
 				k.Observe(o)
 			}
-			k.Retention(0, 0, len(c.held))
+			k.Retention(0, 0, c.held)
 			k.Judge(0, 0, c.held, 0)
 			if got := IDs(f.List()); !slices.Equal(got, c.want) {
 				t.Errorf("fired %v, want %v: %v", got, c.want, f.List())

@@ -200,3 +200,41 @@ func TestMergeRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestOutContinuesSameCampaign: run --out over a folder holding the same
+// campaign, part of it finished, continues it as --resume does: the seeds
+// already recorded are not run again and the results are those of an
+// uninterrupted run.
+func TestOutContinuesSameCampaign(t *testing.T) {
+	dir := t.TempDir()
+	whole, part := filepath.Join(dir, "whole"), filepath.Join(dir, "part")
+	simrunExec(t, append(campaignArgs, "--out", whole)...).want(t, exitLiveness)
+	simrunExec(t, append(campaignArgs, "--out", part)...).want(t, exitLiveness)
+	path := filepath.Join(part, resultsFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := strings.SplitAfter(string(b), "\n")
+	if len(recs) < 12 {
+		t.Fatalf("results.jsonl holds %d lines, want 32 records", len(recs))
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(recs[:10], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := seedResults(t, part)
+	r := simrunExec(t, append(campaignArgs, "--out", part, "--json")...)
+	r.want(t, exitLiveness)
+	for _, l := range lines(t, r.stdout) {
+		if _, ran := before[fmt.Sprintf("%s %d", l.Scenario, l.Seed)]; ran {
+			t.Errorf("%s seed %d was recorded in the folder and ran again", l.Scenario, l.Seed)
+		}
+	}
+	if n := len(lines(t, r.stdout)); n+len(before) != 32 {
+		t.Errorf("the continued run ran %d seeds, %d were recorded: want 32 in all", n, len(before))
+	}
+	sameResults(t, "continued", whole, part)
+	if !strings.Contains(r.stderr, "continuing it, as run --resume") {
+		t.Errorf("run does not say it continues the campaign:\n%s", r.stderr)
+	}
+}

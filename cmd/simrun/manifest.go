@@ -107,8 +107,9 @@ func sameCampaign(a, b manifest) string {
 // outFree checks that an --out folder holds no results that a new
 // campaign, comparison or merge would replace: a manifest, seed records or
 // a summary. mine is the manifest of the campaign about to run (nil for
-// compare and merge); when the folder holds that same campaign the error
-// says to continue it with --resume.
+// compare and merge); when the folder holds that same campaign (and the
+// same scenario contents) the error is a *heldCampaign, which run
+// continues as --resume does.
 func outFree(dir string, mine *manifest) error {
 	var held []string
 	m, merr := readManifest(dir)
@@ -136,10 +137,33 @@ func outFree(dir string, mine *manifest) error {
 		return nil
 	}
 	what := strings.Join(held, "; ")
-	if mine != nil && merr == nil && sameCampaign(m, *mine) == "" && m.Shard == mine.Shard {
-		return fmt.Errorf("%s already holds this campaign (%s): continue it with simrun run --resume %s, or choose another --out", dir, what, dir)
+	if mine != nil && merr == nil && sameCampaign(m, *mine) == "" && m.Shard == mine.Shard && sameRefs(m, *mine) {
+		return &heldCampaign{dir: dir, what: what}
 	}
 	return fmt.Errorf("%s holds other results (%s); refusing to replace them: choose another --out, or move that folder away first", dir, what)
+}
+
+// heldCampaign is outFree's answer when the folder holds the campaign
+// about to run (same scenarios, scenario contents, seeds, variants,
+// strategy, budget and shard): run continues it, as --resume does.
+type heldCampaign struct{ dir, what string }
+
+func (h *heldCampaign) Error() string {
+	return fmt.Sprintf("%s already holds this campaign (%s): continue it with simrun run --resume %s, or choose another --out", h.dir, h.what, h.dir)
+}
+
+// sameRefs says whether two manifests run the same scenario contents
+// (each span's Ref): a scenario file edited since is another campaign.
+func sameRefs(a, b manifest) bool {
+	if len(a.Spans) != len(b.Spans) {
+		return false
+	}
+	for i := range a.Spans {
+		if a.Spans[i].Ref != b.Spans[i].Ref {
+			return false
+		}
+	}
+	return true
 }
 
 // campaignWords describes a manifest's campaign in one line.

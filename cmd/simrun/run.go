@@ -31,7 +31,10 @@ once (fsynced at least every 2 s) and DIR/summary.json is rewritten from
 the records as the campaign goes, so a killed campaign loses only the
 seeds that were running. --resume DIR continues a campaign from its
 results, skipping the seeds it finished, and ends with the summary an
-uninterrupted run gives. A first Ctrl-C (SIGINT) or SIGTERM starts no
+uninterrupted run gives; run --out DIR over a folder holding the same
+campaign (scenarios and their contents, seeds, variants, strategy,
+budget, shard) continues it the same way, and over any other results
+exits 64 naming what the folder holds. A first Ctrl-C (SIGINT) or SIGTERM starts no
 new seed and gives the running ones 3 s to finish, then writes what
 finished and prints the command that runs the rest; a second exits at
 once, results.jsonl keeping every seed that finished. Seeds run at once
@@ -200,6 +203,22 @@ type runCampaign struct {
 func (c *runCampaign) run(stdout, stderr io.Writer) int {
 	f := c.f
 	all := plan(f, c.sh, c.spans)
+	if f.out != "" && !c.resumed {
+		mine := c.manifest(len(all))
+		var held *heldCampaign
+		switch err := outFree(f.out, &mine); {
+		case errors.As(err, &held):
+			// the same campaign: go on with it, as --resume does
+			prior, err := readRecords(filepath.Join(f.out, resultsFile))
+			if err != nil {
+				return usagef(stderr, "run", "--out %s: %v", f.out, err)
+			}
+			c.prior, c.resumed = prior, true
+			fmt.Fprintf(stderr, "simrun: --out %s holds this campaign (%s): continuing it, as run --resume %s does\n", f.out, held.what, f.out)
+		case err != nil:
+			return usagef(stderr, "run", "--out %v", err)
+		}
+	}
 	rep := newReport("simrun run "+strings.Join(c.args, " "), f.parallel, len(all))
 	finished := map[seedKey]bool{}
 	for _, rec := range c.prior {
@@ -217,12 +236,6 @@ func (c *runCampaign) run(stdout, stderr io.Writer) int {
 		}
 	}
 	var journal *campaign.Journal
-	if f.out != "" && !c.resumed {
-		mine := c.manifest(len(all))
-		if err := outFree(f.out, &mine); err != nil {
-			return usagef(stderr, "run", "--out %v", err)
-		}
-	}
 	if f.out != "" {
 		var err error
 		if journal, rep.priorWall, err = c.openOut(len(all)); err != nil {

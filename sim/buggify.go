@@ -28,7 +28,8 @@ type SiteReport struct {
 }
 
 type buggify struct {
-	r      *rand.Rand
+	r      *rand.Rand   // the first sharedSites sites' on-draws and firings
+	late   []*rand.Rand // each later site's own stream, indexed by site (nil below)
 	sites  []SiteReport // indexed by site
 	paused bool
 	onFire func(s env.Site, thread int32)
@@ -44,6 +45,7 @@ func newBuggify(seed uint64, cfg *BuggifyConfig) *buggify {
 	}
 	b := &buggify{r: NewRand(seed, StreamBuggify)}
 	b.sites = make([]SiteReport, len(env.Sites())+1)
+	b.late = make([]*rand.Rand, len(env.Sites())+1)
 	for _, s := range env.Sites() {
 		p := fire
 		if v, ok := cfg.Sites[s]; ok {
@@ -51,10 +53,27 @@ func newBuggify(seed uint64, cfg *BuggifyConfig) *buggify {
 		}
 		// Draw for every site, whatever its probability, so that one
 		// site's override does not change which others are on.
-		draw := b.r.Float64()
+		draw := b.stream(seed, s).Float64()
 		b.sites[s] = SiteReport{Site: s, On: p > 0 && draw < on, Fire: p}
 	}
 	return b
+}
+
+// sharedSites is how many sites draw from StreamBuggify, in site order:
+// the sites core had when that stream was the only one. Every later site
+// draws from its own stream (StreamBuggifyLate and the site), so adding a
+// site leaves the on-draws and firings of every other site as they were.
+const sharedSites = 5
+
+// stream is site s's random stream, made on first use for a later site.
+func (b *buggify) stream(seed uint64, s env.Site) *rand.Rand {
+	if int(s) <= sharedSites {
+		return b.r
+	}
+	if b.late[s] == nil {
+		b.late[s] = NewRand(splitmix64(seed^uint64(s)), StreamBuggifyLate)
+	}
+	return b.late[s]
 }
 
 // Buggify is env.Buggifier: it reports whether the calling core code takes
@@ -71,7 +90,7 @@ func (w *World) Buggify(s env.Site) bool {
 		return false
 	}
 	st.Evaluated++
-	if b.r.Float64() >= st.Fire {
+	if b.stream(0, s).Float64() >= st.Fire { // a later site's stream exists since newBuggify
 		return false
 	}
 	st.Fired++

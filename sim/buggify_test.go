@@ -119,3 +119,19 @@ func TestBuggifyOverridesAndPause(t *testing.T) {
 		t.Fatal("a site fired after PauseBuggify")
 	}
 }
+
+// The sites that draw from StreamBuggify are the five core had before
+// StreamBuggifyLate: a site added since draws from a stream of its own, so
+// it never shifts another site's draws (reset-swap-late's shared draw had
+// moved every BUGGIFY run's firings, and with them four upstream repros).
+func TestSharedBuggifySitesAreTheFirstFive(t *testing.T) {
+	if int(env.SiteStoreFailsAfterWrite) != sharedSites {
+		t.Fatalf("store-fails-after-write is site %d, sharedSites %d: a site was inserted before it", env.SiteStoreFailsAfterWrite, sharedSites)
+	}
+	b := newBuggify(7, &BuggifyConfig{On: 1, Fire: 0.5})
+	for _, s := range env.Sites() {
+		if (int(s) <= sharedSites) != (b.stream(7, s) == b.r) {
+			t.Errorf("site %s: shared stream %v, want %v", s, b.stream(7, s) == b.r, int(s) <= sharedSites)
+		}
+	}
+}

@@ -67,6 +67,12 @@ const (
 	// StreamSavepointFail draws the savepoint_failure fault: whether an
 	// operation of the savepoint store fails, and at which step (workloads).
 	StreamSavepointFail
+	// StreamBuggifyLate draws, for each BUGGIFY site after the first
+	// sharedSites (env.SiteStoreFailsAfterWrite and before), whether it is
+	// on in a run and when it fires, from a stream of the site's own
+	// (derived from this one and the site), so that a site added to core
+	// never shifts the draws of the sites before it.
+	StreamBuggifyLate
 
 	streamEnd // one past the last stream
 )
@@ -75,7 +81,7 @@ var streamNames = [streamEnd]string{StreamSched: "sched", StreamFaults: "faults"
 	StreamStrategy: "strategy", StreamBuggify: "buggify", StreamInjector: "injector", StreamSwarm: "swarm",
 	StreamCrashFS: "crash-fs", StreamPipelines: "pipelines", StreamSinkFaults: "sink-faults", StreamIdle: "idle",
 	StreamSwarmConfig: "swarm-config", StreamCrashStore: "crash-store",
-	StreamSavepointRot: "savepoint-rot", StreamSavepointFail: "savepoint-fail"}
+	StreamSavepointRot: "savepoint-rot", StreamSavepointFail: "savepoint-fail", StreamBuggifyLate: "buggify-late"}
 
 // String is the stream's name in the registry.
 func (s Stream) String() string {

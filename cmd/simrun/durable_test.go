@@ -114,18 +114,26 @@ func TestKillResume(t *testing.T) {
 	}
 
 	r := simrunExec(t, "run", "--resume", killed, "--json")
-	r.want(t, exitLiveness)
-	for _, l := range lines(t, r.stdout) {
-		if _, ran := before[fmt.Sprintf("%s %d", l.Scenario, l.Seed)]; ran {
-			t.Errorf("%s seed %d finished before the kill and ran again", l.Scenario, l.Seed)
-		}
-	}
-	if n := len(lines(t, r.stdout)); n+len(before) != 32 {
-		t.Errorf("resume ran %d seeds, %d were finished: want 32 in all", n, len(before))
-	}
+	ranTheRest(t, "resumed", r, before)
 	sameResults(t, "resumed", whole, killed)
 	if !strings.Contains(r.stderr, "already finished") {
 		t.Errorf("resume does not say what it skipped:\n%s", r.stderr)
+	}
+}
+
+// ranTheRest checks that a continued campaign (what) exited as the
+// uninterrupted one does and ran exactly the seeds of the 32 that were not
+// recorded before it (before).
+func ranTheRest(t *testing.T, what string, r result, before map[string]string) {
+	t.Helper()
+	r.want(t, exitLiveness)
+	for _, l := range lines(t, r.stdout) {
+		if _, ran := before[fmt.Sprintf("%s %d", l.Scenario, l.Seed)]; ran {
+			t.Errorf("%s: %s seed %d was recorded before and ran again", what, l.Scenario, l.Seed)
+		}
+	}
+	if n := len(lines(t, r.stdout)); n+len(before) != 32 {
+		t.Errorf("%s: ran %d seeds, %d were recorded: want 32 in all", what, n, len(before))
 	}
 }
 
@@ -224,15 +232,7 @@ func TestOutContinuesSameCampaign(t *testing.T) {
 	}
 	before, _ := seedResults(t, part)
 	r := simrunExec(t, append(campaignArgs, "--out", part, "--json")...)
-	r.want(t, exitLiveness)
-	for _, l := range lines(t, r.stdout) {
-		if _, ran := before[fmt.Sprintf("%s %d", l.Scenario, l.Seed)]; ran {
-			t.Errorf("%s seed %d was recorded in the folder and ran again", l.Scenario, l.Seed)
-		}
-	}
-	if n := len(lines(t, r.stdout)); n+len(before) != 32 {
-		t.Errorf("the continued run ran %d seeds, %d were recorded: want 32 in all", n, len(before))
-	}
+	ranTheRest(t, "continued", r, before)
 	sameResults(t, "continued", whole, part)
 	if !strings.Contains(r.stderr, "continuing it, as run --resume") {
 		t.Errorf("run does not say it continues the campaign:\n%s", r.stderr)

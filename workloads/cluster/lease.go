@@ -33,7 +33,8 @@ func NewLeases(w *sim.World, observe func(Obs)) *Leases {
 
 // Wrap decorates a coordinator's lease (coord.ManagerDeps.WrapLease).
 func (ls *Leases) Wrap(job int64, pipeline int, l coord.Lease) coord.Lease {
-	ol := &observedLease{ls: ls, inner: l, job: job, pipeline: pipeline, n: len(ls.all) + 1}
+	ol := &observedLease{ls: ls, inner: l, job: job, pipeline: pipeline, n: len(ls.all) + 1,
+		pending: make([]*observedTask, 0, 32)} // room for a second of tasks: one allocation per lease (the sim benchmarks count allocations per step)
 	ls.all = append(ls.all, ol)
 	return ol
 }

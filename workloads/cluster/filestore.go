@@ -168,10 +168,7 @@ func (s *Storage) rotFile(k PipelineID, cp *coord.Completed) {
 		if err := f.fs.Truncate(name, cut); err != nil {
 			panic(fmt.Sprintf("bit rot: truncate %s: %v", name, err))
 		}
-		if f.rotted[k] == nil {
-			f.rotted[k] = map[int64]bool{}
-		}
-		f.rotted[k][cp.ID] = true
+		f.markRotted(k, cp.ID)
 		s.c.W.Note("fault: bit rot job %d pipeline %d id %d (legacy file %s torn to %d of %d bytes)", cp.Job, cp.Pipeline, cp.ID, name, cut, len(b))
 		return
 	}
@@ -179,10 +176,7 @@ func (s *Storage) rotFile(k PipelineID, cp *coord.Completed) {
 	if err := f.fs.WriteFile(name, b); err != nil {
 		panic(fmt.Sprintf("bit rot: write %s: %v", name, err))
 	}
-	if f.rotted[k] == nil {
-		f.rotted[k] = map[int64]bool{}
-	}
-	f.rotted[k][cp.ID] = true
+	f.markRotted(k, cp.ID)
 	s.c.W.Note("fault: bit rot job %d pipeline %d id %d (file %s)", cp.Job, cp.Pipeline, cp.ID, name)
 }
 
@@ -423,11 +417,17 @@ func (s *Storage) tearFile(k PipelineID, cp *coord.Completed) {
 	if err := f.fs.Truncate(name, cut); err != nil {
 		panic(fmt.Sprintf("torn file: truncate %s: %v", name, err))
 	}
+	f.markRotted(k, cp.ID)
+	s.c.W.Note("fault: checkpoint file torn job %d pipeline %d id %d (file %s cut to %d of %d bytes)", cp.Job, cp.Pipeline, cp.ID, name, cut, len(b))
+}
+
+// markRotted records that id's committed file of pipeline k was damaged
+// (bit rot, a tear), so that a restore refusing it is justified.
+func (f *fileStore) markRotted(k PipelineID, id int64) {
 	if f.rotted[k] == nil {
 		f.rotted[k] = map[int64]bool{}
 	}
-	f.rotted[k][cp.ID] = true
-	s.c.W.Note("fault: checkpoint file torn job %d pipeline %d id %d (file %s cut to %d of %d bytes)", cp.Job, cp.Pipeline, cp.ID, name, cut, len(b))
+	f.rotted[k][id] = true
 }
 
 // tornShort is the shortest versioned checkpoint file core's length check

@@ -53,7 +53,10 @@ func newBuggify(seed uint64, cfg *BuggifyConfig) *buggify {
 		}
 		// Draw for every site, whatever its probability, so that one
 		// site's override does not change which others are on.
-		draw := b.stream(seed, s).Float64()
+		if int(s) > sharedSites {
+			b.late[s] = NewRand(splitmix64(seed^uint64(s)), StreamBuggifyLate)
+		}
+		draw := b.stream(s).Float64()
 		b.sites[s] = SiteReport{Site: s, On: p > 0 && draw < on, Fire: p}
 	}
 	return b
@@ -65,13 +68,11 @@ func newBuggify(seed uint64, cfg *BuggifyConfig) *buggify {
 // site leaves the on-draws and firings of every other site as they were.
 const sharedSites = 5
 
-// stream is site s's random stream, made on first use for a later site.
-func (b *buggify) stream(seed uint64, s env.Site) *rand.Rand {
+// stream is site s's random stream: the shared one for the first
+// sharedSites sites, else the site's own (made by newBuggify).
+func (b *buggify) stream(s env.Site) *rand.Rand {
 	if int(s) <= sharedSites {
 		return b.r
-	}
-	if b.late[s] == nil {
-		b.late[s] = NewRand(splitmix64(seed^uint64(s)), StreamBuggifyLate)
 	}
 	return b.late[s]
 }
@@ -90,7 +91,7 @@ func (w *World) Buggify(s env.Site) bool {
 		return false
 	}
 	st.Evaluated++
-	if b.stream(0, s).Float64() >= st.Fire { // a later site's stream exists since newBuggify
+	if b.stream(s).Float64() >= st.Fire {
 		return false
 	}
 	st.Fired++

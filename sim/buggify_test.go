@@ -130,8 +130,8 @@ func TestSharedBuggifySitesAreTheFirstFive(t *testing.T) {
 	}
 	b := newBuggify(7, &BuggifyConfig{On: 1, Fire: 0.5})
 	for _, s := range env.Sites() {
-		if (int(s) <= sharedSites) != (b.stream(7, s) == b.r) {
-			t.Errorf("site %s: shared stream %v, want %v", s, b.stream(7, s) == b.r, int(s) <= sharedSites)
+		if (int(s) <= sharedSites) != (b.stream(s) == b.r) {
+			t.Errorf("site %s: shared stream %v, want %v", s, b.stream(s) == b.r, int(s) <= sharedSites)
 		}
 	}
 }

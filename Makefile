@@ -104,8 +104,8 @@ bench-peer:
 	  $(GO) run ./bench/cmd/plot -dir $(R) > $(R)/tables.md
 
 ## bench-ci: the short deterministic set, gated against the committed baseline, and the
-## timed-wake ratio of sim.World to testing/synctest (synctest/sim, cpu-synctest/sim:
-## gated at 30% by their Unit lines' gate=30)
+## timed-wake ratio of sim.World to testing/synctest (cpu-synctest/sim may not fall
+## below 1, its Unit line's floor=1: the ratio's size depends on the machine)
 bench-ci:
 	$(GO) test ./cmd/benchgate/ ./bench/
 	@set -e; head=$$(mktemp -d)/bench-head.txt; \
@@ -116,6 +116,7 @@ bench-ci:
 	  $(GO) test -run '^$$' -bench '^BenchmarkTimedWakeRatio$$' -benchtime 15x ./bench/ >> $$head; \
 	  $(GO) run golang.org/x/perf/cmd/benchstat base=$(R)/baseline-ci.txt head=$$head > $$head.benchstat 2>&1 || true; \
 	  echo "bench-ci: benchstat of base and head in $$head.benchstat (every figure: $(GO) run ./cmd/benchgate $(R)/baseline-ci.txt $$head)"; \
+	  grep '^BenchmarkTimedWakeRatio' $$head || true; \
 	  $(GO) run ./cmd/benchgate -quiet -max 10 $(R)/baseline-ci.txt $$head
 
 ## bench-baseline: regenerate the CI baseline (on purpose, after a change that moves it)

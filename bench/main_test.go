@@ -49,10 +49,14 @@ var units = []string{
 	"Unit synctest-ns/wake better=lower",
 	"Unit sim-cpu-ns/wake better=lower",
 	"Unit synctest-cpu-ns/wake better=lower",
-	// Ratios of two arms measured back to back in one process: wall-clock
-	// figures, yet steady enough for cmd/benchgate to gate (gate=PCT).
-	"Unit synctest/sim better=higher gate=30",
-	"Unit cpu-synctest/sim better=higher gate=30",
+	// Ratios of two arms measured back to back in one process. Their size
+	// depends on the machine (cpu-synctest/sim at 500 threads: 4.03 on the
+	// AMD EPYC that took baseline-ci.txt, 2.05 on a Turin CI machine, same
+	// build), so cmd/benchgate gates the CPU ratio by a floor (floor=X:
+	// sim may not cost more CPU per wake than synctest), not by its
+	// distance from the baseline; the wall ratio is printed, not gated.
+	"Unit synctest/sim better=higher",
+	"Unit cpu-synctest/sim better=higher floor=1",
 }
 
 func TestMain(m *testing.M) {

@@ -13,8 +13,12 @@
 // direction by more than -max percent. A unit with gate=PCT is a
 // wall-clock figure steady enough to gate all the same (a ratio of two
 // implementations measured back to back in one process): its median may
-// not move in the worse direction by more than PCT percent. A gated
-// figure of the baseline that head lacks is a failure. Every other figure
+// not move in the worse direction by more than PCT percent. A unit with
+// floor=X is a ratio whose size depends on the machine (the same build
+// gave synctest/sim 2.55 on one AMD EPYC and 1.27 on a Turin CI machine)
+// but whose side of X does not: head's median may not fall below X,
+// whatever the baseline says. A gated figure of the baseline that head
+// lacks is a failure. Every other figure
 // (wall-clock times on noisy machines) is printed with benchmath's
 // comparison but never fails the gate.
 //
@@ -121,6 +125,7 @@ func compare(base, head *file, units benchfmt.UnitMetadataMap, maxPct float64, q
 			continue
 		}
 		limit, gated := gateOf(units, k.unit, maxPct)
+		floor, floored := floorOf(units, k.unit)
 		better := units.GetBetter(k.unit)
 		a := units.GetAssumption(k.unit)
 		sb := benchmath.NewSample(old, &benchmath.DefaultThresholds)
@@ -129,6 +134,12 @@ func compare(base, head *file, units benchfmt.UnitMetadataMap, maxPct float64, q
 		pct := delta(cb.Center, ch.Center)
 		verdict := "info "
 		switch {
+		case floored && ch.Center < floor:
+			verdict = "FAIL "
+			failed++
+		case floored:
+			verdict = "ok   "
+			passed++
 		case gated && better == 0:
 			verdict = "undir"
 		case gated && worse(better, pct, limit):
@@ -144,10 +155,15 @@ func compare(base, head *file, units benchfmt.UnitMetadataMap, maxPct float64, q
 			continue
 		}
 		cmp := a.Compare(sb, sh)
-		fmt.Fprintf(w, "%s %s %s: %.4g -> %.4g (%s)\n", verdict, k.name, k.unit, cb.Center, ch.Center, cmp.FormatDelta(cb.Center, ch.Center))
+		fmt.Fprintf(w, "%s %s %s: %.4g -> %.4g (%s)", verdict, k.name, k.unit, cb.Center, ch.Center, cmp.FormatDelta(cb.Center, ch.Center))
+		if floored {
+			fmt.Fprintf(w, " floor %g", floor)
+		}
+		fmt.Fprintln(w)
 	}
 	for _, k := range base.order {
-		if _, gated := gateOf(units, k.unit, maxPct); !gated {
+		_, gated := gateOf(units, k.unit, maxPct)
+		if _, floored := floorOf(units, k.unit); !gated && !floored {
 			continue
 		}
 		if _, ok := head.samples[k]; !ok {
@@ -174,6 +190,17 @@ func gateOf(units benchfmt.UnitMetadataMap, unit string, maxPct float64) (float6
 		}
 	}
 	return maxPct, units.GetAssumption(unit) == benchmath.AssumeExact
+}
+
+// floorOf returns the least median head may have for unit (its floor=X),
+// and whether it has one.
+func floorOf(units benchfmt.UnitMetadataMap, unit string) (float64, bool) {
+	if m := units.Get(unit, "floor"); m != nil {
+		if x, err := strconv.ParseFloat(m.Value, 64); err == nil {
+			return x, true
+		}
+	}
+	return 0, false
 }
 
 func delta(old, cur float64) float64 {

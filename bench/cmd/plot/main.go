@@ -618,7 +618,88 @@ func goals(w io.Writer, rows []*row) {
 		}
 	}
 	fmt.Fprintf(w, "| default env CPU per firing <= the JDK peer's, p50 < 5 µs, in every design x pipelines cell where both run | %s | %s |\n", strings.Join(figs, ", "), verdict(cells > 0 && ok))
+	idleGoal(w, rows)
+	simGoals(w, rows)
 	fmt.Fprintln(w)
+}
+
+// simGoals prints issue 27's simulator goals when the files hold their
+// benchmarks: a scheduling point at 1 000 live threads within 1.3x of one
+// at 2 (per step as the goal states it, and per switch: at 2 threads the
+// random strategy hands the processor on at only half the points, so the
+// per-step figure at 2 threads counts half a switch), and sim.World at
+// least 3x cheaper than testing/synctest per timed wake at 500 threads.
+func simGoals(w io.Writer, rows []*row) {
+	th := func(n string) *row {
+		for _, r := range rows {
+			if r.base == "SchedPointThreads" && r.keys["threads"] == n {
+				return r
+			}
+		}
+		return nil
+	}
+	if a, b := th("2"), th("1000"); a != nil && b != nil {
+		step := b.get("ns/op") / a.get("ns/op")
+		swA, swB := a.get("ns/op")/a.get("switches/step"), b.get("ns/op")/b.get("switches/step")
+		fmt.Fprintf(w, "| BenchmarkSchedPointThreads: a step at 1000 threads <= 1.3 x a step at 2 | per step %.1f / %.1f ns = %.2f; per switch %.1f / %.1f ns = %.2f | %s |\n",
+			b.get("ns/op"), a.get("ns/op"), step, swB, swA, swB/swA, verdict(step <= 1.3))
+	}
+	for _, r := range rows {
+		if r.base != "TimedWakeRatio" || r.keys["threads"] != "500" {
+			continue
+		}
+		c, x := r.get("cpu-synctest/sim"), r.get("synctest/sim")
+		fmt.Fprintf(w, "| BenchmarkTimedWakeRatio: sim.World >= 3x cheaper than testing/synctest per timed wake at 500 threads (CPU; wall beside) | CPU %.2fx (sim %.0f ns, synctest %.0f ns per wake); wall %.2fx | %s |\n",
+			c, r.get("sim-cpu-ns/wake"), r.get("synctest-cpu-ns/wake"), x, verdict(c >= 3))
+	}
+}
+
+// idleGoal prints issue 27's idle-member goal (no design of ours costs
+// more CPU than the JDK peer on the same schedule, default env and Wall)
+// when the files hold BenchmarkIdleMember; nothing otherwise.
+func idleGoal(w io.Writer, rows []*row) {
+	idle := pick(rows, func(r *row) bool { return r.base == "IdleMember" })
+	if len(idle) == 0 {
+		return
+	}
+	type cell struct{ design, pipelines, interval string }
+	by := map[cell]map[string]float64{}
+	var order []cell
+	for _, r := range idle {
+		c := cell{r.keys["design"], r.keys["pipelines"], r.keys["interval"]}
+		if by[c] == nil {
+			by[c] = map[string]float64{}
+			order = append(order, c)
+		}
+		by[c][r.keys["env"]] = r.get("cpu-%")
+	}
+	for _, env := range []string{"precise", "wall"} {
+		cells, above := 0, []string{}
+		var ratios []float64
+		for _, c := range order {
+			g, gok := by[c][env]
+			j, jok := by[c]["jdk"]
+			if !gok || !jok || math.IsNaN(g) || math.IsNaN(j) {
+				continue
+			}
+			cells++
+			if j > 0 {
+				ratios = append(ratios, g/j)
+			}
+			if g > j {
+				above = append(above, fmt.Sprintf("%s/%s/%s %.2f%% vs %.2f%%", c.design, c.pipelines, c.interval, g, j))
+			}
+		}
+		if cells == 0 {
+			continue
+		}
+		name := map[string]string{"precise": "default env", "wall": "Wall"}[env]
+		fig := fmt.Sprintf("%d of %d cells at or below (median ratio %.2f)", cells-len(above), cells, median(ratios))
+		if len(above) > 0 {
+			fig += "; above: " + strings.Join(above, ", ")
+		}
+		fmt.Fprintf(w, "| (idle member) %s CPU %% of a core <= the JDK peer's on the same schedule, every design x pipelines x interval cell where both run | %s | %s |\n", name, fig, verdict(len(above) == 0))
+	}
 }
 
 // bestJDK is the JDK peer's design with the lowest p50 at p pipelines.
@@ -694,4 +775,18 @@ func idleTable(w io.Writer, rows []*row) {
 			get(m, "cpu-%", pct), get(m, "threads", n0), get(m, "rss-MiB", mib), get(m, "stw-max-ns", dur), get(m, "stw-stopping-max-ns", dur))
 	}
 	fmt.Fprintln(w)
+}
+
+// median is the middle of xs (the mean of the two middle ones when even),
+// NaN when empty.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
 }

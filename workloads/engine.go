@@ -278,7 +278,7 @@ func (r *runner) main() {
 	r.h.attachGenerations(r.c, r.gens)
 	r.wm = newWatermarks(r.w, r.s.Cluster.Pipelines)
 	r.wm.attach(r.c)
-	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines, r.faults.MasterCrash.On())
+	r.sp = newSavepoints(r.w, r.s.Cluster.Pipelines, r.faults.MasterCrash.On(), r.ccfg.Coord.Variants.SavepointList)
 	r.sp.h = r.h
 	r.sp.rotWith(r.faults.SavepointRot, r.c.Healed)
 	r.sp.failWith(r.faults.SavepointFailure, r.c.Healed)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ckptsim/ckptsim/core/coord"
 	"github.com/ckptsim/ckptsim/core/savepoint"
+	"github.com/ckptsim/ckptsim/core/variant"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/simfs"
 	"github.com/ckptsim/ckptsim/workloads/cluster"
@@ -56,6 +57,9 @@ type savepoints struct {
 	// committedAt: per job, when each Commit that returned nil returned
 	// (savepoint-outcome: a savepoint reported complete needs one).
 	committedAt map[int64][]time.Duration
+	// skipUnreadable: the store's listing leaves out a bundle it failed to
+	// read (savepoint-list=skip-unreadable, F040).
+	skipUnreadable bool
 }
 
 // plantedLoad builds a planted restore from a savepoint over the
@@ -75,7 +79,7 @@ type savepointID struct{ job, id int64 }
 // newSavepoints builds the savepoint store; with crashes (the master_crash
 // fault) its file system resolves a crash adversarially (unsynced changes
 // persist in any subset, files may be torn).
-func newSavepoints(w *sim.World, pipelines int, crashes bool) *savepoints {
+func newSavepoints(w *sim.World, pipelines int, crashes bool, list variant.SavepointList) *savepoints {
 	var fs *simfs.FS
 	if crashes {
 		fs = simfs.New(w.Rand(sim.StreamCrashFS))
@@ -87,6 +91,7 @@ func newSavepoints(w *sim.World, pipelines int, crashes bool) *savepoints {
 		rotted:  map[savepointID]int32{}, rotForm: map[savepointID]string{}, sums: map[spPipeline]uint64{}, healed: func() bool { return false }}
 	sp.load = sp.restore
 	sp.committedAt = map[int64][]time.Duration{}
+	sp.skipUnreadable = list == variant.ListSkipUnreadable
 	sp.open()
 	return sp
 }
@@ -157,7 +162,8 @@ func (sp *savepoints) faulty(what string, job int64, op func()) bool {
 
 // open (re-)opens the store over the file system, as a restarted master does.
 func (sp *savepoints) open() {
-	sp.store = savepoint.NewStore(sp.fs, "ns", sp.w, savepoint.Options{Producer: spProducer, Logf: sp.logf})
+	sp.store = savepoint.NewStore(sp.fs, "ns", sp.w, savepoint.Options{Producer: spProducer, Logf: sp.logf,
+		SkipUnreadable: sp.skipUnreadable})
 }
 
 // armCrash makes the next commit crash the master at its n-th file-system

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/variant"
 )
 
 // TestBoundaryPanicFailsTheCheckpoint: a plugin call that panics on the
@@ -103,6 +104,34 @@ func TestFinishedStatusWritePanicRetried(t *testing.T) {
 		}
 		if got := r.status[r.c.statusKey()]; got != Finished.String() {
 			t.Fatalf("status %q after the pipeline finished, want %s", got, Finished)
+		}
+	})
+}
+
+// TestStatusPanicDropKeepsUpstreamsDrop: with status-panic=drop (F039's
+// variant: upstream's updateStatus retries three exception types and drops
+// any other's write) the same FINISHED write that panicked once is not
+// retried, and the status store never says FINISHED for the finished
+// pipeline: the variant keeps the behaviour the default fixed.
+func TestStatusPanicDropKeepsUpstreamsDrop(t *testing.T) {
+	inSim(t, 20, func(t testing.TB, e env.Env) {
+		r := boundedRigWith(t, e, variant.Set{StatusPanic: variant.PanicDrop})
+		defer r.close()
+		r.mu.Lock()
+		r.panics = map[string]bool{"StatusStore.Set " + Finished.String(): true}
+		r.mu.Unlock()
+		_ = r.c.ReadyToClose(0)
+		if !r.waitFor(time.Minute, func() bool { return r.count(EvFinished, nil) > 0 }) {
+			t.Fatalf("the pipeline never finished: %v", r.events)
+		}
+		r.mu.Lock()
+		armed := r.panics["StatusStore.Set "+Finished.String()]
+		r.mu.Unlock()
+		if armed {
+			t.Fatalf("the FINISHED write never panicked")
+		}
+		if got := r.status[r.c.statusKey()]; got == Finished.String() {
+			t.Fatalf("status %s after the FINISHED write panicked under status-panic=drop: want the write dropped", got)
 		}
 	})
 }

@@ -177,11 +177,11 @@ func (c *Coordinator) updateStatus(gen uint64, s GenStatus) bool {
 	return true
 }
 
-// retryStatus runs a status-store operation with the IMap retry loop, retrying a panicked one (PluginPanic) too: every status operation is idempotent.
+// retryStatus runs a status-store operation with the IMap retry loop, retrying a panicked one (PluginPanic) too, as every status operation is idempotent; status-panic=drop retries none (F039: upstream's loop retries three exception types).
 func (c *Coordinator) retryStatus(op func() error) error {
 	var err error
 	for range c.cfg.StatusRetries {
-		if err = op(); err == nil || !errors.Is(err, ErrRetryable) && !isPluginPanic(err) {
+		if err = op(); err == nil || !errors.Is(err, ErrRetryable) && !(isPluginPanic(err) && c.cfg.Variants.StatusPanic == variant.PanicRetry) {
 			return err
 		}
 		c.e.Sleep(c.cfg.StatusBackoff)

@@ -103,8 +103,11 @@ func TestRejectedReportHandledInline(t *testing.T) {
 
 // boundedRig is a started pipeline with one source (task 0) of two tasks,
 // 1 s interval, after its first checkpoint completed with nothing pending.
-func boundedRig(t testing.TB, e env.Env) *rig {
-	r := newRig(t, e, Config{Interval: time.Second, Tasks: 2, StartingTasks: 1})
+func boundedRig(t testing.TB, e env.Env) *rig { return boundedRigWith(t, e, variant.Set{}) }
+
+// boundedRigWith is boundedRig under the variants vs.
+func boundedRigWith(t testing.TB, e env.Env, vs variant.Set) *rig {
+	r := newRig(t, e, Config{Interval: time.Second, Tasks: 2, StartingTasks: 1, Variants: vs})
 	r.c.Start()
 	if !r.waitFor(30*time.Second, func() bool { return r.completed() > 0 && r.c.PendingCount() == 0 }) {
 		r.close()

@@ -225,3 +225,26 @@ func TestListFailsOnAReadError(t *testing.T) {
 		t.Errorf("List with a corrupt newest = %d savepoints, %v; want savepoint 10 alone", len(ms), err)
 	}
 }
+
+// TestListSkipUnreadableLeavesOutTheBundle: with Options.SkipUnreadable
+// (variant savepoint-list=skip-unreadable, F040: upstream's
+// HdfsStorage.listCompletedSavepoints) a committed bundle whose manifest or
+// payload the file system failed to read is left out of the listing, so
+// the older savepoint comes first, which is what the default's error
+// prevents.
+func TestListSkipUnreadableLeavesOutTheBundle(t *testing.T) {
+	ns := filepath.ToSlash(t.TempDir())
+	clock := &clockEnv{now: time.UnixMilli(1_000)}
+	s := NewStore(OSFS{}, ns, clock, Options{})
+	for i, id := range []int64{10, 20} {
+		clock.now = clock.now.Add(time.Duration(i+1) * time.Second)
+		save(t, s, id, 1, 2)
+	}
+	for _, file := range []string{MetadataFile, PayloadFile(2, 202)} {
+		name := path.Join(s.bundleDir(job, 20), file)
+		skipping := NewStore(readFailFS{OSFS{}, func(n string) bool { return n == name }}, ns, clock, Options{SkipUnreadable: true})
+		if ms, err := skipping.List(job); err != nil || len(ms) != 1 || ms[0].SavepointID != 10 {
+			t.Errorf("List with %s unreadable and SkipUnreadable = %d savepoints, %v; want savepoint 10 alone", file, len(ms), err)
+		}
+	}
+}

@@ -35,6 +35,10 @@ func (l Logf) printf(format string, args ...any) {
 type Options struct {
 	Logf     Logf
 	Producer string // engine version recorded in manifests; "" records "unknown"
+	// SkipUnreadable makes List leave out a bundle the file system failed
+	// to read, as it leaves out a corrupt one, instead of failing: upstream
+	// HdfsStorage.listCompletedSavepoints's (variant savepoint-list, F040).
+	SkipUnreadable bool
 }
 
 // Store keeps savepoint bundles under <ns>/savepoint. It holds no cache: every
@@ -47,6 +51,7 @@ type Store struct {
 	env      env.Env
 	logf     Logf
 	producer string
+	skip     bool // Options.SkipUnreadable
 
 	mu       env.Mutex // guards attempts; nothing is taken while holding it
 	attempts uint64    // attempt names handed out by this Store
@@ -60,7 +65,7 @@ func NewStore(fsys FS, ns string, e env.Env, o Options) *Store {
 		producer = "unknown"
 	}
 	return &Store{fs: fsys, root: path.Join(ns, SavepointDir), env: e, logf: o.Logf,
-		producer: producer, mu: e.NewMutex("savepoint.store")}
+		producer: producer, skip: o.SkipUnreadable, mu: e.NewMutex("savepoint.store")}
 }
 
 func (s *Store) jobDir(job int64) string { return path.Join(s.root, strconv.FormatInt(job, 10)) }
@@ -174,7 +179,8 @@ func decodeEntryPayload(m *Manifest, e ManifestEntry, data []byte) (*CompletedCh
 // failed to read (an I/O error, readFailed) is not skipped: it may be
 // committed and intact, and a listing without it would make an older
 // savepoint the newest (Restore would resume from it); List fails with
-// the read error instead. A job with no savepoints gives an empty list.
+// the read error instead (Options.SkipUnreadable: skipped). A job with no
+// savepoints gives an empty list.
 func (s *Store) List(job int64) ([]*Manifest, error) {
 	entries, err := s.fs.ReadDir(s.jobDir(job))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -213,7 +219,7 @@ func (s *Store) listOne(job int64, de fs.DirEntry) (*Manifest, error) {
 		return nil, nil
 	}
 	b, err := s.Read(job, id)
-	if readFailed(err) {
+	if readFailed(err) && !s.skip {
 		return nil, err
 	}
 	if err != nil {

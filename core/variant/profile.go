@@ -60,6 +60,8 @@ var profiles = []Profile{{
 		{"restore-chain", "live", "triggers carry no chain: a re-arm of the old chain landing after the restore's cancelAll (L748, L768, L802) runs beside the chain the restore arms (L695, L449; F029)"},
 		{"cancel-all", "clears", "PipelineCheckpointScheduler.cancelAll clear()s its set after cancelling its copy (PCS L92-95, F026)"},
 		{"close-tasks", "drops", "SharedCheckpointScheduler.close discards what shutdownNow returns (SCS L199-200, F010)"},
+		{"status-panic", "drop", "updateStatus (L1447-1478) retries IMap.set only for three exception types (L1470) and its catch (L1472-1477) logs and drops the write of any other exception, as the port's panicked write is (F039)"},
+		{"savepoint-list", "skip-unreadable", "HdfsStorage.listCompletedSavepoints@af72d15e catches any exception reading a bundle's metadata and skips the bundle (log.warn \"Skip unreadable savepoint bundle\"; F040)"},
 	},
 	NotModelled: []string{
 		"F031: a data race on the watchdog field is a Java memory-model race; the simulator has no weak memory to show it",

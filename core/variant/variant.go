@@ -231,6 +231,26 @@ const (
 	LoadOnce                       // one read before the clean; a failed read ends the restore there, and the redeploy follows
 )
 
+// StatusPanic is status-panic (F039): whether the status retry loop
+// retries a status-store call that panicked (a contained PluginPanic).
+type StatusPanic uint8
+
+// The status-panic values.
+const (
+	PanicRetry StatusPanic = iota // retried as a retryable failure is (every status operation is idempotent)
+	PanicDrop                     // it ends the loop at once, and updateStatus drops the write
+)
+
+// SavepointList is savepoint-list (F040): what the savepoint store's
+// listing does with a bundle the file system failed to read.
+type SavepointList uint8
+
+// The savepoint-list values.
+const (
+	ListFail           SavepointList = iota // the listing fails with the read error
+	ListSkipUnreadable                      // the bundle is left out, as a corrupt one is
+)
+
 // Set is one value per variant key. The zero value is the fixed design;
 // an empty Design, TaskFailure, CancelAll or CloseTasks means the scheduler's default (or the
 // scenario's scheduler.design).
@@ -262,6 +282,8 @@ type Set struct {
 	NotifyWait          NotifyWait         // notify-wait               F027
 	CancelAll           sched.CancelAllSet // cancel-all                F026
 	CloseTasks          sched.CloseTasks   // close-tasks               F010
+	StatusPanic         StatusPanic        // status-panic              F039
+	SavepointList       SavepointList      // savepoint-list            F040
 }
 
 // Key is one registry entry: its name, its values (default first) and how
@@ -302,6 +324,8 @@ var keys = []Key{
 	enum("notify-wait", func(s *Set) *NotifyWait { return &s.NotifyWait }, "none", "backoff"),
 	named("cancel-all", func(s *Set) *sched.CancelAllSet { return &s.CancelAll }, sched.CancelAllSets),
 	named("close-tasks", func(s *Set) *sched.CloseTasks { return &s.CloseTasks }, sched.CloseTasksValues),
+	enum("status-panic", func(s *Set) *StatusPanic { return &s.StatusPanic }, "retry", "drop"),
+	enum("savepoint-list", func(s *Set) *SavepointList { return &s.SavepointList }, "fail", "skip-unreadable"),
 }
 
 // enum is a key whose values are the constants 0, 1, ... of T, spelled

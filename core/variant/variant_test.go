@@ -39,6 +39,8 @@ func TestSpellings(t *testing.T) {
 		"notify-wait=none|backoff",
 		"cancel-all=keeps|clears",
 		"close-tasks=settles|drops",
+		"status-panic=retry|drop",
+		"savepoint-list=fail|skip-unreadable",
 	}
 	got := variant.Listing()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

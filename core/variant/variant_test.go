@@ -41,6 +41,7 @@ func TestSpellings(t *testing.T) {
 		"close-tasks=settles|drops",
 		"status-panic=retry|drop",
 		"savepoint-list=fail|skip-unreadable",
+		"checkpoint-delete=sync|no-sync",
 	}
 	got := variant.Listing()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

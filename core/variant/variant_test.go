@@ -42,6 +42,7 @@ func TestSpellings(t *testing.T) {
 		"status-panic=retry|drop",
 		"savepoint-list=fail|skip-unreadable",
 		"checkpoint-delete=sync|no-sync",
+		"ack-match=stamp|id",
 	}
 	got := variant.Listing()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -30,7 +30,8 @@ func (c *Coordinator) AcknowledgeBarrier(task TaskID, b Barrier, state []byte) {
 }
 
 // acknowledge is Acknowledge; a non-zero stamp must be the pending
-// checkpoint's trigger timestamp.
+// checkpoint's trigger timestamp (ack-match=id: it need not, as upstream's
+// acknowledgeTask matches by id alone, F032).
 func (c *Coordinator) acknowledge(task TaskID, id int64, stamp time.Time, state []byte) {
 	if c.isCompleted() {
 		return
@@ -40,7 +41,7 @@ func (c *Coordinator) acknowledge(task TaskID, id int64, stamp time.Time, state 
 		c.log().Debug("skip already acked or unknown checkpoint", "id", id, "task", task)
 		return
 	}
-	if !stamp.IsZero() && !stamp.Equal(p.TriggeredAt) {
+	if !stamp.IsZero() && !stamp.Equal(p.TriggeredAt) && c.cfg.Variants.AckMatch == variant.MatchStamp {
 		c.log().Debug("skip an acknowledgement of another trigger of the same id", "id", id, "task", task)
 		return
 	}

@@ -291,3 +291,51 @@ func TestStaleFinalAckDoesNotCount(t *testing.T) {
 		})
 	}
 }
+
+// TestStaleFinalAckCountsUnderAckMatchID: with ack-match=id (F032's
+// variant: upstream's acknowledgeTask matches by the barrier's id alone and
+// every COMPLETED_POINT has one id) the replaced generation's final
+// acknowledgements, carrying their own barrier, count for the restored
+// generation's final, which completes on them: the variant keeps the
+// behaviour the default fixed.
+func TestStaleFinalAckCountsUnderAckMatchID(t *testing.T) {
+	inSim(t, 10, func(t testing.TB, e env.Env) {
+		r := boundedRigWith(t, e, variant.Set{AckMatch: variant.MatchID})
+		defer r.close()
+		r.mu.Lock()
+		r.withhold = true
+		r.mu.Unlock()
+		finals := func() []sentBarrier {
+			var out []sentBarrier
+			for _, s := range r.sentSince(time.Time{}) {
+				if s.b.Type == CompletedPoint {
+					out = append(out, s)
+				}
+			}
+			return out
+		}
+		_ = r.c.ReadyToClose(0)
+		if !r.waitFor(10*time.Second, func() bool { return len(finals()) == 2 }) {
+			t.Fatalf("the first final was not sent to both tasks: %v", finals())
+		}
+		old := finals()[0].b
+		e.Sleep(time.Second) // the restored generation's final gets another timestamp
+		if err := r.c.Restore(true); err != nil {
+			t.Fatalf("restore: %v", err)
+		}
+		_ = r.c.ReadyToClose(0)
+		if !r.waitFor(10*time.Second, func() bool { return len(finals()) == 4 }) {
+			t.Fatalf("the restored generation's final was not sent: %v", finals())
+		}
+		if now := finals()[2].b; now.Timestamp.Equal(old.Timestamp) {
+			t.Fatalf("the restored final has the replaced one's timestamp %v: the test shows nothing", now.Timestamp)
+		}
+		for task := range TaskID(2) {
+			r.c.AcknowledgeBarrier(task, old, []byte("s"))
+		}
+		e.Sleep(time.Second)
+		if !r.finalCompleted() {
+			t.Fatalf("under ack-match=id the replaced generation's final acknowledgements did not count")
+		}
+	})
+}

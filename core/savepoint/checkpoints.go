@@ -69,6 +69,8 @@ type Checkpoints struct {
 	root        string
 	maxRetained int
 	logf        Logf
+	// noDeleteSync: Delete does not sync the directory (SkipDeleteSync).
+	noDeleteSync bool
 }
 
 // NewCheckpoints returns checkpoint storage over fsys rooted at namespace ns
@@ -76,6 +78,15 @@ type Checkpoints struct {
 // maxRetained <= 0).
 func NewCheckpoints(fsys FS, ns string, maxRetained int, logf Logf) *Checkpoints {
 	return &Checkpoints{fs: fsys, root: path.Join(ns, CheckpointDir), maxRetained: maxRetained, logf: logf}
+}
+
+// SkipDeleteSync makes Delete remove a checkpoint without syncing its
+// directory, as upstream's HdfsStorage.deleteCheckpoint deletes (variant
+// checkpoint-delete=no-sync, F036): a storage crash may bring the
+// checkpoint back. Call it before the store is used; it returns c.
+func (c *Checkpoints) SkipDeleteSync() *Checkpoints {
+	c.noDeleteSync = true
+	return c
 }
 
 func (c *Checkpoints) pipelineDir(job int64, pipeline int32) string {
@@ -200,10 +211,13 @@ func (c *Checkpoints) Latest(job int64, pipeline int32) (*CompletedCheckpoint, e
 // directory, so that a crash after Delete returned cannot bring the
 // checkpoint back (without the sync, a storage crash resurrected every
 // checkpoint retention had deleted since the pipeline's last Store). A
-// missing one is not an error.
+// missing one is not an error. After SkipDeleteSync it only removes.
 func (c *Checkpoints) Delete(job int64, pipeline int32, id int64) error {
 	if err := c.fs.Remove(c.file(job, pipeline, id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("savepoint: delete checkpoint: %w", err)
+	}
+	if c.noDeleteSync {
+		return nil
 	}
 	if err := c.fs.SyncDir(c.pipelineDir(job, pipeline)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("savepoint: delete checkpoint: %w", err)

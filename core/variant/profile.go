@@ -62,6 +62,8 @@ var profiles = []Profile{{
 		{"close-tasks", "drops", "SharedCheckpointScheduler.close discards what shutdownNow returns (SCS L199-200, F010)"},
 		{"status-panic", "drop", "updateStatus (L1447-1478) retries IMap.set only for three exception types (L1470) and its catch (L1472-1477) logs and drops the write of any other exception, as the port's panicked write is (F039)"},
 		{"savepoint-list", "skip-unreadable", "HdfsStorage.listCompletedSavepoints@af72d15e catches any exception reading a bundle's metadata and skips the bundle (log.warn \"Skip unreadable savepoint bundle\"; F040)"},
+		{"checkpoint-delete", "no-sync", "HdfsStorage.deleteCheckpoint@15431c94 (L304-332) deletes each file with FileSystem.delete and syncs nothing; on Hadoop's local file system that is File.delete (F036)"},
+		{"ack-match", "id", "acknowledgeTask looks the pending checkpoint up by the barrier's id alone (L812-818@15431c94), and every COMPLETED_POINT has the id Long.MAX_VALUE (L700-704; F032)"},
 	},
 	NotModelled: []string{
 		"F031: a data race on the watchdog field is a Java memory-model race; the simulator has no weak memory to show it",

@@ -251,6 +251,26 @@ const (
 	ListSkipUnreadable                      // the bundle is left out, as a corrupt one is
 )
 
+// CheckpointDelete is checkpoint-delete (F036): whether the production
+// checkpoint store's Delete makes the delete durable.
+type CheckpointDelete uint8
+
+// The checkpoint-delete values.
+const (
+	DeleteSync   CheckpointDelete = iota // Delete syncs the pipeline directory after the remove
+	DeleteNoSync                         // it removes the file only: a storage crash may bring it back
+)
+
+// AckMatch is ack-match (F032): how an acknowledgement that carries its
+// barrier is matched to the pending checkpoint.
+type AckMatch uint8
+
+// The ack-match values.
+const (
+	MatchStamp AckMatch = iota // by id and trigger timestamp: an acknowledgement of another trigger of the id is dropped
+	MatchID                    // by id alone: a replaced generation's final acknowledgement counts for the restored final
+)
+
 // Set is one value per variant key. The zero value is the fixed design;
 // an empty Design, TaskFailure, CancelAll or CloseTasks means the scheduler's default (or the
 // scenario's scheduler.design).
@@ -284,6 +304,8 @@ type Set struct {
 	CloseTasks          sched.CloseTasks   // close-tasks               F010
 	StatusPanic         StatusPanic        // status-panic              F039
 	SavepointList       SavepointList      // savepoint-list            F040
+	CheckpointDelete    CheckpointDelete   // checkpoint-delete         F036
+	AckMatch            AckMatch           // ack-match                 F032
 }
 
 // Key is one registry entry: its name, its values (default first) and how
@@ -326,6 +348,8 @@ var keys = []Key{
 	named("close-tasks", func(s *Set) *sched.CloseTasks { return &s.CloseTasks }, sched.CloseTasksValues),
 	enum("status-panic", func(s *Set) *StatusPanic { return &s.StatusPanic }, "retry", "drop"),
 	enum("savepoint-list", func(s *Set) *SavepointList { return &s.SavepointList }, "fail", "skip-unreadable"),
+	enum("checkpoint-delete", func(s *Set) *CheckpointDelete { return &s.CheckpointDelete }, "sync", "no-sync"),
+	enum("ack-match", func(s *Set) *AckMatch { return &s.AckMatch }, "stamp", "id"),
 }
 
 // enum is a key whose values are the constants 0, 1, ... of T, spelled

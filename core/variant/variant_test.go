@@ -41,6 +41,8 @@ func TestSpellings(t *testing.T) {
 		"close-tasks=settles|drops",
 		"status-panic=retry|drop",
 		"savepoint-list=fail|skip-unreadable",
+		"checkpoint-delete=sync|no-sync",
+		"ack-match=stamp|id",
 	}
 	got := variant.Listing()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -409,3 +409,31 @@ func TestCheckpointDeleteSurvivesACrash(t *testing.T) {
 		t.Errorf("after a delete of 1 and a crash, pipeline 1 holds %v, want [3 2]", ids)
 	}
 }
+
+// TestCheckpointDeleteSkipSyncComesBack: with SkipDeleteSync (variant
+// checkpoint-delete=no-sync, upstream's unsynced HdfsStorage delete, F036)
+// a checkpoint deleted before a crash is back after it.
+func TestCheckpointDeleteSkipSyncComesBack(t *testing.T) {
+	f := simfs.New(nil) // a crash loses every unsynced change
+	c := savepoint.NewCheckpoints(f, ns, 0, nil).SkipDeleteSync()
+	for id := int64(1); id <= 3; id++ {
+		if err := c.Store(state(1, id, savepoint.TypeCheckpoint)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Delete(job, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := c.List(job, 1); err != nil || !slices.Equal(ids, []int64{3, 2}) {
+		t.Fatalf("before the crash pipeline 1 holds %v (%v), want [3 2]", ids, err)
+	}
+	f.Crash()
+	f.Restart()
+	ids, err := c.List(job, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ids, []int64{3, 2, 1}) {
+		t.Errorf("after an unsynced delete of 1 and a crash, pipeline 1 holds %v, want [3 2 1] (the delete lost)", ids)
+	}
+}

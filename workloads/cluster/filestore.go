@@ -9,6 +9,7 @@ import (
 
 	"github.com/ckptsim/ckptsim/core/coord"
 	"github.com/ckptsim/ckptsim/core/savepoint"
+	"github.com/ckptsim/ckptsim/core/variant"
 	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/sim/simfs"
 )
@@ -51,6 +52,9 @@ func newFileStore(c *Cluster) *fileStore {
 	f.cps = savepoint.NewCheckpoints(f.fs, fileNS, 0, func(format string, args ...any) {
 		f.log = append(f.log, fmt.Sprintf(format, args...))
 	})
+	if c.cfg.Coord.Variants.CheckpointDelete == variant.DeleteNoSync {
+		f.cps.SkipDeleteSync() // upstream's unsynced delete (F036)
+	}
 	return f
 }
 

@@ -54,10 +54,11 @@ var units = []string{
 	// threads: 4.03 in baseline-ci.txt at 14a927b, 2.05 on the CI machine,
 	// a virtual machine of the same CPU model, same build; 7.41 in the next
 	// baseline), so cmd/benchgate gates the CPU ratio by a floor (floor=X:
-	// sim may not cost more CPU per wake than synctest), not by its
+	// sim may not cost more than 1.25x synctest's CPU per wake: the CI
+	// machine measured 1.6 at 100 threads), not by its
 	// distance from the baseline; the wall ratio is printed, not gated.
 	"Unit synctest/sim better=higher",
-	"Unit cpu-synctest/sim better=higher floor=1",
+	"Unit cpu-synctest/sim better=higher floor=0.8",
 }
 
 func TestMain(m *testing.M) {

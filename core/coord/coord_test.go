@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"testing"
@@ -465,6 +466,49 @@ func TestRestoreSkipsCorruptCheckpoint(t *testing.T) {
 		if !got.Intact() || got.ID != prev {
 			t.Fatalf("the restore re-committed checkpoint %d (intact %v, state %q); want the intact %d before the rotted %d",
 				got.ID, got.Intact(), got.States[0], prev, latest.ID)
+		}
+	})
+}
+
+// TestRestoreLoadsRottedUnderChecksumIgnore: with checkpoint-checksum=ignore
+// (F035's variant: upstream's localfile plugin stores no checksum and only
+// deserialises what it reads) the same rotted latest checkpoint is loaded
+// and re-committed to the tasks as it was read: the variant keeps the
+// behaviour the default fixed.
+func TestRestoreLoadsRottedUnderChecksumIgnore(t *testing.T) {
+	inSim(t, 1000, func(t testing.TB, e env.Env) {
+		r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: time.Second,
+			Variants: variant.Set{CheckpointChecksum: variant.ChecksumIgnore}})
+		defer r.close()
+		r.keep = true
+		r.c.Start()
+		if !r.waitFor(30*time.Second, func() bool { return r.completed() >= 3 }) {
+			t.Fatalf("only %d checkpoints completed", r.completed())
+		}
+		r.gate.block() // no completion moves storage meanwhile
+		r.mu.Lock()
+		latest := r.kept[r.stored[len(r.stored)-1]]
+		rot := *latest
+		rot.States = map[TaskID][]byte{}
+		for task, b := range latest.States {
+			rot.States[task] = slices.Clone(b)
+		}
+		rot.States[0][0] ^= 0x10
+		r.kept[rot.ID] = &rot
+		r.notified = nil
+		r.mu.Unlock()
+		if err := r.c.Restore(true); err != nil {
+			t.Fatal(err)
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if len(r.notified) == 0 {
+			t.Fatal("the restore re-committed no checkpoint")
+		}
+		got := r.notified[0]
+		if got.Intact() || got.ID != rot.ID || !bytes.Equal(got.States[0], rot.States[0]) {
+			t.Fatalf("the restore re-committed checkpoint %d (intact %v); want the rotted latest %d as read under checkpoint-checksum=ignore",
+				got.ID, got.Intact(), rot.ID)
 		}
 	})
 }

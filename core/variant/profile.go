@@ -64,6 +64,7 @@ var profiles = []Profile{{
 		{"savepoint-list", "skip-unreadable", "HdfsStorage.listCompletedSavepoints@af72d15e catches any exception reading a bundle's metadata and skips the bundle (log.warn \"Skip unreadable savepoint bundle\"; F040)"},
 		{"checkpoint-delete", "no-sync", "HdfsStorage.deleteCheckpoint@15431c94 (L304-332) deletes each file with FileSystem.delete and syncs nothing; on Hadoop's local file system that is File.delete (F036)"},
 		{"ack-match", "id", "acknowledgeTask looks the pending checkpoint up by the barrier's id alone (L812-818@15431c94), and every COMPLETED_POINT has the id Long.MAX_VALUE (L700-704; F032)"},
+		{"checkpoint-checksum", "ignore", "the localfile plugin (deprecated, still shipped) restores by LocalFileStorage.getLatestCheckpointByJobIdAndPipelineId@15431c94 (L189-235): FileUtils.readFileToByteArray then deserializeCheckPointData (L217-218), and PipelineState (L27-36) carries no checksum, so rotted state bytes decode and reach the tasks (F035; the hdfs plugin over Hadoop's checksummed local file system fails such a read instead)"},
 	},
 	NotModelled: []string{
 		"F031: a data race on the watchdog field is a Java memory-model race; the simulator has no weak memory to show it",

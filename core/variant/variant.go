@@ -261,6 +261,17 @@ const (
 	DeleteNoSync                         // it removes the file only: a storage crash may bring it back
 )
 
+// CheckpointChecksum is checkpoint-checksum (F035): whether a restore
+// compares the latest stored checkpoint with the checksum it carries
+// (Completed.Sum) before loading it.
+type CheckpointChecksum uint8
+
+// The checkpoint-checksum values.
+const (
+	ChecksumVerify CheckpointChecksum = iota // a checkpoint that fails its Sum is skipped for the newest intact one
+	ChecksumIgnore                           // the Sum is never compared: rotted bytes are loaded and handed to the tasks
+)
+
 // AckMatch is ack-match (F032): how an acknowledgement that carries its
 // barrier is matched to the pending checkpoint.
 type AckMatch uint8
@@ -306,6 +317,7 @@ type Set struct {
 	SavepointList       SavepointList      // savepoint-list            F040
 	CheckpointDelete    CheckpointDelete   // checkpoint-delete         F036
 	AckMatch            AckMatch           // ack-match                 F032
+	CheckpointChecksum  CheckpointChecksum // checkpoint-checksum       F035
 }
 
 // Key is one registry entry: its name, its values (default first) and how
@@ -350,6 +362,7 @@ var keys = []Key{
 	enum("savepoint-list", func(s *Set) *SavepointList { return &s.SavepointList }, "fail", "skip-unreadable"),
 	enum("checkpoint-delete", func(s *Set) *CheckpointDelete { return &s.CheckpointDelete }, "sync", "no-sync"),
 	enum("ack-match", func(s *Set) *AckMatch { return &s.AckMatch }, "stamp", "id"),
+	enum("checkpoint-checksum", func(s *Set) *CheckpointChecksum { return &s.CheckpointChecksum }, "verify", "ignore"),
 }
 
 // enum is a key whose values are the constants 0, 1, ... of T, spelled

@@ -43,6 +43,7 @@ func TestSpellings(t *testing.T) {
 		"savepoint-list=fail|skip-unreadable",
 		"checkpoint-delete=sync|no-sync",
 		"ack-match=stamp|id",
+		"checkpoint-checksum=verify|ignore",
 	}
 	got := variant.Listing()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

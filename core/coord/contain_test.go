@@ -87,22 +87,7 @@ func TestContainReturnsPluginPanic(t *testing.T) {
 // on idle-close-late with boundary_panic, seed 7).
 func TestFinishedStatusWritePanicRetried(t *testing.T) {
 	inSim(t, 20, func(t testing.TB, e env.Env) {
-		r := boundedRig(t, e)
-		defer r.close()
-		r.mu.Lock()
-		r.panics = map[string]bool{"StatusStore.Set " + Finished.String(): true}
-		r.mu.Unlock()
-		_ = r.c.ReadyToClose(0)
-		if !r.waitFor(time.Minute, func() bool { return r.count(EvFinished, nil) > 0 }) {
-			t.Fatalf("the pipeline never finished: %v", r.events)
-		}
-		r.mu.Lock()
-		armed := r.panics["StatusStore.Set "+Finished.String()]
-		r.mu.Unlock()
-		if armed {
-			t.Fatalf("the FINISHED write never panicked")
-		}
-		if got := r.status[r.c.statusKey()]; got != Finished.String() {
+		if got := finishWithStatusPanic(t, e, variant.Set{}); got != Finished.String() {
 			t.Fatalf("status %q after the pipeline finished, want %s", got, Finished)
 		}
 	})
@@ -115,23 +100,29 @@ func TestFinishedStatusWritePanicRetried(t *testing.T) {
 // pipeline: the variant keeps the behaviour the default fixed.
 func TestStatusPanicDropKeepsUpstreamsDrop(t *testing.T) {
 	inSim(t, 20, func(t testing.TB, e env.Env) {
-		r := boundedRigWith(t, e, variant.Set{StatusPanic: variant.PanicDrop})
-		defer r.close()
-		r.mu.Lock()
-		r.panics = map[string]bool{"StatusStore.Set " + Finished.String(): true}
-		r.mu.Unlock()
-		_ = r.c.ReadyToClose(0)
-		if !r.waitFor(time.Minute, func() bool { return r.count(EvFinished, nil) > 0 }) {
-			t.Fatalf("the pipeline never finished: %v", r.events)
-		}
-		r.mu.Lock()
-		armed := r.panics["StatusStore.Set "+Finished.String()]
-		r.mu.Unlock()
-		if armed {
-			t.Fatalf("the FINISHED write never panicked")
-		}
-		if got := r.status[r.c.statusKey()]; got == Finished.String() {
+		if got := finishWithStatusPanic(t, e, variant.Set{StatusPanic: variant.PanicDrop}); got == Finished.String() {
 			t.Fatalf("status %s after the FINISHED write panicked under status-panic=drop: want the write dropped", got)
 		}
 	})
+}
+
+// finishWithStatusPanic finishes a bounded pipeline under vs whose FINISHED
+// status write panics once, and returns what the status store holds after.
+func finishWithStatusPanic(t testing.TB, e env.Env, vs variant.Set) string {
+	r := boundedRigWith(t, e, vs)
+	defer r.close()
+	r.mu.Lock()
+	r.panics = map[string]bool{"StatusStore.Set " + Finished.String(): true}
+	r.mu.Unlock()
+	_ = r.c.ReadyToClose(0)
+	if !r.waitFor(time.Minute, func() bool { return r.count(EvFinished, nil) > 0 }) {
+		t.Fatalf("the pipeline never finished: %v", r.events)
+	}
+	r.mu.Lock()
+	armed := r.panics["StatusStore.Set "+Finished.String()]
+	r.mu.Unlock()
+	if armed {
+		t.Fatalf("the FINISHED write never panicked")
+	}
+	return r.status[r.c.statusKey()]
 }

@@ -241,33 +241,8 @@ func TestStaleFailureKeepsFinishedPipelineFinished(t *testing.T) {
 func TestStaleFinalAckDoesNotCount(t *testing.T) {
 	for _, byID := range []bool{false, true} {
 		inSim(t, 10, func(t testing.TB, e env.Env) {
-			r := boundedRig(t, e)
+			r, finals, old := restoredFinal(t, e, variant.Set{})
 			defer r.close()
-			r.mu.Lock()
-			r.withhold = true
-			r.mu.Unlock()
-			finals := func() []sentBarrier {
-				var out []sentBarrier
-				for _, s := range r.sentSince(time.Time{}) {
-					if s.b.Type == CompletedPoint {
-						out = append(out, s)
-					}
-				}
-				return out
-			}
-			_ = r.c.ReadyToClose(0)
-			if !r.waitFor(10*time.Second, func() bool { return len(finals()) == 2 }) {
-				t.Fatalf("the first final was not sent to both tasks: %v", finals())
-			}
-			old := finals()[0].b
-			e.Sleep(time.Second) // the restored generation's final gets another timestamp
-			if err := r.c.Restore(true); err != nil {
-				t.Fatalf("restore: %v", err)
-			}
-			_ = r.c.ReadyToClose(0)
-			if !r.waitFor(10*time.Second, func() bool { return len(finals()) == 4 }) {
-				t.Fatalf("the restored generation's final was not sent: %v", finals())
-			}
 			for task := range TaskID(2) {
 				if byID {
 					r.c.Acknowledge(task, old.ID, []byte("s"))
@@ -292,6 +267,43 @@ func TestStaleFinalAckDoesNotCount(t *testing.T) {
 	}
 }
 
+// restoredFinal is a bounded pipeline under vs whose final checkpoint was
+// sent to both tasks and left unacknowledged (the rig withholds acks), then
+// restored, and whose restored generation sent its own final: it returns the
+// rig, the finals sent so far (in order) and the replaced generation's final.
+func restoredFinal(t testing.TB, e env.Env, vs variant.Set) (*rig, func() []sentBarrier, Barrier) {
+	r := boundedRigWith(t, e, vs)
+	r.mu.Lock()
+	r.withhold = true
+	r.mu.Unlock()
+	finals := func() []sentBarrier {
+		var out []sentBarrier
+		for _, s := range r.sentSince(time.Time{}) {
+			if s.b.Type == CompletedPoint {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	_ = r.c.ReadyToClose(0)
+	if !r.waitFor(10*time.Second, func() bool { return len(finals()) == 2 }) {
+		r.close()
+		t.Fatalf("the first final was not sent to both tasks: %v", finals())
+	}
+	old := finals()[0].b
+	e.Sleep(time.Second) // the restored generation's final gets another timestamp
+	if err := r.c.Restore(true); err != nil {
+		r.close()
+		t.Fatalf("restore: %v", err)
+	}
+	_ = r.c.ReadyToClose(0)
+	if !r.waitFor(10*time.Second, func() bool { return len(finals()) == 4 }) {
+		r.close()
+		t.Fatalf("the restored generation's final was not sent: %v", finals())
+	}
+	return r, finals, old
+}
+
 // TestStaleFinalAckCountsUnderAckMatchID: with ack-match=id (F032's
 // variant: upstream's acknowledgeTask matches by the barrier's id alone and
 // every COMPLETED_POINT has one id) the replaced generation's final
@@ -300,33 +312,8 @@ func TestStaleFinalAckDoesNotCount(t *testing.T) {
 // behaviour the default fixed.
 func TestStaleFinalAckCountsUnderAckMatchID(t *testing.T) {
 	inSim(t, 10, func(t testing.TB, e env.Env) {
-		r := boundedRigWith(t, e, variant.Set{AckMatch: variant.MatchID})
+		r, finals, old := restoredFinal(t, e, variant.Set{AckMatch: variant.MatchID})
 		defer r.close()
-		r.mu.Lock()
-		r.withhold = true
-		r.mu.Unlock()
-		finals := func() []sentBarrier {
-			var out []sentBarrier
-			for _, s := range r.sentSince(time.Time{}) {
-				if s.b.Type == CompletedPoint {
-					out = append(out, s)
-				}
-			}
-			return out
-		}
-		_ = r.c.ReadyToClose(0)
-		if !r.waitFor(10*time.Second, func() bool { return len(finals()) == 2 }) {
-			t.Fatalf("the first final was not sent to both tasks: %v", finals())
-		}
-		old := finals()[0].b
-		e.Sleep(time.Second) // the restored generation's final gets another timestamp
-		if err := r.c.Restore(true); err != nil {
-			t.Fatalf("restore: %v", err)
-		}
-		_ = r.c.ReadyToClose(0)
-		if !r.waitFor(10*time.Second, func() bool { return len(finals()) == 4 }) {
-			t.Fatalf("the restored generation's final was not sent: %v", finals())
-		}
 		if now := finals()[2].b; now.Timestamp.Equal(old.Timestamp) {
 			t.Fatalf("the restored final has the replaced one's timestamp %v: the test shows nothing", now.Timestamp)
 		}

@@ -92,7 +92,7 @@ bench:
 	bench/run.sh $(R)/saturation.txt $(BENCHGO) -bench '^BenchmarkSaturation(LeaderFollower|Sim|SimLeaderFollower)?$$' -benchtime 1000x ./bench/
 	bench/run.sh $(R)/sim.txt        $(GO) test -run '^$$' -bench '^BenchmarkSim$$|^BenchmarkSchedPoint$$' -benchmem -count 5 ./bench/
 	bench/run.sh $(R)/timedwake.txt  $(GO) test -run '^$$' -bench '^BenchmarkTimedWakeRatio$$' -benchtime 15x -count 5 ./bench/
-	bench/run.sh $(R)/sim-switch.txt $(GO) test -run '^$$' -bench '^BenchmarkSwitch$$|^BenchmarkSchedPoint(Threads)?$$' -count 10 ./bench/
+	bench/run.sh $(R)/sim-switch.txt $(GO) test -run '^$$' -bench '^BenchmarkSwitch$$|^BenchmarkSchedPoint(Threads)?$$|^BenchmarkCoroutineThreads$$' -count 10 ./bench/
 	bench/run.sh $(R)/watermark.txt  $(GO) test -run '^$$' -bench '^BenchmarkTracker$$' -benchmem -count 5 ./core/watermark/
 	bench/run.sh results/linearizability/bench.txt $(GO) test ./linearizability -run '^$$' -bench BenchmarkCheckHour -cpu 1 -count 5 -benchmem -timeout 30m
 	$(GO) run ./bench/cmd/plot -dir $(R) > $(R)/tables.md.tmp && mv $(R)/tables.md.tmp $(R)/tables.md

@@ -191,3 +191,34 @@ func BenchmarkSwitch(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCoroutineThreads is BenchmarkSchedPointThreads's floor: the
+// bare coroutine switch (iter.Pull, what sim uses) with n coroutines, each
+// op resuming one drawn at random (as the random strategy draws the next
+// thread) that yields straight back. It has no run queue, thread table or
+// strategy, so what it gains from 2 to 1 000 coroutines is the Go
+// runtime's and the machine's share of sim's growth (cold coroutine
+// stacks and g structures), which no change to sim can remove.
+func BenchmarkCoroutineThreads(b *testing.B) {
+	for _, n := range []int{2, 10, 100, 1000} {
+		b.Run(fmt.Sprintf("threads=%d", n), func(b *testing.B) {
+			nexts := make([]func() (struct{}, bool), n)
+			for i := range nexts {
+				next, stop := iter.Pull(func(yield func(struct{}) bool) {
+					for yield(struct{}{}) {
+					}
+				})
+				defer stop()
+				nexts[i] = next
+			}
+			x := uint64(88172645463325252)
+			b.ResetTimer()
+			for range b.N {
+				x ^= x << 13
+				x ^= x >> 7
+				x ^= x << 17
+				nexts[x%uint64(n)]()
+			}
+		})
+	}
+}

@@ -641,8 +641,21 @@ func simGoals(w io.Writer, rows []*row) {
 	if a, b := th("2"), th("1000"); a != nil && b != nil {
 		step := b.get("ns/op") / a.get("ns/op")
 		swA, swB := a.get("ns/op")/a.get("switches/step"), b.get("ns/op")/b.get("switches/step")
-		fmt.Fprintf(w, "| BenchmarkSchedPointThreads: a step at 1000 threads <= 1.3 x a step at 2 | per step %.1f / %.1f ns = %.2f; per switch %.1f / %.1f ns = %.2f | %s |\n",
-			b.get("ns/op"), a.get("ns/op"), step, swB, swA, swB/swA, verdict(step <= 1.3))
+		floor := ""
+		var ca, cb *row
+		for _, r := range rows {
+			if r.base == "CoroutineThreads" && r.keys["threads"] == "2" {
+				ca = r
+			}
+			if r.base == "CoroutineThreads" && r.keys["threads"] == "1000" {
+				cb = r
+			}
+		}
+		if ca != nil && cb != nil {
+			floor = fmt.Sprintf("; the bare coroutine switch (BenchmarkCoroutineThreads, its floor) %.1f / %.1f ns = %.2f", cb.get("ns/op"), ca.get("ns/op"), cb.get("ns/op")/ca.get("ns/op"))
+		}
+		fmt.Fprintf(w, "| BenchmarkSchedPointThreads: a step at 1000 threads <= 1.3 x a step at 2 | per step %.1f / %.1f ns = %.2f; per switch %.1f / %.1f ns = %.2f%s | %s |\n",
+			b.get("ns/op"), a.get("ns/op"), step, swB, swA, swB/swA, floor, verdict(step <= 1.3))
 	}
 	for _, r := range rows {
 		if r.base != "TimedWakeRatio" || r.keys["threads"] != "500" {

@@ -434,40 +434,49 @@ func TestRejectedContinuationUnderLockDoesNotSelfDeadlock(t *testing.T) {
 // was re-committed to every task as it was read.
 func TestRestoreSkipsCorruptCheckpoint(t *testing.T) {
 	inSim(t, 1000, func(t testing.TB, e env.Env) {
-		r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: time.Second})
-		defer r.close()
-		r.keep = true
-		r.c.Start()
-		if !r.waitFor(30*time.Second, func() bool { return r.completed() >= 3 }) {
-			t.Fatalf("only %d checkpoints completed", r.completed())
-		}
-		r.gate.block() // no completion moves storage meanwhile
-		r.mu.Lock()
-		n := len(r.stored)
-		latest, prev := r.kept[r.stored[n-1]], r.stored[n-2]
-		rot := *latest
-		rot.States = map[TaskID][]byte{}
-		for task, b := range latest.States {
-			rot.States[task] = slices.Clone(b)
-		}
-		rot.States[0][0] ^= 0x10
-		r.kept[rot.ID] = &rot
-		r.notified = nil
-		r.mu.Unlock()
-		if err := r.c.Restore(true); err != nil {
-			t.Fatal(err)
-		}
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if len(r.notified) == 0 {
-			t.Fatal("the restore re-committed no checkpoint")
-		}
-		got := r.notified[0]
+		got, rot, prev := restoreRottedLatest(t, e, variant.Set{})
 		if !got.Intact() || got.ID != prev {
 			t.Fatalf("the restore re-committed checkpoint %d (intact %v, state %q); want the intact %d before the rotted %d",
-				got.ID, got.Intact(), got.States[0], prev, latest.ID)
+				got.ID, got.Intact(), got.States[0], prev, rot.ID)
 		}
 	})
+}
+
+// restoreRottedLatest completes three checkpoints of a rig under vs, rots
+// one state byte of the latest stored one, restores, and returns the first
+// checkpoint the restore re-committed to the tasks, the rotted latest and
+// the id stored before it.
+func restoreRottedLatest(t testing.TB, e env.Env, vs variant.Set) (got, rot *Completed, prev int64) {
+	r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: time.Second, Variants: vs})
+	defer r.close()
+	r.keep = true
+	r.c.Start()
+	if !r.waitFor(30*time.Second, func() bool { return r.completed() >= 3 }) {
+		t.Fatalf("only %d checkpoints completed", r.completed())
+	}
+	r.gate.block() // no completion moves storage meanwhile
+	r.mu.Lock()
+	n := len(r.stored)
+	latest := r.kept[r.stored[n-1]]
+	prev = r.stored[n-2]
+	rotted := *latest
+	rotted.States = map[TaskID][]byte{}
+	for task, b := range latest.States {
+		rotted.States[task] = slices.Clone(b)
+	}
+	rotted.States[0][0] ^= 0x10
+	r.kept[rotted.ID] = &rotted
+	r.notified = nil
+	r.mu.Unlock()
+	if err := r.c.Restore(true); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.notified) == 0 {
+		t.Fatal("the restore re-committed no checkpoint")
+	}
+	return r.notified[0], &rotted, prev
 }
 
 // TestRestoreLoadsRottedUnderChecksumIgnore: with checkpoint-checksum=ignore
@@ -477,35 +486,7 @@ func TestRestoreSkipsCorruptCheckpoint(t *testing.T) {
 // behaviour the default fixed.
 func TestRestoreLoadsRottedUnderChecksumIgnore(t *testing.T) {
 	inSim(t, 1000, func(t testing.TB, e env.Env) {
-		r := newRig(t, e, Config{Interval: 2 * time.Second, Timeout: time.Second,
-			Variants: variant.Set{CheckpointChecksum: variant.ChecksumIgnore}})
-		defer r.close()
-		r.keep = true
-		r.c.Start()
-		if !r.waitFor(30*time.Second, func() bool { return r.completed() >= 3 }) {
-			t.Fatalf("only %d checkpoints completed", r.completed())
-		}
-		r.gate.block() // no completion moves storage meanwhile
-		r.mu.Lock()
-		latest := r.kept[r.stored[len(r.stored)-1]]
-		rot := *latest
-		rot.States = map[TaskID][]byte{}
-		for task, b := range latest.States {
-			rot.States[task] = slices.Clone(b)
-		}
-		rot.States[0][0] ^= 0x10
-		r.kept[rot.ID] = &rot
-		r.notified = nil
-		r.mu.Unlock()
-		if err := r.c.Restore(true); err != nil {
-			t.Fatal(err)
-		}
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if len(r.notified) == 0 {
-			t.Fatal("the restore re-committed no checkpoint")
-		}
-		got := r.notified[0]
+		got, rot, _ := restoreRottedLatest(t, e, variant.Set{CheckpointChecksum: variant.ChecksumIgnore})
 		if got.Intact() || got.ID != rot.ID || !bytes.Equal(got.States[0], rot.States[0]) {
 			t.Fatalf("the restore re-committed checkpoint %d (intact %v); want the rotted latest %d as read under checkpoint-checksum=ignore",
 				got.ID, got.Intact(), rot.ID)

@@ -630,14 +630,15 @@ func goals(w io.Writer, rows []*row) {
 // per-step figure at 2 threads counts half a switch), and sim.World at
 // least 3x cheaper than testing/synctest per timed wake at 500 threads.
 func simGoals(w io.Writer, rows []*row) {
-	th := func(n string) *row {
+	at := func(base, n string) *row {
 		for _, r := range rows {
-			if r.base == "SchedPointThreads" && r.keys["threads"] == n {
+			if r.base == base && r.keys["threads"] == n {
 				return r
 			}
 		}
 		return nil
 	}
+	th := func(n string) *row { return at("SchedPointThreads", n) }
 	if a, b := th("2"), th("1000"); a != nil && b != nil {
 		step := b.get("ns/op") / a.get("ns/op")
 		// Per switch from 10 threads up: at 2 the random strategy switches
@@ -648,24 +649,13 @@ func simGoals(w io.Writer, rows []*row) {
 		if c := th("10"); c != nil {
 			more = fmt.Sprintf("; per switch, 1000 / 10 threads: %.1f / %.1f ns = %.2f", perSwitch(b), perSwitch(c), perSwitch(b)/perSwitch(c))
 		}
-		co := func(n string) *row {
-			for _, r := range rows {
-				if r.base == "CoroutineThreads" && r.keys["threads"] == n {
-					return r
-				}
-			}
-			return nil
-		}
-		if c10, c1000 := co("10"), co("1000"); c10 != nil && c1000 != nil {
+		if c10, c1000 := at("CoroutineThreads", "10"), at("CoroutineThreads", "1000"); c10 != nil && c1000 != nil {
 			more += fmt.Sprintf("; the bare coroutine switch under it (BenchmarkCoroutineThreads), 1000 / 10: %.1f / %.1f ns = %.2f", c1000.get("ns/op"), c10.get("ns/op"), c1000.get("ns/op")/c10.get("ns/op"))
 		}
 		fmt.Fprintf(w, "| BenchmarkSchedPointThreads: a step at 1000 threads <= 1.3 x a step at 2 | per step %.1f / %.1f ns = %.2f%s | %s |\n",
 			b.get("ns/op"), a.get("ns/op"), step, more, verdict(step <= 1.3))
 	}
-	for _, r := range rows {
-		if r.base != "TimedWakeRatio" || r.keys["threads"] != "500" {
-			continue
-		}
+	if r := at("TimedWakeRatio", "500"); r != nil {
 		c, x := r.get("cpu-synctest/sim"), r.get("synctest/sim")
 		fmt.Fprintf(w, "| BenchmarkTimedWakeRatio: sim.World >= 3x cheaper than testing/synctest per timed wake at 500 threads (CPU; wall beside) | CPU %.2fx (sim %.0f ns, synctest %.0f ns per wake); wall %.2fx | %s |\n",
 			c, r.get("sim-cpu-ns/wake"), r.get("synctest-cpu-ns/wake"), x, verdict(c >= 3))

@@ -41,6 +41,7 @@ func benchTriggerCoord(b *testing.B, envName string, e env.Env) {
 				cpu := startCPU()
 				xs := f.col.collect(b, b.N, collectTimeout(b.N, p)+interval(p))
 				cpu.report(b, b.N)
+				cpu.reportSwitches(b, b.N)
 				delay, _, _ := split(xs)
 				reportLatency(b, "", delay)
 				b.ReportMetric(0, "ns/op")

@@ -20,6 +20,7 @@ var units = []string{
 	"Unit late-p50-ns better=lower",
 	"Unit late-p99-ns better=lower",
 	"Unit cpu-ns/op better=lower",
+	"Unit ctxsw/op better=lower",
 	"Unit lead-ns better=lower",
 	"Unit cpu-% better=lower",
 	"Unit threads better=lower",

@@ -36,10 +36,34 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// cpuMeter reports CPU per op over a measured section.
-type cpuMeter struct{ start time.Duration }
+// contextSwitches is the process's context switches so far, voluntary and
+// involuntary, summed over every thread (getrusage RUSAGE_SELF).
+func contextSwitches() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Nvcsw + ru.Nivcsw
+}
 
-func startCPU() cpuMeter { return cpuMeter{cpuTime()} }
+// cpuMeter reports CPU per op over a measured section, and on request the
+// context switches per op.
+type cpuMeter struct {
+	start    time.Duration
+	switches int64
+}
+
+func startCPU() cpuMeter { return cpuMeter{cpuTime(), contextSwitches()} }
+
+// reportSwitches reports context switches per op (ctxsw/op): a count,
+// which a host that stops the virtual machine during the run does not
+// move, where it charges the stopped time as CPU to whichever thread the
+// guest thought was running (results/bench/experiments/stalls, wakeups).
+func (m cpuMeter) reportSwitches(b *testing.B, ops int) {
+	if ops > 0 {
+		b.ReportMetric(float64(contextSwitches()-m.switches)/float64(ops), "ctxsw/op")
+	}
+}
 
 func (m cpuMeter) report(b *testing.B, ops int) {
 	if ops > 0 {

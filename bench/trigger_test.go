@@ -60,6 +60,7 @@ func benchTrigger(b *testing.B, envName string, e env.Env) {
 				cpu := startCPU()
 				xs := f.col.collect(b, b.N, collectTimeout(b.N, p))
 				cpu.report(b, b.N)
+				cpu.reportSwitches(b, b.N)
 				diag.report(b, fmt.Sprintf("%s/%s/%d", envName, d, p), xs)
 				reportTrigger(b, xs)
 				st := f.s.Stats()

@@ -178,11 +178,12 @@ public class TriggerPeer {
         if (!r.warmed.await(2 * iv + 10_000_000_000L, TimeUnit.NANOSECONDS)) {
             throw new IllegalStateException("no firing after warm-up: " + design + " " + p);
         }
-        long cpu0 = os.getProcessCpuTime();
+        long cpu0 = os.getProcessCpuTime(), cs0 = contextSwitches();
         if (!r.done.await(3L * samples * spacingNs + 2 * iv + 10_000_000_000L, TimeUnit.NANOSECONDS)) {
             throw new IllegalStateException("timed out: " + design + " " + p);
         }
         long cpu = os.getProcessCpuTime() - cpu0;
+        double cs = (double) (contextSwitches() - cs0) / samples;
         int threads = timers.stream().mapToInt(ScheduledThreadPoolExecutor::getPoolSize).sum();
         if (dispatch != null) {
             threads += ((ThreadPoolExecutor) dispatch).getPoolSize();
@@ -204,9 +205,33 @@ public class TriggerPeer {
         Arrays.sort(r.delay);
         Arrays.sort(r.late);
         Arrays.sort(r.hop);
-        System.out.printf("BenchmarkTrigger/design=%s/pipelines=%d-%d \t%d\t%d cpu-ns/op\t%d goroutines\t%d hop-p50-ns\t%d hop-p99-ns\t%d p50-ns\t%d p99-ns\t%d p999-ns\t%d timer-late-p50-ns\t%d timer-late-p99-ns%n",
-                design, p, cores, samples, cpu / samples, threads, q(r.hop, .5), q(r.hop, .99),
+        System.out.printf("BenchmarkTrigger/design=%s/pipelines=%d-%d \t%d\t%d cpu-ns/op\t%.3f ctxsw/op\t%d goroutines\t%d hop-p50-ns\t%d hop-p99-ns\t%d p50-ns\t%d p99-ns\t%d p999-ns\t%d timer-late-p50-ns\t%d timer-late-p99-ns%n",
+                design, p, cores, samples, cpu / samples, cs, threads, q(r.hop, .5), q(r.hop, .99),
                 q(r.delay, .5), q(r.delay, .99), q(r.delay, .999), q(r.late, .5), q(r.late, .99));
+    }
+
+    // contextSwitches is the process's context switches so far, voluntary and
+    // involuntary, summed over its live threads (/proc/self/task/*/status; a
+    // thread that ended meanwhile takes its count with it), as the Go side's
+    // getrusage figure counts them; -1 where /proc cannot be read.
+    static long contextSwitches() {
+        long n = 0;
+        try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+            for (var t : (Iterable<java.nio.file.Path>) tasks::iterator) {
+                try {
+                    for (var line : java.nio.file.Files.readAllLines(t.resolve("status"))) {
+                        if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
+                            n += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                        }
+                    }
+                } catch (java.io.IOException e) {
+                    // the thread ended between the listing and the read
+                }
+            }
+        } catch (java.io.IOException e) {
+            return -1;
+        }
+        return n;
     }
 
     // idle measures one design x pipelines x interval cell of the idle mode.

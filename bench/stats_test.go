@@ -27,23 +27,21 @@ func reportLatency(b *testing.B, prefix string, xs []time.Duration) {
 	}
 }
 
-// cpuTime is the process's user plus system CPU time so far.
-func cpuTime() time.Duration {
+// usage is the process's user plus system CPU time so far and its context
+// switches, voluntary and involuntary, summed over every thread (one
+// getrusage RUSAGE_SELF); zero if the call fails.
+func usage() (cpu time.Duration, switches int64) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+		return 0, 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), ru.Nvcsw + ru.Nivcsw
 }
 
-// contextSwitches is the process's context switches so far, voluntary and
-// involuntary, summed over every thread (getrusage RUSAGE_SELF).
-func contextSwitches() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Nvcsw + ru.Nivcsw
+// cpuTime is the process's user plus system CPU time so far.
+func cpuTime() time.Duration {
+	cpu, _ := usage()
+	return cpu
 }
 
 // cpuMeter reports CPU per op over a measured section, and on request the
@@ -53,7 +51,10 @@ type cpuMeter struct {
 	switches int64
 }
 
-func startCPU() cpuMeter { return cpuMeter{cpuTime(), contextSwitches()} }
+func startCPU() cpuMeter {
+	cpu, switches := usage()
+	return cpuMeter{cpu, switches}
+}
 
 // reportSwitches reports context switches per op (ctxsw/op): a count,
 // which a host that stops the virtual machine during the run does not
@@ -61,7 +62,8 @@ func startCPU() cpuMeter { return cpuMeter{cpuTime(), contextSwitches()} }
 // guest thought was running (results/bench/experiments/stalls, wakeups).
 func (m cpuMeter) reportSwitches(b *testing.B, ops int) {
 	if ops > 0 {
-		b.ReportMetric(float64(contextSwitches()-m.switches)/float64(ops), "ctxsw/op")
+		_, switches := usage()
+		b.ReportMetric(float64(switches-m.switches)/float64(ops), "ctxsw/op")
 	}
 }
 

@@ -6,7 +6,8 @@
 # two runs' counts over N2-N1 is the steady state per firing (start-up, warm-up and the JVM's
 # compilation cancel). Counts are not times: a run in which the host stopped the virtual machine
 # (see ../stalls) makes the same calls.
-# SIDES picks the sides (default "precise wall jdk"); precise1 is the default env with GOMAXPROCS=1.
+# Each line also keeps the benchmark's own p50, p99 and CPU per firing (cpu-ns/op, over its timed
+# firings only). SIDES picks the sides (default "precise wall jdk"); precise1 is the default env with GOMAXPROCS=1.
 # Usage: run.sh BENCH_BINARY ROUNDS > out.txt   (needs perf and javac; N1=300, N2=900 unless set)
 set -euo pipefail
 bin=$1; rounds=$2; n1=${N1:-300}; n2=${N2:-900}; sides=${SIDES:-precise wall jdk}
@@ -16,10 +17,11 @@ javac -d "$dir" "$root/peer/jdk/TriggerPeer.java"
 count() { # side design pipelines n cmd...
   local side=$1 d=$2 p=$3 n=$4; shift 4
   perf stat -x, -e context-switches,cpu-migrations,raw_syscalls:sys_enter,task-clock -o "$dir/perf" "$@" >"$dir/out"
-  local p50; p50=$(awk '{ for (i = 2; i <= NF; i++) if ($i == "p50-ns") v = $(i-1) } END { print (v == "" ? "-" : v) }' "$dir/out")
-  awk -F, -v s="$side" -v d="$d" -v p="$p" -v n="$n" -v l="$(cut -d' ' -f1 /proc/loadavg)" -v p50="$p50" '
+  local m; m=$(awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^(p50-ns|p99-ns|cpu-ns\/op)$/) v[$i] = $(i-1) }
+    END { printf "p50-ns=%s p99-ns=%s cpu-ns/op=%s", v["p50-ns"], v["p99-ns"], v["cpu-ns/op"] }' "$dir/out")
+  awk -F, -v s="$side" -v d="$d" -v p="$p" -v n="$n" -v l="$(cut -d' ' -f1 /proc/loadavg)" -v m="$m" '
     $3=="context-switches"{cs=$1} $3=="cpu-migrations"{mig=$1} $3=="raw_syscalls:sys_enter"{sc=$1} $3=="task-clock"{tc=$1}
-    END{printf "side=%s design=%s pipelines=%s firings=%s context-switches=%s cpu-migrations=%s syscalls=%s task-clock-ms=%.0f load=%s p50-ns=%s\n", s, d, p, n, cs, mig, sc, tc, l, p50}' "$dir/perf"
+    END{printf "side=%s design=%s pipelines=%s firings=%s context-switches=%s cpu-migrations=%s syscalls=%s task-clock-ms=%.0f load=%s %s\n", s, d, p, n, cs, mig, sc, tc, l, m}' "$dir/perf"
 }
 for r in $(seq "$rounds"); do
   for d in per-pipeline shared shared-inline; do

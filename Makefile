@@ -106,12 +106,14 @@ bench-peer:
 
 ## bench-idle: what an idle member costs (issue 27): BenchmarkIdleMember on the default env and
 ## Wall beside the JDK peer's idle mode, every design x 10/100/500 pipelines x 1 s/10 s
-## interval, one fresh process per cell and side, 60 s of wall time each (about 75 minutes;
-## IDLE_WALL=SECONDS for a look); then tables.md again
-IDLE_WALL ?= 60
+## interval, one fresh process per cell and side, IDLE_ROUNDS rounds of IDLE_WALL seconds
+## each, the tables taking the median (3 x 20 s: about 70 minutes; IDLE_WALL=3 IDLE_ROUNDS=1
+## for a look); then tables.md again
+IDLE_WALL ?= 20
+IDLE_ROUNDS ?= 3
 bench-idle:
 	@command -v javac >/dev/null || { echo "bench-idle: javac not found, skipped"; exit 0; }; \
-	  GO=$(GO) bench/idle.sh -w $(IDLE_WALL) $(R)/idle-go.txt $(R)/idle-jdk.txt && \
+	  GO=$(GO) bench/idle.sh -w $(IDLE_WALL) -r $(IDLE_ROUNDS) $(R)/idle-go.txt $(R)/idle-jdk.txt && \
 	  $(GO) run ./bench/cmd/plot -dir $(R) > $(R)/tables.md.tmp && mv $(R)/tables.md.tmp $(R)/tables.md
 
 ## bench-ci: the short deterministic set, gated against the committed baseline, and the

@@ -1,5 +1,5 @@
 #!/bin/sh
-# idle.sh [-w SECONDS] [-d DESIGNS] [-p PIPELINES] [-i INTERVALS] OUTGO OUTJDK
+# idle.sh [-w SECONDS] [-r ROUNDS] [-d DESIGNS] [-p PIPELINES] [-i INTERVALS] OUTGO OUTJDK
 #
 # What an idle member costs (issue 27): BenchmarkIdleMember on the default
 # env (env=precise) and env.Wall (env=wall) and the JDK peer's idle mode
@@ -7,23 +7,29 @@
 # design x pipelines x interval cell and side (threads and RSS are the
 # process's), the three back to back per cell so that they see the same
 # machine load. Each cell waits one interval, then measures SECONDS of
-# wall time (default 60: the record; a few seconds for a look).
+# wall time (default 60; a few seconds for a look). With -r ROUNDS
+# (default 1) the whole sweep runs ROUNDS times, one round after the
+# other, so that a cell's runs see different moments of the machine; the
+# tables take the median over them (make bench-idle: 3 rounds of 20 s, as
+# one window's CPU figure swings with the host's stops,
+# results/bench/experiments/idle-switches).
 # INTERVALS in Go duration syntax (default 1s,10s). Leader-follower has no
 # JDK peer. Before each result a comment line records the load (as
 # side.sh). Needs a built test binary ($BENCH_TEST, default: built here)
 # and javac.
 set -eu
-wall=60 designs="per-pipeline shared shared-inline leader-follower" pipelines="10 100 500" intervals="1s 10s"
+wall=60 rounds=1 designs="per-pipeline shared shared-inline leader-follower" pipelines="10 100 500" intervals="1s 10s"
 while [ $# -gt 2 ]; do
 	case $1 in
 	-w) wall=$2; shift 2 ;;
+	-r) rounds=$2; shift 2 ;;
 	-d) designs=$(echo "$2" | tr , ' '); shift 2 ;;
 	-p) pipelines=$(echo "$2" | tr , ' '); shift 2 ;;
 	-i) intervals=$(echo "$2" | tr , ' '); shift 2 ;;
 	*) echo "idle.sh: unknown flag $1" >&2; exit 64 ;;
 	esac
 done
-[ $# -eq 2 ] || { echo "usage: idle.sh [-w SECONDS] [-d DESIGNS] [-p PIPELINES] [-i INTERVALS] OUTGO OUTJDK" >&2; exit 64; }
+[ $# -eq 2 ] || { echo "usage: idle.sh [-w SECONDS] [-r ROUNDS] [-d DESIGNS] [-p PIPELINES] [-i INTERVALS] OUTGO OUTJDK" >&2; exit 64; }
 outgo=$1 outjdk=$2
 go=${GO:-go}
 dir=$(mktemp -d)
@@ -51,23 +57,27 @@ jdkcell() { # jdkcell DESIGN PIPELINES INTERVAL
 		-idle "$wall" -designs "$1" -pipelines "$2" -intervals "$(ms "$3")" -safepointlog "$dir/safepoint.log" |
 		grep '^Benchmark' >>"$outjdk.tmp"
 }
-cmd="bench/idle.sh -w $wall -d $(echo $designs | tr ' ' ,) -p $(echo $pipelines | tr ' ' ,) -i $(echo $intervals | tr ' ' ,)"
+cmd="bench/idle.sh -w $wall -r $rounds -d $(echo $designs | tr ' ' ,) -p $(echo $pipelines | tr ' ' ,) -i $(echo $intervals | tr ' ' ,)"
 {
 	"$(dirname "$0")/header.sh" "$cmd"
-	echo "window: ${wall}s per cell after one interval of warm-up, one process per cell and side"
+	echo "window: ${wall}s per cell after one interval of warm-up, one process per cell and side, $rounds round(s)"
 	"$bin" -test.run '^$' -test.bench '^$' | grep -v '^PASS' || true
 } >"$outgo.tmp"
 {
 	"$(dirname "$0")/header.sh" "$cmd"
-	echo "window: ${wall}s per cell after one interval of warm-up, one process per cell"
+	echo "window: ${wall}s per cell after one interval of warm-up, one process per cell, $rounds round(s)"
 	java -cp "$dir" TriggerPeer -n 0
 } >"$outjdk.tmp"
-for d in $designs; do
-	for p in $pipelines; do
-		for i in $intervals; do
-			gocell precise "$d" "$p" "$i"
-			gocell wall "$d" "$p" "$i"
-			[ "$d" = leader-follower ] || jdkcell "$d" "$p" "$i"
+r=0
+while [ $r -lt "$rounds" ]; do
+	r=$((r + 1))
+	for d in $designs; do
+		for p in $pipelines; do
+			for i in $intervals; do
+				gocell precise "$d" "$p" "$i"
+				gocell wall "$d" "$p" "$i"
+				[ "$d" = leader-follower ] || jdkcell "$d" "$p" "$i"
+			done
 		done
 	done
 done

@@ -20,7 +20,7 @@ import (
 	"github.com/ckptsim/ckptsim/core/sched"
 )
 
-var idleWall = flag.Duration("idle.wall", 3*time.Second, "wall time BenchmarkIdleMember measures per sub-benchmark and op, after one interval of warm-up (one minute for the record)")
+var idleWall = flag.Duration("idle.wall", 3*time.Second, "wall time BenchmarkIdleMember measures per sub-benchmark and op, after one interval of warm-up (20 s in each of three rounds for the record)")
 
 // BenchmarkIdleMember is what a member costs between checkpoints: P
 // pipelines (10, 100, 500) whose periodic triggers are due every interval
@@ -28,8 +28,8 @@ var idleWall = flag.Duration("idle.wall", 3*time.Second, "wall time BenchmarkIdl
 // as BenchmarkTrigger's), on every scheduler design, on the default env
 // (env=precise, env.PreciseWall) and on env.Wall (env=wall). After setup
 // and one interval of warm-up (threads started on demand are started), one
-// op is one window of -idle.wall wall time (default 3 s; one minute for
-// the record), over which it reports:
+// op is one window of -idle.wall wall time (default 3 s; three rounds of
+// 20 s for the record, make bench-idle), over which it reports:
 //
 //	cpu-%              process CPU (user + system, getrusage) per second of
 //	                   wall time, in percent of one core
@@ -44,6 +44,13 @@ var idleWall = flag.Duration("idle.wall", 3*time.Second, "wall time BenchmarkIdl
 //	                   analogue of the JVM's time to safepoint
 //	gc-cycles          GC cycles in the window
 //	firings/s          firings observed per second (the schedule ran)
+//	ctxsw/s            the process's context switches (voluntary and
+//	                   involuntary, getrusage) per second of wall time: a
+//	                   count, which a host that stops the virtual machine
+//	                   does not move, where it charges the stopped time as
+//	                   CPU (results/bench/experiments/idle-switches: the
+//	                   same cell's cpu-% swung 2-7x between runs there, its
+//	                   switches by under 1%)
 //
 // Threads and RSS carry what earlier sub-benchmarks left in the process
 // (the Go runtime keeps its threads): compare them only between fresh
@@ -121,13 +128,16 @@ func (f *idleFixture) window(b *testing.B, wall time.Duration) {
 	debug.FreeOSMemory()
 	before := readSTW()
 	fired := f.fired.Load()
-	cpu0, t0 := cpuTime(), time.Now()
+	cpu0, sw0 := usage()
+	t0 := time.Now()
 	time.Sleep(wall)
-	cpu, el := cpuTime()-cpu0, time.Since(t0)
+	cpu1, sw1 := usage()
+	cpu, el := cpu1-cpu0, time.Since(t0)
 	n := f.fired.Load() - fired
 	after := readSTW()
 	b.ReportMetric(100*float64(cpu)/float64(el), "cpu-%")
 	b.ReportMetric(float64(n)/el.Seconds(), "firings/s")
+	b.ReportMetric(float64(sw1-sw0)/el.Seconds(), "ctxsw/s")
 	var total, stopping float64
 	for i := range 2 {
 		_, hi := histDelta(before[i].Value.Float64Histogram(), after[i].Value.Float64Histogram(), 1)

@@ -30,7 +30,8 @@
 // BenchmarkIdleMember/env=jdk/design=D/pipelines=P/interval=I lines with
 // cpu-% (process CPU per wall second, percent of one core), threads and
 // rss-MiB (/proc/self/status, after System.gc() before the window),
-// gc-cycles, firings/s, and, with -safepointlog FILE (the file of
+// gc-cycles, firings/s, ctxsw/s (contextSwitches per wall second over the
+// window), and, with -safepointlog FILE (the file of
 // -Xlog:safepoint=info:file=FILE that the JVM was started with), the
 // longest safepoint pause in the window (stw-max-ns: "Total") and the
 // longest time to reach a safepoint (stw-stopping-max-ns: "Reaching
@@ -263,9 +264,11 @@ public class TriggerPeer {
         System.gc();
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long gc0 = gcCount(), logAt = logSize(), fired0 = r.seen.get();
+        long sw0 = contextSwitches();
         long cpu0 = os.getProcessCpuTime(), t0 = System.nanoTime();
         TimeUnit.NANOSECONDS.sleep((long) (idleSeconds * 1e9));
         long cpu = os.getProcessCpuTime() - cpu0, el = System.nanoTime() - t0;
+        long sw1 = contextSwitches();
         long fired = r.seen.get() - fired0, gcs = gcCount() - gc0;
         long[] stw = safepoints(logAt);
         long[] st = procStatus();
@@ -276,8 +279,8 @@ public class TriggerPeer {
             dispatch.shutdownNow();
         }
         String ivName = iv % 1_000_000_000L == 0 ? (iv / 1_000_000_000L) + "s" : (iv / 1_000_000L) + "ms";
-        System.out.printf("BenchmarkIdleMember/env=jdk/design=%s/pipelines=%d/interval=%s-%d \t1\t%.3f cpu-%%\t%.2f firings/s\t%d gc-cycles\t%.3f rss-MiB\t%d stw-max-ns\t%d stw-stopping-max-ns\t%d threads%n",
-                design, p, ivName, cores, 100.0 * cpu / el, fired * 1e9 / el, gcs, st[1] / 1048576.0, stw[0], stw[1], st[0]);
+        System.out.printf("BenchmarkIdleMember/env=jdk/design=%s/pipelines=%d/interval=%s-%d \t1\t%.3f cpu-%%\t%.2f firings/s\t%.2f ctxsw/s\t%d gc-cycles\t%.3f rss-MiB\t%d stw-max-ns\t%d stw-stopping-max-ns\t%d threads%n",
+                design, p, ivName, cores, 100.0 * cpu / el, fired * 1e9 / el, (sw1 - sw0) * 1e9 / el, gcs, st[1] / 1048576.0, stw[0], stw[1], st[0]);
     }
 
     static long gcCount() {

@@ -680,6 +680,17 @@ func idleGoal(w io.Writer, rows []*row) {
 	if len(idle) == 0 {
 		return
 	}
+	idleGoalOn(w, idle, "CPU % of a core", func(r *row) float64 { return r.get("cpu-%") },
+		func(v float64) string { return fmt.Sprintf("%.2f%%", v) })
+	idleGoalOn(w, idle, "context switches per firing (a count the host's stops do not move)", switchesPerFiring,
+		func(v float64) string { return fmt.Sprintf("%.1f", v) })
+}
+
+// idleGoalOn prints the idle-member goal on one figure of a cell (what
+// value returns, NaN where a run lacks it), one line per env of ours; no
+// line for an env with no cell where both it and the JDK peer have the
+// figure.
+func idleGoalOn(w io.Writer, idle []*row, what string, value func(*row) float64, show func(float64) string) {
 	type cell struct{ design, pipelines, interval string }
 	by := map[cell]map[string]float64{}
 	var order []cell
@@ -689,7 +700,7 @@ func idleGoal(w io.Writer, rows []*row) {
 			by[c] = map[string]float64{}
 			order = append(order, c)
 		}
-		by[c][r.keys["env"]] = r.get("cpu-%")
+		by[c][r.keys["env"]] = value(r)
 	}
 	for _, env := range []string{"precise", "wall"} {
 		cells, above := 0, []string{}
@@ -705,7 +716,7 @@ func idleGoal(w io.Writer, rows []*row) {
 				ratios = append(ratios, g/j)
 			}
 			if g > j {
-				above = append(above, fmt.Sprintf("%s/%s/%s %.2f%% vs %.2f%%", c.design, c.pipelines, c.interval, g, j))
+				above = append(above, fmt.Sprintf("%s/%s/%s %s vs %s", c.design, c.pipelines, c.interval, show(g), show(j)))
 			}
 		}
 		if cells == 0 {
@@ -716,7 +727,7 @@ func idleGoal(w io.Writer, rows []*row) {
 		if len(above) > 0 {
 			fig += "; above: " + strings.Join(above, ", ")
 		}
-		fmt.Fprintf(w, "| (idle member) %s CPU %% of a core <= the JDK peer's on the same schedule, every design x pipelines x interval cell where both run | %s | %s |\n", name, fig, verdict(len(above) == 0))
+		fmt.Fprintf(w, "| (idle member) %s %s <= the JDK peer's on the same schedule, every design x pipelines x interval cell where both run | %s | %s |\n", name, what, fig, verdict(len(above) == 0))
 	}
 }
 
@@ -762,10 +773,12 @@ func idleTable(w io.Writer, rows []*row) {
 		return len(a.interval) - len(b.interval) // 1s before 10s
 	})
 	envs := []string{"precise", "wall", "jdk"}
-	fmt.Fprintln(w, "### Idle member: CPU, threads, RSS and the longest stop-the-world pause (default env / Wall / JDK peer)")
+	fmt.Fprintln(w, "### Idle member: CPU, context switches, threads, RSS and the longest stop-the-world pause (default env / Wall / JDK peer)")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| design | pipelines | interval | CPU % of a core | threads | RSS MiB | longest STW (JDK: safepoint) | longest time to stop |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "Medians over runs. Context switches per firing are a count, which a host that stops the virtual machine does not move; CPU is charged that time (`experiments/idle-switches`). Runs recorded before the count existed show –.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| design | pipelines | interval | CPU % of a core | context switches/firing | threads | RSS MiB | longest STW (JDK: safepoint) | longest time to stop |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	get := func(m map[string]*row, unit string, f func(float64) string) string {
 		var out []string
 		for _, e := range envs {
@@ -787,12 +800,35 @@ func idleTable(w io.Writer, rows []*row) {
 		}
 		return us(v)
 	}
+	perFiring := func(m map[string]*row) string {
+		var out []string
+		for _, e := range envs {
+			v := switchesPerFiring(m[e])
+			if math.IsNaN(v) {
+				out = append(out, "–")
+				continue
+			}
+			out = append(out, fmt.Sprintf("%.1f", v))
+		}
+		return strings.Join(out, " / ")
+	}
 	for _, k := range keys {
 		m := by[k]
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", k.design, k.pipelines, k.interval,
-			get(m, "cpu-%", pct), get(m, "threads", n0), get(m, "rss-MiB", mib), get(m, "stw-max-ns", dur), get(m, "stw-stopping-max-ns", dur))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", k.design, k.pipelines, k.interval,
+			get(m, "cpu-%", pct), perFiring(m), get(m, "threads", n0), get(m, "rss-MiB", mib), get(m, "stw-max-ns", dur), get(m, "stw-stopping-max-ns", dur))
 	}
 	fmt.Fprintln(w)
+}
+
+// switchesPerFiring is an idle row's context switches per firing (the
+// medians of ctxsw/s over firings/s), NaN where either is missing or no
+// firing was seen.
+func switchesPerFiring(r *row) float64 {
+	sw, f := val(r, "ctxsw/s"), val(r, "firings/s")
+	if math.IsNaN(sw) || math.IsNaN(f) || f <= 0 {
+		return math.NaN()
+	}
+	return sw / f
 }
 
 // median is the middle of xs (the mean of the two middle ones when even),

@@ -104,10 +104,10 @@ bench-peer:
 	  GO=$(GO) bench/side.sh -r $(SIDE_ROUNDS) -n $(SIDE_N) $(R)/trigger-precise.txt $(R)/trigger-jdk.txt && \
 	  $(GO) run ./bench/cmd/plot -dir $(R) > $(R)/tables.md
 
-## bench-idle: what an idle member costs (issue 27): BenchmarkIdleMember on the default env and
-## Wall beside the JDK peer's idle mode, every design x 10/100/500 pipelines x 1 s/10 s
-## interval, one fresh process per cell and side, IDLE_ROUNDS rounds of IDLE_WALL seconds
-## each, the tables taking the median (3 x 20 s: about 70 minutes; IDLE_WALL=3 IDLE_ROUNDS=1
+## bench-idle: what an idle member costs (issue 27): BenchmarkIdleMember on the default env,
+## Wall and Wall on one P beside the JDK peer's idle mode, every design x 10/100/500 pipelines
+## x 1 s/10 s interval, one fresh process per cell and side, IDLE_ROUNDS rounds of IDLE_WALL
+## seconds each, the tables taking the median (3 x 20 s: about 95 minutes; IDLE_WALL=3 IDLE_ROUNDS=1
 ## for a look); then tables.md again
 IDLE_WALL ?= 20
 IDLE_ROUNDS ?= 3

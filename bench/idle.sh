@@ -2,7 +2,8 @@
 # idle.sh [-w SECONDS] [-r ROUNDS] [-d DESIGNS] [-p PIPELINES] [-i INTERVALS] OUTGO OUTJDK
 #
 # What an idle member costs (issue 27): BenchmarkIdleMember on the default
-# env (env=precise) and env.Wall (env=wall) and the JDK peer's idle mode
+# env (env=precise), env.Wall (env=wall) and env.Wall on one P (env=wall1)
+# and the JDK peer's idle mode
 # (TriggerPeer -idle, env=jdk) on the same schedule, one fresh process per
 # design x pipelines x interval cell and side (threads and RSS are the
 # process's), the three back to back per cell so that they see the same
@@ -76,6 +77,7 @@ while [ $r -lt "$rounds" ]; do
 			for i in $intervals; do
 				gocell precise "$d" "$p" "$i"
 				gocell wall "$d" "$p" "$i"
+				gocell wall1 "$d" "$p" "$i"
 				[ "$d" = leader-follower ] || jdkcell "$d" "$p" "$i"
 			done
 		done

@@ -26,7 +26,11 @@ var idleWall = flag.Duration("idle.wall", 3*time.Second, "wall time BenchmarkIdl
 // pipelines (10, 100, 500) whose periodic triggers are due every interval
 // (1 s, 10 s; due times staggered evenly over it, bodies that only re-arm,
 // as BenchmarkTrigger's), on every scheduler design, on the default env
-// (env=precise, env.PreciseWall) and on env.Wall (env=wall). After setup
+// (env=precise, env.PreciseWall), on env.Wall (env=wall) and on env.Wall
+// with GOMAXPROCS 1 for the sub-benchmark (env=wall1: no idle P for the
+// runtime to wake a second thread for on each firing, which is most of
+// the difference in context switches to the JDK peer,
+// results/bench/experiments/idle-switches). After setup
 // and one interval of warm-up (threads started on demand are started), one
 // op is one window of -idle.wall wall time (default 3 s; three rounds of
 // 20 s for the record, make bench-idle), over which it reports:
@@ -57,15 +61,19 @@ var idleWall = flag.Duration("idle.wall", 3*time.Second, "wall time BenchmarkIdl
 // processes, one sub-benchmark each (bench/idle.sh).
 func BenchmarkIdleMember(b *testing.B) {
 	envs := []struct {
-		name string
-		e    env.Env
-	}{{"precise", env.Default()}, {"wall", env.Wall{}}}
+		name  string
+		e     env.Env
+		procs int // GOMAXPROCS for the sub-benchmark; 0 leaves it
+	}{{"precise", env.Default(), 0}, {"wall", env.Wall{}, 0}, {"wall1", env.Wall{}, 1}}
 	for _, en := range envs {
 		for _, d := range designs {
 			for _, p := range pipelines {
 				for _, iv := range []time.Duration{time.Second, 10 * time.Second} {
 					name := fmt.Sprintf("env=%s/design=%s/pipelines=%d/interval=%v", en.name, d, p, iv)
 					b.Run(name, func(b *testing.B) {
+						if en.procs > 0 {
+							defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(en.procs))
+						}
 						key := "idle/" + name
 						f := fixtureFor(key, func() *idleFixture { return newIdleFixture(b, en.e, d, p, iv) })
 						for range b.N {

@@ -702,7 +702,7 @@ func idleGoalOn(w io.Writer, idle []*row, what string, value func(*row) float64,
 		}
 		by[c][r.keys["env"]] = value(r)
 	}
-	for _, env := range []string{"precise", "wall"} {
+	for _, env := range []string{"precise", "wall", "wall1"} {
 		cells, above := 0, []string{}
 		var ratios []float64
 		for _, c := range order {
@@ -722,7 +722,7 @@ func idleGoalOn(w io.Writer, idle []*row, what string, value func(*row) float64,
 		if cells == 0 {
 			continue
 		}
-		name := map[string]string{"precise": "default env", "wall": "Wall"}[env]
+		name := map[string]string{"precise": "default env", "wall": "Wall", "wall1": "Wall on one P (GOMAXPROCS 1)"}[env]
 		fig := fmt.Sprintf("%d of %d cells at or below (median ratio %.2f)", cells-len(above), cells, median(ratios))
 		if len(above) > 0 {
 			fig += "; above: " + strings.Join(above, ", ")
@@ -742,7 +742,7 @@ func bestJDK(rows []*row, p int) *row {
 	return best
 }
 
-// idleTable prints BenchmarkIdleMember (env=precise, env=wall) beside the
+// idleTable prints BenchmarkIdleMember (env=precise, env=wall, env=wall1) beside the
 // JDK peer's idle mode (env=jdk), one row per design x pipelines x
 // interval, medians over runs; nothing when there are no such rows.
 func idleTable(w io.Writer, rows []*row) {
@@ -772,8 +772,8 @@ func idleTable(w io.Writer, rows []*row) {
 		}
 		return len(a.interval) - len(b.interval) // 1s before 10s
 	})
-	envs := []string{"precise", "wall", "jdk"}
-	fmt.Fprintln(w, "### Idle member: CPU, context switches, threads, RSS and the longest stop-the-world pause (default env / Wall / JDK peer)")
+	envs := []string{"precise", "wall", "wall1", "jdk"}
+	fmt.Fprintln(w, "### Idle member: CPU, context switches, threads, RSS and the longest stop-the-world pause (default env / Wall / Wall on one P / JDK peer)")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Medians over runs. Context switches per firing are a count, which a host that stops the virtual machine does not move; CPU is charged that time (`experiments/idle-switches`). Runs recorded before the count existed show –.")
 	fmt.Fprintln(w)

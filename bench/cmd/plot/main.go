@@ -673,8 +673,9 @@ func simGoals(w io.Writer, rows []*row) {
 }
 
 // idleGoal prints issue 27's idle-member goal (no design of ours costs
-// more CPU than the JDK peer on the same schedule, default env and Wall)
-// when the files hold BenchmarkIdleMember; nothing otherwise.
+// more than the JDK peer on the same schedule: default env, Wall and Wall
+// on one P), on CPU and on context switches per firing, when the files
+// hold BenchmarkIdleMember; nothing otherwise.
 func idleGoal(w io.Writer, rows []*row) {
 	idle := pick(rows, func(r *row) bool { return r.base == "IdleMember" })
 	if len(idle) == 0 {

@@ -7,7 +7,8 @@
 # compilation cancel). Counts are not times: a run in which the host stopped the virtual machine
 # (see ../stalls) makes the same calls.
 # Each line also keeps the benchmark's own p50, p99 and CPU per firing (cpu-ns/op, over its timed
-# firings only). SIDES picks the sides (default "precise wall jdk"); precise1 is the default env with GOMAXPROCS=1;
+# firings only). SIDES picks the sides (default "precise wall jdk"); precise1 is the default env with GOMAXPROCS=1,
+# wall1 Wall with GOMAXPROCS=1;
 # hold is the default env with Park 1h: a timed wait never parks in the Go runtime, it sleeps on its
 # futex in a raw system call (holding its P) from the start whenever a slot is free.
 # Usage: run.sh BENCH_BINARY ROUNDS > out.txt   (needs perf and javac; N1=300, N2=900 unless set)
@@ -35,6 +36,7 @@ for r in $(seq "$rounds"); do
           precise1) count precise1 "$d" "$p" "$n" env GOMAXPROCS=1 "$bin" -test.run '^$' -test.bench "^BenchmarkTriggerPrecise\$/^design=$d\$/^pipelines=$p\$" -test.benchtime "${n}x" ;;
           hold) count hold "$d" "$p" "$n" "$bin" -test.run '^$' -test.bench "^BenchmarkTriggerPrecise\$/^design=$d\$/^pipelines=$p\$" -test.benchtime "${n}x" -precise.park 1h ;;
           wall) count wall "$d" "$p" "$n" "$bin" -test.run '^$' -test.bench "^BenchmarkTrigger\$/^design=$d\$/^pipelines=$p\$" -test.benchtime "${n}x" ;;
+          wall1) count wall1 "$d" "$p" "$n" env GOMAXPROCS=1 "$bin" -test.run '^$' -test.bench "^BenchmarkTrigger\$/^design=$d\$/^pipelines=$p\$" -test.benchtime "${n}x" ;;
           jdk) count jdk "$d" "$p" "$n" java -Xms512m -Xmx512m -XX:+UseG1GC -cp "$dir" TriggerPeer -n "$n" -designs "$d" -pipelines "$p" ;;
           *) echo "run.sh: unknown side $side" >&2; exit 64 ;;
           esac

@@ -52,9 +52,10 @@ var idleWall = flag.Duration("idle.wall", 3*time.Second, "wall time BenchmarkIdl
 //	                   involuntary, getrusage) per second of wall time: a
 //	                   count, which a host that stops the virtual machine
 //	                   does not move, where it charges the stopped time as
-//	                   CPU (results/bench/experiments/idle-switches: the
-//	                   same cell's cpu-% swung 2-7x between runs there, its
-//	                   switches by under 1%)
+//	                   CPU (results/bench/experiments/idle-switches: over
+//	                   three runs of a cell there, cpu-% moved by up to
+//	                   6.6x, 1.6-2.3x at the median, the switches per
+//	                   firing by 2-7% at the median)
 //
 // Threads and RSS carry what earlier sub-benchmarks left in the process
 // (the Go runtime keeps its threads): compare them only between fresh

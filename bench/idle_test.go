@@ -66,6 +66,9 @@ func BenchmarkIdleMember(b *testing.B) {
 		e     env.Env
 		procs int // GOMAXPROCS for the sub-benchmark; 0 leaves it
 	}{{"precise", env.Default(), 0}, {"wall", env.Wall{}, 0}, {"wall1", env.Wall{}, 1}}
+	if *precisePoll {
+		envs[0].e = env.PreciseWall{Poll: true}
+	}
 	for _, en := range envs {
 		for _, d := range designs {
 			for _, p := range pipelines {

@@ -19,6 +19,7 @@ var (
 	precisePark = flag.Duration("precise.park", 0, "env.PreciseWall's Park in BenchmarkTriggerPrecise (0: its default)")
 	preciseSpin = flag.Duration("precise.spin", 0, "env.PreciseWall's Spin in BenchmarkTriggerPrecise (0: its default)")
 	preciseLead = flag.Duration("precise.lead", 0, "env.PreciseWall's Lead in BenchmarkTriggerPrecise (0: its default, negative: off)")
+	precisePoll = flag.Bool("precise.poll", false, "env.PreciseWall's Poll in BenchmarkTriggerPrecise and BenchmarkIdleMember's env=precise")
 	pipelines   = []int{10, 100, 500}
 	designs     = []sched.Design{sched.PerPipeline, sched.Shared, sched.SharedInline, sched.LeaderFollower}
 )
@@ -47,7 +48,7 @@ func BenchmarkTrigger(b *testing.B) { benchTrigger(b, "wall", env.Wall{}) }
 
 // BenchmarkTriggerPrecise is BenchmarkTrigger on env.PreciseWall.
 func BenchmarkTriggerPrecise(b *testing.B) {
-	benchTrigger(b, "precise", env.PreciseWall{Park: *precisePark, Spin: *preciseSpin, Lead: *preciseLead})
+	benchTrigger(b, "precise", env.PreciseWall{Park: *precisePark, Spin: *preciseSpin, Lead: *preciseLead, Poll: *precisePoll})
 }
 
 func benchTrigger(b *testing.B, envName string, e env.Env) {

@@ -14,5 +14,10 @@ package env
 // (results/bench/tables.md has the figures per cell;
 // results/bench/experiments/stalls why a run's figure also depends on how
 // often the host stopped the virtual machine during it). Use Wall where
-// CPU matters more than sub-millisecond timing.
+// CPU matters more than sub-millisecond timing; in a process that runs the
+// control plane alone, Wall with GOMAXPROCS=1 cost an idle member less CPU
+// than the JDK peer on the same schedule in every cell measured, where the
+// default env and Wall on two Ps did not: with one P the runtime has no
+// idle P to wake a second thread for on each firing
+// (results/bench/experiments/idle-switches).
 func Default() Env { return PreciseWall{} }

@@ -88,6 +88,11 @@ type PreciseWall struct {
 	// the adaptive lead covers that wait's lateness plus the promotion. The
 	// taker spins out what is left of the lead.
 	Lead time.Duration
+	// Poll sleeps the kernel phase on a timerfd read through the Go
+	// runtime's network poller instead of a futex in a raw system call,
+	// and skips the Go-park phase and the slots (see waitPoll).
+	// Experimental: results/bench/experiments/poll.
+	Poll bool
 }
 
 // LooseCond is implemented by PreciseWall's conditions.
@@ -112,7 +117,25 @@ const (
 var (
 	adaptSpin = newAdaptive(DefaultSpin, 10*time.Microsecond, 200*time.Microsecond, 10*time.Microsecond)
 	adaptLead = newAdaptive(DefaultLead, 10*time.Microsecond, 250*time.Microsecond, 10*time.Microsecond)
+	// Poll's: the poller's wake-ups have their own lateness, with a
+	// longer tail (results/bench/experiments/poll).
+	adaptSpinPoll = newAdaptive(DefaultSpin, 10*time.Microsecond, 500*time.Microsecond, 10*time.Microsecond)
+	adaptLeadPoll = newAdaptive(DefaultLead, 10*time.Microsecond, 500*time.Microsecond, 10*time.Microsecond)
 )
+
+func (p PreciseWall) adaptiveSpin() *adaptive {
+	if p.Poll {
+		return adaptSpinPoll
+	}
+	return adaptSpin
+}
+
+func (p PreciseWall) adaptiveLead() *adaptive {
+	if p.Poll {
+		return adaptLeadPoll
+	}
+	return adaptLead
+}
 
 // TimerLead is Lead, the adaptive lead when zero, 0 when negative.
 func (p PreciseWall) TimerLead() time.Duration {
@@ -120,7 +143,7 @@ func (p PreciseWall) TimerLead() time.Duration {
 	case p.Lead < 0:
 		return 0
 	case p.Lead == 0:
-		return adaptLead.get()
+		return p.adaptiveLead().get()
 	}
 	return p.Lead
 }
@@ -130,7 +153,7 @@ func (p PreciseWall) TimerLead() time.Duration {
 // being ready to wait out the rest.
 func (p PreciseWall) ObserveLead(used time.Duration) {
 	if p.Lead == 0 {
-		adaptLead.observe(used)
+		p.adaptiveLead().observe(used)
 	}
 }
 
@@ -140,7 +163,7 @@ func (p PreciseWall) phases() (park, spin time.Duration) {
 		park = DefaultPark
 	}
 	if spin <= 0 {
-		spin = adaptSpin.get()
+		spin = p.adaptiveSpin().get()
 	}
 	return max(park, spin), spin
 }
@@ -178,6 +201,12 @@ type preciseWaiter struct {
 	state  atomic.Uint32
 	asleep atomic.Uint32 // 1 while in the futex phase
 	ch     chan struct{} // closed by wake
+	// Poll only: the timerfd a wait reads, which wake interrupts. polled
+	// is set before fd, so that a wake that finds it unset stored its
+	// state before the waiter's next look at it (both are atomics).
+	polled atomic.Bool
+	fdMu   sync.Mutex // guards fd
+	fd     *timerFD
 }
 
 func newPreciseWaiter() *preciseWaiter { return &preciseWaiter{ch: make(chan struct{})} }
@@ -189,12 +218,22 @@ func (w *preciseWaiter) wake() {
 	if w.asleep.Load() != 0 {
 		futexWake(&w.state)
 	}
+	if w.polled.Load() {
+		w.fdMu.Lock()
+		if w.fd != nil {
+			w.fd.interrupt()
+		}
+		w.fdMu.Unlock()
+	}
 }
 
 // wait waits for a wake-up or the deadline and reports whether it was
 // woken. A loose wait has no spin phase: it sleeps in the kernel to the
 // deadline and ends as late as the kernel wakes it.
 func (p PreciseWall) wait(w *preciseWaiter, deadline time.Time, loose bool) (woken bool) {
+	if p.Poll {
+		return p.waitPoll(w, deadline, loose)
+	}
 	park, spin := p.phases()
 	if loose {
 		spin = 0

@@ -8,7 +8,8 @@
 # (see ../stalls) makes the same calls.
 # Each line also keeps the benchmark's own p50, p99 and CPU per firing (cpu-ns/op, over its timed
 # firings only). SIDES picks the sides (default "precise wall jdk"); precise1 is the default env with GOMAXPROCS=1,
-# wall1 Wall with GOMAXPROCS=1;
+# wall1 Wall with GOMAXPROCS=1; poll the default env with Poll (its kernel sleep a timerfd read through
+# the runtime's poller) and a fixed lead (POLL_LEAD, default 400us), poll1 the same with GOMAXPROCS=1;
 # hold is the default env with Park 1h: a timed wait never parks in the Go runtime, it sleeps on its
 # futex in a raw system call (holding its P) from the start whenever a slot is free.
 # Usage: run.sh BENCH_BINARY ROUNDS > out.txt   (needs perf and javac; N1=300, N2=900 unless set)
@@ -36,6 +37,8 @@ for r in $(seq "$rounds"); do
           precise1) count precise1 "$d" "$p" "$n" env GOMAXPROCS=1 "$bin" -test.run '^$' -test.bench "^BenchmarkTriggerPrecise\$/^design=$d\$/^pipelines=$p\$" -test.benchtime "${n}x" ;;
           hold) count hold "$d" "$p" "$n" "$bin" -test.run '^$' -test.bench "^BenchmarkTriggerPrecise\$/^design=$d\$/^pipelines=$p\$" -test.benchtime "${n}x" -precise.park 1h ;;
           wall) count wall "$d" "$p" "$n" "$bin" -test.run '^$' -test.bench "^BenchmarkTrigger\$/^design=$d\$/^pipelines=$p\$" -test.benchtime "${n}x" ;;
+          poll) count poll "$d" "$p" "$n" "$bin" -test.run '^$' -test.bench "^BenchmarkTriggerPrecise\$/^design=$d\$/^pipelines=$p\$" -test.benchtime "${n}x" -precise.poll -precise.lead "${POLL_LEAD:-400us}" ;;
+          poll1) count poll1 "$d" "$p" "$n" env GOMAXPROCS=1 "$bin" -test.run '^$' -test.bench "^BenchmarkTriggerPrecise\$/^design=$d\$/^pipelines=$p\$" -test.benchtime "${n}x" -precise.poll -precise.lead "${POLL_LEAD:-400us}" ;;
           wall1) count wall1 "$d" "$p" "$n" env GOMAXPROCS=1 "$bin" -test.run '^$' -test.bench "^BenchmarkTrigger\$/^design=$d\$/^pipelines=$p\$" -test.benchtime "${n}x" ;;
           jdk) count jdk "$d" "$p" "$n" java -Xms512m -Xmx512m -XX:+UseG1GC -cp "$dir" TriggerPeer -n "$n" -designs "$d" -pipelines "$p" ;;
           *) echo "run.sh: unknown side $side" >&2; exit 64 ;;

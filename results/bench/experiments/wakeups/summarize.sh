@@ -25,7 +25,7 @@ function med(A, key, k,   i, j, t, v) {
 END {
   print "| design | pipelines | side | context switches per firing | system calls per firing | task-clock per firing (µs) | CPU per firing, benchmark (µs) | p50 (µs) | p99 (µs) | rounds |"
   print "|---|---|---|---|---|---|---|---|---|---|"
-  ns=split("precise precise1 hold wall wall1 jdk", sides, " ")
+  ns=split("precise precise1 hold poll poll1 wall wall1 jdk", sides, " ")
   for (c=1; c<=nc; c++) for (s=1; s<=ns; s++) {
     side=sides[s]; key=cells[c] " " side; k=runs[key]
     if (!k) continue

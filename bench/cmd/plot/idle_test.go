@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestIdleMedianOverRounds: the idle table and goals take each figure's
+// median over a cell's runs (bench/idle.sh -r), compute context switches
+// per firing from ctxsw/s and firings/s, show – where a run lacks the
+// count, and judge CPU and switches separately.
+func TestIdleMedianOverRounds(t *testing.T) {
+	dir := t.TempDir()
+	goRuns := `goos: linux
+BenchmarkIdleMember/env=precise/design=shared/pipelines=100/interval=1s-2 1 9.0 cpu-% 100 firings/s 900 ctxsw/s 4 threads
+BenchmarkIdleMember/env=wall1/design=shared/pipelines=100/interval=1s-2 1 1.0 cpu-% 100 firings/s 280 ctxsw/s 3 threads
+BenchmarkIdleMember/env=precise/design=shared/pipelines=100/interval=1s-2 1 30.0 cpu-% 100 firings/s 920 ctxsw/s 4 threads
+BenchmarkIdleMember/env=wall1/design=shared/pipelines=100/interval=1s-2 1 5.0 cpu-% 100 firings/s 300 ctxsw/s 3 threads
+BenchmarkIdleMember/env=precise/design=shared/pipelines=100/interval=1s-2 1 2.0 cpu-% 100 firings/s 910 ctxsw/s 4 threads
+BenchmarkIdleMember/env=wall1/design=shared/pipelines=100/interval=1s-2 1 1.5 cpu-% 100 firings/s 290 ctxsw/s 3 threads
+BenchmarkIdleMember/env=wall/design=shared/pipelines=100/interval=1s-2 1 2.5 cpu-% 100 firings/s 4 threads
+`
+	jdkRuns := `peer: jdk
+BenchmarkIdleMember/env=jdk/design=shared/pipelines=100/interval=1s-2 1 3.0 cpu-% 100 firings/s 400 ctxsw/s 30 threads
+BenchmarkIdleMember/env=jdk/design=shared/pipelines=100/interval=1s-2 1 3.5 cpu-% 100 firings/s 420 ctxsw/s 30 threads
+BenchmarkIdleMember/env=jdk/design=shared/pipelines=100/interval=1s-2 1 4.0 cpu-% 100 firings/s 410 ctxsw/s 30 threads
+`
+	for name, s := range map[string]string{"idle-go.txt": goRuns, "idle-jdk.txt": jdkRuns} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	idleGoal(&b, rows)
+	idleTable(&b, rows)
+	out := b.String()
+	for _, want := range []string{
+		// CPU medians 9.0 (precise), 2.5 (wall: one run), 1.5 (wall1), 3.5 (jdk)
+		"| shared | 100 | 1s | 9.00 / 2.50 / 1.50 / 3.50 | 9.1 / – / 2.9 / 4.1 |",
+		"| (idle member) default env CPU % of a core <= the JDK peer's on the same schedule, every design x pipelines x interval cell where both run | 0 of 1 cells at or below (median ratio 2.57); above: shared/100/1s 9.00% vs 3.50% | **not met** |",
+		"| (idle member) Wall CPU % of a core <= the JDK peer's on the same schedule, every design x pipelines x interval cell where both run | 1 of 1 cells at or below (median ratio 0.71) | **met** |",
+		"| (idle member) Wall on one P (GOMAXPROCS 1) CPU % of a core <= the JDK peer's on the same schedule, every design x pipelines x interval cell where both run | 1 of 1 cells at or below (median ratio 0.43) | **met** |",
+		"| (idle member) default env context switches per firing (a count the host's stops do not move) <= the JDK peer's on the same schedule, every design x pipelines x interval cell where both run | 0 of 1 cells at or below (median ratio 2.22); above: shared/100/1s 9.1 vs 4.1 | **not met** |",
+		"| (idle member) Wall on one P (GOMAXPROCS 1) context switches per firing (a count the host's stops do not move) <= the JDK peer's on the same schedule, every design x pipelines x interval cell where both run | 1 of 1 cells at or below (median ratio 0.71) | **met** |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks\n%s\ngot:\n%s", want, out)
+		}
+	}
+	// Wall has no count: no switches goal line for it.
+	if strings.Contains(out, "| (idle member) Wall context switches") {
+		t.Errorf("a switches goal for Wall, whose run has no ctxsw/s:\n%s", out)
+	}
+}

@@ -505,9 +505,10 @@ func TestTimerLeadTakenEntryStillCancels(t *testing.T) {
 // as used (env.LeadObserver), and its conditions count loose waits.
 type leadEnv struct {
 	env.Env
-	lead  time.Duration
-	used  []time.Duration
-	loose int
+	lead    time.Duration
+	used    []time.Duration
+	loose   int
+	overrun time.Duration // how late a loose wait that times out ends
 }
 
 func (e *leadEnv) TimerLead() time.Duration       { return e.lead }
@@ -523,7 +524,34 @@ type looseCond struct {
 
 func (c *looseCond) WaitForLoose(d time.Duration) bool {
 	c.e.loose++
-	return c.Cond.WaitFor(d)
+	timedOut := c.Cond.WaitFor(d)
+	if timedOut && c.e.overrun > 0 {
+		c.e.Env.Sleep(c.e.overrun) // a loose wait that ends late
+	}
+	return timedOut
+}
+
+// A loose wait for the lead that ends past the entry's deadline reports
+// the whole lead used, and the overrun: an adaptive lead learns
+// latenesses above itself, not only those it covered.
+func TestTimerReportsALeadOverrun(t *testing.T) {
+	simtest.Sim(t, 300, func(t testing.TB, se env.Env) {
+		e := &leadEnv{Env: se, lead: 2 * time.Millisecond}
+		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 1})
+		ran := simtest.NewCounter(e)
+		tm.Schedule(0, ran.Add) // start the thread
+		ran.Await(1)
+		e.overrun = 5 * time.Millisecond // the wait ends 3 ms past the deadline
+		tm.Schedule(100*time.Millisecond, ran.Add)
+		ran.Await(2)
+		e.overrun = time.Millisecond // within the lead: 1 ms of it used
+		tm.Schedule(100*time.Millisecond, ran.Add)
+		ran.Await(3)
+		if len(e.used) != 2 || e.used[0] != 5*time.Millisecond || e.used[1] != time.Millisecond {
+			t.Fatalf("lead used reported %v, want [5ms 1ms]", e.used)
+		}
+		tm.ShutdownNow()
+	})
 }
 
 // With the env's lead (TimerConfig.Lead 0 on an env.TimerLeader), the

@@ -198,6 +198,14 @@ func (t *Timer) nextDue() (h *Handle, claimed bool) {
 				h := t.takeLocked(now, leading)
 				if h.claimed {
 					h.lead = waited
+				} else if waited > 0 {
+					// The wait for the lead ran past the deadline: the
+					// lead was used up, and more. Reported too, or an
+					// adaptive lead would learn only the latenesses below
+					// itself and never grow past a tail it cannot cover.
+					if o, ok := t.e.(env.LeadObserver); ok {
+						o.ObserveLead(waited + now.Sub(h.at))
+					}
 				}
 				return h, h.claimed // read under the lock: Cancel may clear it once it is released
 			}

@@ -118,11 +118,11 @@ var (
 	adaptSpin = newAdaptive(DefaultSpin, 10*time.Microsecond, 200*time.Microsecond, 10*time.Microsecond)
 	adaptLead = newAdaptive(DefaultLead, 10*time.Microsecond, 250*time.Microsecond, 10*time.Microsecond)
 	// Poll's own: the poller's wake-ups have a lateness of their own.
-	// The wider ceilings are not tuned: the experiments with Poll
-	// (results/bench/experiments/wakeups, "The poller instead") ran with a
-	// fixed Lead, as exec.Timer reports a lead's use only when the wait
-	// ended within it, so an adaptive lead never learns a lateness above
-	// its start.
+	// The wider ceilings are not tuned: most runs with Poll
+	// (results/bench/experiments/wakeups, "The poller instead") had a
+	// fixed Lead, taken before exec.Timer reported the use of a lead that
+	// a wait overran (without which an adaptive lead never learns a
+	// lateness above its start).
 	adaptSpinPoll = newAdaptive(DefaultSpin, 10*time.Microsecond, 500*time.Microsecond, 10*time.Microsecond)
 	adaptLeadPoll = newAdaptive(DefaultLead, 10*time.Microsecond, 500*time.Microsecond, 10*time.Microsecond)
 )

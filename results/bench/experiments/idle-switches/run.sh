@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What an idle member costs, run after run: BenchmarkIdleMember's cells on the default env
-# (precise), Wall (wall), Wall with one P (wall1: GOMAXPROCS=1) and the JDK peer's idle mode
-# (jdk), one fresh process per cell and side, every side of a cell back to back, the whole sweep
+# (precise), Wall (wall), Wall with one P (wall1: GOMAXPROCS=1), the default env with one P
+# (precise1) or with PreciseWall.Poll on one P (poll1) and the JDK peer's idle mode (jdk), one fresh process per cell and side, every side of a cell back to back, the whole sweep
 # ROUNDS times. Each output line is the benchmark's own line with side= and round= in front;
 # summarize.sh puts each figure's spread over the rounds beside its median. The question is
 # whether one window's CPU figure measures the member or the host: a host that stops the
@@ -17,9 +17,9 @@ dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 javac -d "$dir" "$root/peer/jdk/TriggerPeer.java"
 echo "# run.sh $bin $rounds W=$w at $(git -C "$root" rev-parse --short HEAD), $(date -u +%FT%TZ)"
-gocell() { # env gomaxprocs design pipelines interval
+gocell() { # env gomaxprocs design pipelines interval [flags]
   GOMAXPROCS=$2 "$bin" -test.run '^$' -test.bench "^BenchmarkIdleMember\$/^env=$1\$/^design=$3\$/^pipelines=$4\$/^interval=$5\$" \
-    -test.benchtime 1x -idle.wall "${w}s" | grep '^Benchmark'
+    -test.benchtime 1x -idle.wall "${w}s" "${@:6}" | grep '^Benchmark'
 }
 for r in $(seq "$rounds"); do
   for d in $designs; do
@@ -32,6 +32,7 @@ for r in $(seq "$rounds"); do
           wall) line=$(gocell wall 2 "$d" "$p" "$i") ;;
           wall1) line=$(gocell wall 1 "$d" "$p" "$i") ;;
           precise1) line=$(gocell precise 1 "$d" "$p" "$i") ;;
+          poll1) line=$(gocell precise 1 "$d" "$p" "$i" -precise.poll) ;;
           jdk) line=$(java -Xms512m -Xmx512m -XX:+UseG1GC -cp "$dir" TriggerPeer -idle "$w" -designs "$d" \
                  -pipelines "$p" -intervals "$(( ${i%s} * 1000 ))" | grep '^Benchmark') ;;
           *) echo "run.sh: unknown side $side" >&2; exit 64 ;;

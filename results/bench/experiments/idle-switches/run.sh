@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What an idle member costs, run after run: BenchmarkIdleMember's cells on the default env
 # (precise), Wall (wall), Wall with one P (wall1: GOMAXPROCS=1), the default env with one P
-# (precise1) or with PreciseWall.Poll on one P (poll1) and the JDK peer's idle mode (jdk), one fresh process per cell and side, every side of a cell back to back, the whole sweep
-# ROUNDS times. Each output line is the benchmark's own line with side= and round= in front;
+# (precise1) or with PreciseWall.Poll on one P (poll1) and the JDK peer's idle mode (jdk), one
+# fresh process per cell and side, every side of a cell back to back, the whole sweep ROUNDS times. Each output line is the benchmark's own line with side= and round= in front;
 # summarize.sh puts each figure's spread over the rounds beside its median. The question is
 # whether one window's CPU figure measures the member or the host: a host that stops the
 # virtual machine charges the stopped time as CPU to whichever thread the guest thought was

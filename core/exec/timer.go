@@ -78,7 +78,8 @@ type Handle struct {
 	// taker is sleeping out the lead); Cancel and ShutdownNow still stop it.
 	claimed bool
 	// lead: the lead a leader's timed wait for h ran out with (0 when h was
-	// taken otherwise); what it used is reported to an env.LeadObserver.
+	// taken otherwise); what it used is reported to an env.LeadObserver
+	// (observeLead).
 	lead time.Duration
 }
 
@@ -156,6 +157,7 @@ func (t *Timer) loop(name string) {
 		if h == nil {
 			return
 		}
+		t.observeLead(h)
 		if claimed && !t.awaitClaim(h) {
 			continue // cancelled or shut down during the lead
 		}
@@ -196,17 +198,7 @@ func (t *Timer) nextDue() (h *Handle, claimed bool) {
 		if len(t.h) > 0 {
 			if now = t.e.Now(); !t.h[0].at.After(now.Add(t.ahead)) {
 				h := t.takeLocked(now, leading)
-				if h.claimed {
-					h.lead = waited
-				} else if waited > 0 {
-					// The wait for the lead ran past the deadline: the
-					// lead was used up, and more. Reported too, or an
-					// adaptive lead would learn only the latenesses below
-					// itself and never grow past a tail it cannot cover.
-					if o, ok := t.e.(env.LeadObserver); ok {
-						o.ObserveLead(waited + now.Sub(h.at))
-					}
-				}
+				h.lead = waited
 				return h, h.claimed // read under the lock: Cancel may clear it once it is released
 			}
 		}
@@ -267,16 +259,25 @@ func (t *Timer) takeLocked(now time.Time, leading bool) *Handle {
 	return h
 }
 
+// observeLead reports to an env.LeadObserver how much of its lead the
+// timed wait that ended in taking h used, outside the timer's lock: the
+// lead less what is left of it now, so more than the lead when the wait
+// ran past h's deadline. Overruns count too, or an adaptive lead would
+// learn only the latenesses below itself and never grow past a tail it
+// does not cover.
+func (t *Timer) observeLead(h *Handle) {
+	if h.lead > 0 {
+		if o, ok := t.e.(env.LeadObserver); ok {
+			o.ObserveLead(h.lead - h.at.Sub(t.e.Now()))
+		}
+	}
+}
+
 // awaitClaim sleeps until a claimed entry's deadline and reports whether
 // it is still to run: false if it was cancelled or the timer shut down
 // meanwhile.
 func (t *Timer) awaitClaim(h *Handle) bool {
 	d := h.at.Sub(t.e.Now())
-	if h.lead > 0 {
-		if o, ok := t.e.(env.LeadObserver); ok {
-			o.ObserveLead(h.lead - d)
-		}
-	}
 	if d > 0 {
 		t.e.Sleep(d)
 	}

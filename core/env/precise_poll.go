@@ -51,7 +51,7 @@ func (p PreciseWall) waitPoll(w *preciseWaiter, deadline time.Time, loose bool) 
 		w.fdMu.Lock()
 		w.fd = nil
 		w.fdMu.Unlock()
-		putTimerFD(fd) // after w.fd is nil no wake arms it
+		putTimerFD(fd) // after w.fd is nil no wake interrupts it
 	}
 	if loose {
 		return w.state.Load() != 0
@@ -63,7 +63,7 @@ func (p PreciseWall) waitPoll(w *preciseWaiter, deadline time.Time, loose bool) 
 // Go runtime's poller (os.NewFile of a non-blocking descriptor).
 type timerFD struct {
 	f   *os.File
-	fd  uintptr
+	fd  uintptr // f's descriptor, kept: f.Fd() would make it blocking
 	buf [8]byte
 }
 

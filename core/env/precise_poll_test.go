@@ -13,7 +13,8 @@ import (
 // TestPollWaits: PreciseWall with Poll never ends a timed wait early, a
 // Broadcast ends every waiter's WaitFor as a wake-up (false), and the
 // timerfds those interrupted waits give back do not end a later wait
-// early (an interrupted read's deadline is reset before reuse).
+// early. (That a reused timerfd's read blocks rather than spins, its
+// interrupt's deadline reset, is TestTimerFDReuse's.)
 func TestPollWaits(t *testing.T) {
 	p := env.PreciseWall{Poll: true}
 	for range 20 {

@@ -780,10 +780,10 @@ func idleTable(w io.Writer, rows []*row) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| design | pipelines | interval | CPU % of a core | context switches/firing | threads | RSS MiB | longest STW (JDK: safepoint) | longest time to stop |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
-	get := func(m map[string]*row, unit string, f func(float64) string) string {
+	cell := func(m map[string]*row, value func(*row) float64, f func(float64) string) string {
 		var out []string
 		for _, e := range envs {
-			v := val(m[e], unit)
+			v := value(m[e])
 			if math.IsNaN(v) {
 				out = append(out, "–")
 				continue
@@ -801,22 +801,14 @@ func idleTable(w io.Writer, rows []*row) {
 		}
 		return us(v)
 	}
-	perFiring := func(m map[string]*row) string {
-		var out []string
-		for _, e := range envs {
-			v := switchesPerFiring(m[e])
-			if math.IsNaN(v) {
-				out = append(out, "–")
-				continue
-			}
-			out = append(out, fmt.Sprintf("%.1f", v))
-		}
-		return strings.Join(out, " / ")
+	get := func(m map[string]*row, unit string, f func(float64) string) string {
+		return cell(m, func(r *row) float64 { return val(r, unit) }, f)
 	}
+	n1 := func(v float64) string { return fmt.Sprintf("%.1f", v) }
 	for _, k := range keys {
 		m := by[k]
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", k.design, k.pipelines, k.interval,
-			get(m, "cpu-%", pct), perFiring(m), get(m, "threads", n0), get(m, "rss-MiB", mib), get(m, "stw-max-ns", dur), get(m, "stw-stopping-max-ns", dur))
+			get(m, "cpu-%", pct), cell(m, switchesPerFiring, n1), get(m, "threads", n0), get(m, "rss-MiB", mib), get(m, "stw-max-ns", dur), get(m, "stw-stopping-max-ns", dur))
 	}
 	fmt.Fprintln(w)
 }

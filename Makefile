@@ -73,17 +73,19 @@ campaign:
 ## headed by command, commit, machine and date lines), then the tables and plots. Run it on a
 ## clean tree: a file from a dirty tree carries "-dirty" in its commit line.
 ## The default env (BenchmarkTriggerPrecise) and the JDK peer run interleaved (bench/side.sh):
-## SIDE_ROUNDS rounds of every cell on both sides, SIDE_N samples per cell and round (3 x 1000:
-## about 25 minutes on 2 cores); the tables take the median over rounds.
+## SIDE_ROUNDS rounds of every cell on both sides, SIDE_N samples per cell and round, each Go
+## cell once per GOMAXPROCS in SIDE_CPU (0: the machine's, and 1; 3 x 1000: about 35 minutes on
+## 2 cores); the tables take the median over rounds.
 BENCHGO = $(GO) test -run '^$$' -count 1
 SIDE_ROUNDS ?= 3
 SIDE_N ?= 1000
+SIDE_CPU ?= 0,1
 bench:
 	@git diff --quiet HEAD || echo "bench: WARNING: the tree is dirty; results will say commit ...-dirty"
 	rm -f $(R)/*.txt.tmp
 	bench/run.sh $(R)/trigger.txt    $(BENCHGO) -bench '^BenchmarkTrigger$$' -benchtime 500x -timeout 60m ./bench/
 	@if command -v javac >/dev/null; then \
-	  GO=$(GO) bench/side.sh -r $(SIDE_ROUNDS) -n $(SIDE_N) $(R)/trigger-precise.txt $(R)/trigger-jdk.txt; \
+	  GO=$(GO) bench/side.sh -r $(SIDE_ROUNDS) -n $(SIDE_N) -cpu $(SIDE_CPU) $(R)/trigger-precise.txt $(R)/trigger-jdk.txt; \
 	else echo "bench: javac not found: the JDK peer (results/bench/trigger-jdk.txt) is skipped and removed"; rm -f $(R)/trigger-jdk.txt; \
 	  bench/run.sh $(R)/trigger-precise.txt $(BENCHGO) -bench '^BenchmarkTriggerPrecise$$' -benchtime $(SIDE_N)x -timeout 60m ./bench/; fi
 	bench/run.sh $(R)/coord.txt      $(BENCHGO) -bench '^BenchmarkTriggerCoord(Precise)?$$' -benchtime 500x -timeout 60m ./bench/
@@ -101,19 +103,20 @@ bench:
 ## bench-peer: the default env and the JDK peer side by side alone (interleaved, as make bench)
 bench-peer:
 	@command -v javac >/dev/null || { echo "bench-peer: javac not found, skipped"; exit 0; }; \
-	  GO=$(GO) bench/side.sh -r $(SIDE_ROUNDS) -n $(SIDE_N) $(R)/trigger-precise.txt $(R)/trigger-jdk.txt && \
+	  GO=$(GO) bench/side.sh -r $(SIDE_ROUNDS) -n $(SIDE_N) -cpu $(SIDE_CPU) $(R)/trigger-precise.txt $(R)/trigger-jdk.txt && \
 	  $(GO) run ./bench/cmd/plot -dir $(R) > $(R)/tables.md
 
-## bench-idle: what an idle member costs (issue 27): BenchmarkIdleMember on the default env,
-## Wall and Wall on one P beside the JDK peer's idle mode, every design x 10/100/500 pipelines
-## x 1 s/10 s interval, one fresh process per cell and side, IDLE_ROUNDS rounds of IDLE_WALL
-## seconds each, the tables taking the median (3 x 20 s: about 95 minutes; IDLE_WALL=3 IDLE_ROUNDS=1
-## for a look); then tables.md again
+## bench-idle: what an idle member costs (issue 27): BenchmarkIdleMember on the sides in IDLE_ENVS
+## (the default env, it on one P, Wall, Wall on one P) beside the JDK peer's idle mode, every
+## design x 10/100/500 pipelines x 1 s/10 s interval, one fresh process per cell and side,
+## IDLE_ROUNDS rounds of IDLE_WALL seconds each, the tables taking the median (3 x 20 s, four
+## sides: about 120 minutes; IDLE_WALL=3 IDLE_ROUNDS=1 for a look); then tables.md again
 IDLE_WALL ?= 20
 IDLE_ROUNDS ?= 3
+IDLE_ENVS ?= precise,precise1,wall,wall1
 bench-idle:
 	@command -v javac >/dev/null || { echo "bench-idle: javac not found, skipped"; exit 0; }; \
-	  GO=$(GO) bench/idle.sh -w $(IDLE_WALL) -r $(IDLE_ROUNDS) $(R)/idle-go.txt $(R)/idle-jdk.txt && \
+	  GO=$(GO) bench/idle.sh -w $(IDLE_WALL) -r $(IDLE_ROUNDS) -e $(IDLE_ENVS) $(R)/idle-go.txt $(R)/idle-jdk.txt && \
 	  $(GO) run ./bench/cmd/plot -dir $(R) > $(R)/tables.md.tmp && mv $(R)/tables.md.tmp $(R)/tables.md
 
 ## bench-ci: the short deterministic set, gated against the committed baseline, and the

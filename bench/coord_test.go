@@ -27,9 +27,10 @@ import (
 // then every coordinator's first trigger) are discarded.
 func BenchmarkTriggerCoord(b *testing.B) { benchTriggerCoord(b, "wall", env.Wall{}) }
 
-// BenchmarkTriggerCoordPrecise is BenchmarkTriggerCoord on env.PreciseWall.
+// BenchmarkTriggerCoordPrecise is BenchmarkTriggerCoord on env.PreciseWall,
+// Poll as -precise.poll (default on, as env.Default).
 func BenchmarkTriggerCoordPrecise(b *testing.B) {
-	benchTriggerCoord(b, "precise", env.PreciseWall{})
+	benchTriggerCoord(b, "precise", env.PreciseWall{Poll: *precisePoll})
 }
 
 func benchTriggerCoord(b *testing.B, envName string, e env.Env) {

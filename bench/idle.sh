@@ -1,12 +1,13 @@
 #!/bin/sh
-# idle.sh [-w SECONDS] [-r ROUNDS] [-d DESIGNS] [-p PIPELINES] [-i INTERVALS] OUTGO OUTJDK
+# idle.sh [-w SECONDS] [-r ROUNDS] [-e ENVS] [-d DESIGNS] [-p PIPELINES] [-i INTERVALS] OUTGO OUTJDK
 #
 # What an idle member costs (issue 27): BenchmarkIdleMember on the default
-# env (env=precise), env.Wall (env=wall) and env.Wall on one P (env=wall1)
-# and the JDK peer's idle mode
+# env (env=precise) and on it with one P (env=precise1), env.Wall
+# (env=wall) and env.Wall on one P (env=wall1) (-e: which of them,
+# default all four) and the JDK peer's idle mode
 # (TriggerPeer -idle, env=jdk) on the same schedule, one fresh process per
 # design x pipelines x interval cell and side (threads and RSS are the
-# process's), the three back to back per cell so that they see the same
+# process's), all sides back to back per cell so that they see the same
 # machine load. Each cell waits one interval, then measures SECONDS of
 # wall time (default 60; a few seconds for a look). With -r ROUNDS
 # (default 1) the whole sweep runs ROUNDS times, one round after the
@@ -19,18 +20,19 @@
 # side.sh). Needs a built test binary ($BENCH_TEST, default: built here)
 # and javac.
 set -eu
-wall=60 rounds=1 designs="per-pipeline shared shared-inline leader-follower" pipelines="10 100 500" intervals="1s 10s"
+wall=60 rounds=1 envs="precise precise1 wall wall1" designs="per-pipeline shared shared-inline leader-follower" pipelines="10 100 500" intervals="1s 10s"
 while [ $# -gt 2 ]; do
 	case $1 in
 	-w) wall=$2; shift 2 ;;
 	-r) rounds=$2; shift 2 ;;
+	-e) envs=$(echo "$2" | tr , ' '); shift 2 ;;
 	-d) designs=$(echo "$2" | tr , ' '); shift 2 ;;
 	-p) pipelines=$(echo "$2" | tr , ' '); shift 2 ;;
 	-i) intervals=$(echo "$2" | tr , ' '); shift 2 ;;
 	*) echo "idle.sh: unknown flag $1" >&2; exit 64 ;;
 	esac
 done
-[ $# -eq 2 ] || { echo "usage: idle.sh [-w SECONDS] [-r ROUNDS] [-d DESIGNS] [-p PIPELINES] [-i INTERVALS] OUTGO OUTJDK" >&2; exit 64; }
+[ $# -eq 2 ] || { echo "usage: idle.sh [-w SECONDS] [-r ROUNDS] [-e ENVS] [-d DESIGNS] [-p PIPELINES] [-i INTERVALS] OUTGO OUTJDK" >&2; exit 64; }
 outgo=$1 outjdk=$2
 go=${GO:-go}
 dir=$(mktemp -d)
@@ -58,7 +60,7 @@ jdkcell() { # jdkcell DESIGN PIPELINES INTERVAL
 		-idle "$wall" -designs "$1" -pipelines "$2" -intervals "$(ms "$3")" -safepointlog "$dir/safepoint.log" |
 		grep '^Benchmark' >>"$outjdk.tmp"
 }
-cmd="bench/idle.sh -w $wall -r $rounds -d $(echo $designs | tr ' ' ,) -p $(echo $pipelines | tr ' ' ,) -i $(echo $intervals | tr ' ' ,)"
+cmd="bench/idle.sh -w $wall -r $rounds -e $(echo $envs | tr ' ' ,) -d $(echo $designs | tr ' ' ,) -p $(echo $pipelines | tr ' ' ,) -i $(echo $intervals | tr ' ' ,)"
 {
 	"$(dirname "$0")/header.sh" "$cmd"
 	echo "window: ${wall}s per cell after one interval of warm-up, one process per cell and side, $rounds round(s)"
@@ -75,9 +77,9 @@ while [ $r -lt "$rounds" ]; do
 	for d in $designs; do
 		for p in $pipelines; do
 			for i in $intervals; do
-				gocell precise "$d" "$p" "$i"
-				gocell wall "$d" "$p" "$i"
-				gocell wall1 "$d" "$p" "$i"
+				for e in $envs; do
+					gocell "$e" "$d" "$p" "$i"
+				done
 				[ "$d" = leader-follower ] || jdkcell "$d" "$p" "$i"
 			done
 		done

@@ -26,8 +26,9 @@ var idleWall = flag.Duration("idle.wall", 3*time.Second, "wall time BenchmarkIdl
 // pipelines (10, 100, 500) whose periodic triggers are due every interval
 // (1 s, 10 s; due times staggered evenly over it, bodies that only re-arm,
 // as BenchmarkTrigger's), on every scheduler design, on the default env
-// (env=precise, env.PreciseWall), on env.Wall (env=wall) and on env.Wall
-// with GOMAXPROCS 1 for the sub-benchmark (env=wall1: no idle P for the
+// (env=precise, env.PreciseWall with Poll; env=precise1 the same with
+// GOMAXPROCS 1 for the sub-benchmark), on env.Wall (env=wall) and on env.Wall
+// with GOMAXPROCS 1 (env=wall1: no idle P for the
 // runtime to wake a second thread for on each firing, which is most of
 // the difference in context switches to the JDK peer,
 // results/bench/experiments/idle-switches). After setup
@@ -61,14 +62,12 @@ var idleWall = flag.Duration("idle.wall", 3*time.Second, "wall time BenchmarkIdl
 // (the Go runtime keeps its threads): compare them only between fresh
 // processes, one sub-benchmark each (bench/idle.sh).
 func BenchmarkIdleMember(b *testing.B) {
+	def := env.PreciseWall{Poll: *precisePoll} // env.Default unless -precise.poll=false
 	envs := []struct {
 		name  string
 		e     env.Env
 		procs int // GOMAXPROCS for the sub-benchmark; 0 leaves it
-	}{{"precise", env.Default(), 0}, {"wall", env.Wall{}, 0}, {"wall1", env.Wall{}, 1}}
-	if *precisePoll {
-		envs[0].e = env.PreciseWall{Poll: true}
-	}
+	}{{"precise", def, 0}, {"precise1", def, 1}, {"wall", env.Wall{}, 0}, {"wall1", env.Wall{}, 1}}
 	for _, en := range envs {
 		for _, d := range designs {
 			for _, p := range pipelines {

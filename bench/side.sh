@@ -1,5 +1,5 @@
 #!/bin/sh
-# side.sh [-r ROUNDS] [-n SAMPLES] [-d DESIGNS] [-p PIPELINES] [-tails DIR] [-wrap CMD] OUTGO OUTJDK
+# side.sh [-r ROUNDS] [-n SAMPLES] [-d DESIGNS] [-p PIPELINES] [-cpu LIST] [-tails DIR] [-wrap CMD] OUTGO OUTJDK
 #
 # The default env (env.PreciseWall, BenchmarkTriggerPrecise) and the JDK
 # peer side by side, interleaved: each round runs every design x
@@ -8,7 +8,12 @@
 # round to round), so that both sides see the same machine load. With
 # several rounds each file holds one result per round and cell; the
 # tables (bench/cmd/plot) and benchstat take the median over rounds.
-# Leader-follower has no JDK peer and runs on the Go side only.
+# Leader-follower has no JDK peer and runs on the Go side only. -cpu LIST
+# (comma-separated GOMAXPROCS values, 0: the process's default, which is
+# the default list) runs each Go cell once per value, one process each, in
+# that order before or after its JDK peer: make bench uses 0,1, the
+# machine's Ps and one (the benchmark name's -N suffix says which; none
+# for one P).
 #
 # Before each result a comment line records the load it ran under
 # (/proc/pressure/cpu some avg10 and the 1-minute load average);
@@ -19,7 +24,7 @@
 # Needs a built test binary
 # ($BENCH_TEST, default: built here) and javac.
 set -eu
-rounds=3 n=1000 tails= wrap=
+rounds=3 n=1000 tails= wrap= cpus=0
 designs="per-pipeline shared shared-inline leader-follower" pipelines="10 100 500"
 while [ $# -gt 2 ]; do
 	case $1 in
@@ -27,12 +32,13 @@ while [ $# -gt 2 ]; do
 	-n) n=$2; shift 2 ;;
 	-d) designs=$(echo "$2" | tr , ' '); shift 2 ;;
 	-p) pipelines=$(echo "$2" | tr , ' '); shift 2 ;;
+	-cpu) cpus=$(echo "$2" | tr , ' '); shift 2 ;;
 	-tails) tails=$2; shift 2 ;;
 	-wrap) wrap=$2; shift 2 ;;
 	*) echo "side.sh: unknown flag $1" >&2; exit 64 ;;
 	esac
 done
-[ $# -eq 2 ] || { echo "usage: side.sh [-r ROUNDS] [-n SAMPLES] [-d DESIGNS] [-p PIPELINES] [-tails DIR] [-wrap CMD] OUTGO OUTJDK" >&2; exit 64; }
+[ $# -eq 2 ] || { echo "usage: side.sh [-r ROUNDS] [-n SAMPLES] [-d DESIGNS] [-p PIPELINES] [-cpu LIST] [-tails DIR] [-wrap CMD] OUTGO OUTJDK" >&2; exit 64; }
 outgo=$1 outjdk=$2
 go=${GO:-go}
 dir=$(mktemp -d)
@@ -47,10 +53,14 @@ if [ -n "$tails" ]; then
 fi
 load() { echo "# load: cpu pressure some $(awk '/^some/{print $2}' /proc/pressure/cpu 2>/dev/null || echo avg10=?), loadavg $(cut -d' ' -f1 /proc/loadavg)"; }
 gocell() {
-	load >>"$outgo.tmp"
-	# shellcheck disable=SC2086
-	$wrap "$bin" -test.run '^$' -test.bench "^BenchmarkTriggerPrecise\$/^design=$1\$/^pipelines=$2\$" \
-		-test.benchtime "${n}x" -test.timeout 60m $gotails | grep -E '^(Benchmark|goos:|goarch:|pkg:|cpu:)' >>"$outgo.tmp"
+	for c in $cpus; do
+		cpuflag=
+		[ "$c" = 0 ] || cpuflag="-test.cpu $c"
+		load >>"$outgo.tmp"
+		# shellcheck disable=SC2086
+		$wrap "$bin" -test.run '^$' -test.bench "^BenchmarkTriggerPrecise\$/^design=$1\$/^pipelines=$2\$" \
+			-test.benchtime "${n}x" -test.timeout 60m $cpuflag $gotails | grep -E '^(Benchmark|goos:|goarch:|pkg:|cpu:)' >>"$outgo.tmp"
+	done
 }
 jdkcell() {
 	load >>"$outjdk.tmp"
@@ -60,7 +70,7 @@ jdkcell() {
 }
 # Headers: command, commit, machine and date (bench/header.sh), then the
 # Go side's units and configuration, the JDK's.
-cmd="bench/side.sh -r $rounds -n $n -d $(echo $designs | tr ' ' ,) -p $(echo $pipelines | tr ' ' ,)${wrap:+ -wrap '$wrap'}"
+cmd="bench/side.sh -r $rounds -n $n -d $(echo $designs | tr ' ' ,) -p $(echo $pipelines | tr ' ' ,) -cpu $(echo $cpus | tr ' ' ,)${wrap:+ -wrap '$wrap'}"
 {
 	"$(dirname "$0")/header.sh" "$cmd"
 	echo "samples: $n per cell and round, $rounds rounds, Go and JDK interleaved"

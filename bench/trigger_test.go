@@ -19,7 +19,7 @@ var (
 	precisePark = flag.Duration("precise.park", 0, "env.PreciseWall's Park in BenchmarkTriggerPrecise (0: its default)")
 	preciseSpin = flag.Duration("precise.spin", 0, "env.PreciseWall's Spin in BenchmarkTriggerPrecise (0: its default)")
 	preciseLead = flag.Duration("precise.lead", 0, "env.PreciseWall's Lead in BenchmarkTriggerPrecise (0: its default, negative: off)")
-	precisePoll = flag.Bool("precise.poll", false, "env.PreciseWall's Poll in BenchmarkTriggerPrecise and BenchmarkIdleMember's env=precise")
+	precisePoll = flag.Bool("precise.poll", true, "env.PreciseWall's Poll in BenchmarkTriggerPrecise, BenchmarkTriggerCoordPrecise and BenchmarkIdleMember's env=precise(1) (default on, as env.Default; -precise.poll=false: the futex and Go-park phases)")
 	pipelines   = []int{10, 100, 500}
 	designs     = []sched.Design{sched.PerPipeline, sched.Shared, sched.SharedInline, sched.LeaderFollower}
 )
@@ -46,7 +46,10 @@ func collectTimeout(n, p int) time.Duration {
 // full interval (each pipeline's first) is discarded, as the JDK peer does.
 func BenchmarkTrigger(b *testing.B) { benchTrigger(b, "wall", env.Wall{}) }
 
-// BenchmarkTriggerPrecise is BenchmarkTrigger on env.PreciseWall.
+// BenchmarkTriggerPrecise is BenchmarkTrigger on env.PreciseWall, Poll on
+// as env.Default (the -precise.* flags change it). make bench runs it at
+// the machine's GOMAXPROCS and at 1 (bench/side.sh -cpu 0,1): the
+// benchmark name's -N suffix says which, none for one P.
 func BenchmarkTriggerPrecise(b *testing.B) {
 	benchTrigger(b, "precise", env.PreciseWall{Park: *precisePark, Spin: *preciseSpin, Lead: *preciseLead, Poll: *precisePoll})
 }
@@ -55,7 +58,7 @@ func benchTrigger(b *testing.B, envName string, e env.Env) {
 	for _, d := range designs {
 		for _, p := range pipelines {
 			b.Run(fmt.Sprintf("design=%s/pipelines=%d", d, p), func(b *testing.B) {
-				key := fmt.Sprintf("trigger/%s/%s/%d/%v", envName, d, p, *spacing)
+				key := fmt.Sprintf("trigger/%s/%s/%d/%v/procs=%d", envName, d, p, *spacing, runtime.GOMAXPROCS(0))
 				f := fixtureFor(key, func() *triggerFixture { return newTriggerFixture(b, e, d, p) })
 				diag := startDiag()
 				cpu := startCPU()

@@ -90,8 +90,8 @@ type PreciseWall struct {
 	Lead time.Duration
 	// Poll sleeps the kernel phase on a timerfd read through the Go
 	// runtime's network poller instead of a futex in a raw system call,
-	// and skips the Go-park phase and the slots (see waitPoll).
-	// Experimental: results/bench/experiments/wakeups, "The poller instead".
+	// and skips the Go-park phase and the slots (see waitPoll). On in
+	// Default; results/bench/experiments/wakeups, "The poller instead".
 	Poll bool
 }
 

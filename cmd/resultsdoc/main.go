@@ -137,6 +137,10 @@ type benchFile struct {
 	command, commit string
 	date            string
 	vals            map[string]map[string][]float64 // benchmark full name -> unit -> values
+	// one holds the runs named without a GOMAXPROCS suffix, which go test
+	// gives a benchmark run at GOMAXPROCS 1 (bench/side.sh -cpu 1), many
+	// the others; vals holds both.
+	one, many map[string]map[string][]float64
 }
 
 func readBench(root, name string) (*benchFile, error) {
@@ -146,7 +150,7 @@ func readBench(root, name string) (*benchFile, error) {
 		return nil, err
 	}
 	defer f.Close()
-	bf := &benchFile{name: name, vals: map[string]map[string][]float64{}}
+	bf := &benchFile{name: name, vals: map[string]map[string][]float64{}, one: map[string]map[string][]float64{}, many: map[string]map[string][]float64{}}
 	r := benchfmt.NewReader(f, path)
 	for r.Scan() {
 		res, ok := r.Result().(*benchfmt.Result)
@@ -155,17 +159,23 @@ func readBench(root, name string) (*benchFile, error) {
 		}
 		bf.command, bf.commit, bf.date = res.GetConfig("command"), res.GetConfig("commit"), res.GetConfig("date")
 		full := nameOf(res.Name)
-		m := bf.vals[full]
-		if m == nil {
-			m = map[string][]float64{}
-			bf.vals[full] = m
+		by := bf.many
+		if _, gmp := res.Name.Parts(); len(gmp) == 0 || !bytes.HasPrefix(gmp[len(gmp)-1], []byte("-")) {
+			by = bf.one
 		}
-		for _, v := range res.Values {
-			u, x := v.OrigUnit, v.OrigValue
-			if u == "" {
-				u, x = v.Unit, v.Value
+		for _, into := range []map[string]map[string][]float64{bf.vals, by} {
+			m := into[full]
+			if m == nil {
+				m = map[string][]float64{}
+				into[full] = m
 			}
-			m[u] = append(m[u], x)
+			for _, v := range res.Values {
+				u, x := v.OrigUnit, v.OrigValue
+				if u == "" {
+					u, x = v.Unit, v.Value
+				}
+				m[u] = append(m[u], x)
+			}
 		}
 	}
 	if err := r.Err(); err != nil {
@@ -242,6 +252,9 @@ func simSpeed(b *strings.Builder, root string) error {
 var designs = []string{"per-pipeline", "shared", "shared-inline", "leader-follower"}
 
 func micro(ns float64) string {
+	if ns >= 1e6 {
+		return fmt.Sprintf("%.1f ms", ns/1e6)
+	}
 	if ns >= 1e4 {
 		return fmt.Sprintf("%.0f µs", ns/1e3)
 	}
@@ -257,28 +270,49 @@ func triggerP50(b *strings.Builder, root string) error {
 	if err != nil {
 		return err
 	}
+	type side struct {
+		label string
+		vals  map[string]map[string][]float64
+		base  string
+	}
+	sides := []side{{"Go", goSide.many, "TriggerPrecise"}}
+	if len(goSide.one) > 0 { // the default env also run on one P (make bench: bench/side.sh -cpu 0,1)
+		sides = append(sides, side{"Go, 1 P,", goSide.one, "TriggerPrecise"})
+	}
+	sides = append(sides, side{"JDK", jdk.vals, "Trigger"})
 	pipelines := []string{"10", "100", "500"}
-	b.WriteString("- **Trigger delay p50 per design** (from the intended schedule; the default env `env.PreciseWall`, " +
-		"`BenchmarkTriggerPrecise`, beside the JDK peer; median over rounds):\n\n")
-	b.WriteString("  | design | Go 10 | Go 100 | Go 500 | JDK 10 | JDK 100 | JDK 500 |\n  |---|---|---|---|---|---|---|\n")
-	for _, d := range designs {
-		fmt.Fprintf(b, "  | %s |", d)
-		for _, side := range []struct {
-			f    *benchFile
-			base string
-		}{{goSide, "TriggerPrecise"}, {jdk, "Trigger"}} {
+	table := func(unit string) {
+		b.WriteString("  | design |")
+		for _, sd := range sides {
 			for _, p := range pipelines {
-				full := side.base + "/design=" + d + "/pipelines=" + p
-				if v := side.f.vals[full]["p50-ns"]; len(v) > 0 {
-					fmt.Fprintf(b, " %s |", micro(median(v)))
-				} else {
-					b.WriteString(" – |")
+				fmt.Fprintf(b, " %s %s |", sd.label, p)
+			}
+		}
+		b.WriteString("\n  |---|" + strings.Repeat("---|", len(sides)*len(pipelines)) + "\n")
+		for _, d := range designs {
+			fmt.Fprintf(b, "  | %s |", d)
+			for _, sd := range sides {
+				for _, p := range pipelines {
+					if v := sd.vals[sd.base+"/design="+d+"/pipelines="+p][unit]; len(v) > 0 {
+						fmt.Fprintf(b, " %s |", micro(median(v)))
+					} else {
+						b.WriteString(" – |")
+					}
 				}
 			}
+			b.WriteString("\n")
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\n")
+	onOne := ""
+	if len(goSide.one) > 0 {
+		onOne = ", on the machine's Ps and on one (GOMAXPROCS 1)"
+	}
+	b.WriteString("- **Trigger delay p50 per design** (from the intended schedule; the default env `env.Default()`, " +
+		"`BenchmarkTriggerPrecise`" + onOne + ", beside the JDK peer; median over rounds):\n\n")
+	table("p50-ns")
+	b.WriteString("- **Process CPU per firing**, the same runs (user + system over the measured firings; a host that stops the virtual machine charges the stopped time as CPU, `bench/experiments/stalls`):\n\n")
+	table("cpu-ns/op")
 	source(b, "bench/trigger-precise.txt", code(goSide.command), code(goSide.commit)+", "+goSide.date)
 	source(b, "bench/trigger-jdk.txt", code(jdk.command), code(jdk.commit)+", "+jdk.date)
 	return nil

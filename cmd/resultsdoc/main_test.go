@@ -275,3 +275,50 @@ func TestRootFiguresFollowTheData(t *testing.T) {
 		t.Errorf("figures without the nanosleep runs: err %v, want one naming TimerFloor/sleep=nanosleep", err)
 	}
 }
+
+// TestTriggerOnOneP: runs of BenchmarkTriggerPrecise named without a
+// GOMAXPROCS suffix (GOMAXPROCS 1, bench/side.sh -cpu 1) get columns of
+// their own, apart from the machine's Ps, in both the p50 and the CPU
+// table.
+func TestTriggerOnOneP(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"bench/trigger-precise.txt": `command: bench/side.sh -cpu 0,1
+commit: abc1234
+peer: go
+BenchmarkTriggerPrecise/design=shared-inline/pipelines=10-2 1000 900000 cpu-ns/op 4000 p50-ns
+BenchmarkTriggerPrecise/design=shared-inline/pipelines=10 1000 300000 cpu-ns/op 3000 p50-ns
+BenchmarkTriggerPrecise/design=shared-inline/pipelines=10-2 1000 1100000 cpu-ns/op 6000 p50-ns
+`,
+		"bench/trigger-jdk.txt": `command: bench/side.sh -cpu 0,1
+commit: abc1234
+peer: jdk
+BenchmarkTrigger/design=shared-inline/pipelines=10-2 1000 400000 cpu-ns/op 300000 p50-ns
+`,
+	}
+	for p, s := range files {
+		out := filepath.Join(dir, "results", p)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(out, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b strings.Builder
+	if err := triggerP50(&b, dir); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"| design | Go 10 | Go 100 | Go 500 | Go, 1 P, 10 | Go, 1 P, 100 | Go, 1 P, 500 | JDK 10 | JDK 100 | JDK 500 |",
+		// p50: the upper median of 4.0 and 6.0 on two Ps, 3.0 on one
+		"| shared-inline | 6.0 µs | – | – | 3.0 µs | – | – | 300 µs | – | – |",
+		"| shared-inline | 1.1 ms | – | – | 300 µs | – | – | 400 µs | – | – |",
+		"on the machine's Ps and on one (GOMAXPROCS 1)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("figures lack\n%s\ngot:\n%s", want, out)
+		}
+	}
+}

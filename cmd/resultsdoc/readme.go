@@ -38,12 +38,17 @@ func rootSource(b *strings.Builder, bf *benchFile) {
 // medians is the median of unit over every benchmark of bf whose name
 // starts with prefix and contains each of parts, in name order.
 func (bf *benchFile) medians(prefix, unit string, parts ...string) []float64 {
+	return mediansIn(bf.vals, prefix, unit, parts...)
+}
+
+// mediansIn is medians over one of a benchFile's maps (vals, one, many).
+func mediansIn(m map[string]map[string][]float64, prefix, unit string, parts ...string) []float64 {
 	var out []float64
-	for _, full := range slices.Sorted(maps.Keys(bf.vals)) {
+	for _, full := range slices.Sorted(maps.Keys(m)) {
 		if !strings.HasPrefix(full, prefix) || !containsAll(full, parts) {
 			continue
 		}
-		if v := bf.vals[full][unit]; len(v) > 0 {
+		if v := m[full][unit]; len(v) > 0 {
 			out = append(out, median(v))
 		}
 	}
@@ -80,8 +85,9 @@ func usFine(ns float64) string {
 
 func ms(ns float64) string { return fmt.Sprintf("%.2f", ns/1e6) }
 
-// triggerSummary: the trigger delay p50 range by design for env.PreciseWall
-// beside the JDK peer's, and the process CPU per firing.
+// triggerSummary: the trigger delay p50 range by design for the default
+// env beside the JDK peer's, and the process CPU per firing; on the
+// machine's Ps, then on one P where the file has such runs.
 func triggerSummary(b *strings.Builder, root string) error {
 	goSide, err := readBench(root, "bench/trigger-precise.txt")
 	if err != nil {
@@ -91,20 +97,31 @@ func triggerSummary(b *strings.Builder, root string) error {
 	if err != nil {
 		return err
 	}
-	direct := []float64{}
-	for _, d := range []string{"per-pipeline", "shared-inline", "leader-follower"} {
-		direct = append(direct, goSide.medians("TriggerPrecise/design="+d+"/", "p50-ns")...)
+	type figs struct{ direct, shared, cpu []float64 }
+	of := func(m map[string]map[string][]float64) figs {
+		var f figs
+		for _, d := range []string{"per-pipeline", "shared-inline", "leader-follower"} {
+			f.direct = append(f.direct, mediansIn(m, "TriggerPrecise/design="+d+"/", "p50-ns")...)
+		}
+		f.shared = mediansIn(m, "TriggerPrecise/design=shared/", "p50-ns")
+		f.cpu = mediansIn(m, "TriggerPrecise/design=", "cpu-ns/op")
+		return f
 	}
-	shared := goSide.medians("TriggerPrecise/design=shared/", "p50-ns")
+	many, one := of(goSide.many), of(goSide.one)
 	peer := jdk.medians("Trigger/design=", "p50-ns")
-	cpu := goSide.medians("TriggerPrecise/design=", "cpu-ns/op")
-	if len(direct) == 0 || len(shared) == 0 || len(peer) == 0 || len(cpu) == 0 {
+	peerCPU := jdk.medians("Trigger/design=", "cpu-ns/op")
+	if len(many.direct) == 0 || len(many.shared) == 0 || len(peer) == 0 || len(many.cpu) == 0 || len(peerCPU) == 0 {
 		return fmt.Errorf("results/bench/trigger-precise.txt or trigger-jdk.txt: missing p50-ns or cpu-ns/op results")
 	}
 	fmt.Fprintf(b, "- **Trigger delay** (intended time to the body's start, median over rounds, at 10, 100 and 500 pipelines; "+
-		"`env.PreciseWall`, `BenchmarkTriggerPrecise`): **%s µs** with the per-pipeline, shared-inline and leader-follower designs, "+
-		"%s µs with shared (the timer-to-dispatcher hand-off), against %s µs for the JDK peer; %s ms of process CPU per firing.\n",
-		span(direct, usFine), span(shared, us), span(peer, us), span(cpu, ms))
+		"the default env `env.Default()`, `BenchmarkTriggerPrecise`): **%s µs** with the per-pipeline, shared-inline and leader-follower designs, "+
+		"%s µs with shared (the timer-to-dispatcher hand-off), against %s µs for the JDK peer; %s ms of process CPU per firing (the JDK peer's: %s ms).",
+		span(many.direct, usFine), span(many.shared, us), span(peer, us), span(many.cpu, ms), span(peerCPU, ms))
+	if len(one.direct) > 0 && len(one.shared) > 0 && len(one.cpu) > 0 {
+		fmt.Fprintf(b, " On one P (GOMAXPROCS 1), the same runs: **%s µs**, %s µs with shared, %s ms of CPU per firing.",
+			span(one.direct, usFine), span(one.shared, us), span(one.cpu, ms))
+	}
+	b.WriteString("\n")
 	rootSource(b, goSide)
 	rootSource(b, jdk)
 	return nil

@@ -120,9 +120,9 @@ func parse(res *benchfmt.Result, peer string) *row {
 		x.procs = 1 // go test names a benchmark at GOMAXPROCS 1 without a suffix
 	}
 	for _, p := range parts {
-		if n, err := strconv.Atoi(strings.TrimPrefix(string(p), "-")); err == nil && strings.HasPrefix(string(p), "-") {
+		if n, ok := strings.CutPrefix(string(p), "-"); ok { // the GOMAXPROCS part, last
 			if peer != "jdk" {
-				x.procs = n
+				x.procs, _ = strconv.Atoi(n)
 			}
 			continue
 		}
@@ -409,7 +409,10 @@ func tables(w io.Writer, rows []*row) {
 			return c
 		}
 		if oneP(a) != oneP(b) { // the machine's Ps before one
-			return map[bool]int{true: 1, false: -1}[oneP(a)]
+			if oneP(a) {
+				return 1
+			}
+			return -1
 		}
 		return strings.Compare(a.keys["design"], b.keys["design"])
 	})
@@ -661,7 +664,7 @@ func goals(w io.Writer, rows []*row) {
 // p50 under 5 µs in every cell where both run; no line when no cell has
 // both.
 func cpuGoal(w io.Writer, rows []*row, one bool) {
-	cells, ok, figs, misses := 0, true, []string{}, 0
+	cells, misses, figs := 0, 0, []string{}
 	for _, d := range designList {
 		for _, p := range []int{10, 100, 500} {
 			g, j := trigOn(rows, defaultBench, d, p, one), trig(rows, "jdk", d, p)
@@ -671,7 +674,6 @@ func cpuGoal(w io.Writer, rows []*row, one bool) {
 			cells++
 			gc, jc, p50 := val(g, "cpu-ns/op"), val(j, "cpu-ns/op"), val(g, "p50-ns")
 			if !(gc <= jc && p50 < 5000) {
-				ok = false
 				misses++
 			}
 			figs = append(figs, fmt.Sprintf("%s/%d %s vs %s (%.2fx, p50 %s)", d, p, us(gc), us(jc), gc/jc, us(p50)))
@@ -685,7 +687,7 @@ func cpuGoal(w io.Writer, rows []*row, one bool) {
 		where = "default env on one P (GOMAXPROCS 1)"
 	}
 	fmt.Fprintf(w, "| %s CPU per firing <= the JDK peer's, p50 < 5 µs, in every design x pipelines cell where both run | %d of %d cells; %s | %s |\n",
-		where, cells-misses, cells, strings.Join(figs, ", "), verdict(ok))
+		where, cells-misses, cells, strings.Join(figs, ", "), verdict(misses == 0))
 }
 
 // simGoals prints issue 27's simulator goals when the files hold their

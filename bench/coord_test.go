@@ -30,7 +30,7 @@ func BenchmarkTriggerCoord(b *testing.B) { benchTriggerCoord(b, "wall", env.Wall
 // BenchmarkTriggerCoordPrecise is BenchmarkTriggerCoord on env.PreciseWall,
 // Poll as -precise.poll (default on, as env.Default).
 func BenchmarkTriggerCoordPrecise(b *testing.B) {
-	benchTriggerCoord(b, "precise", env.PreciseWall{Poll: *precisePoll})
+	benchTriggerCoord(b, "precise", env.PreciseWall{Poll: *precisePoll, SpinBudget: *preciseBudget})
 }
 
 func benchTriggerCoord(b *testing.B, envName string, e env.Env) {

@@ -19,7 +19,7 @@ var floorSleep = flag.Duration("floor.sleep", 200*time.Microsecond, "the timed w
 // the CPU each costs.
 func BenchmarkTimerFloor(b *testing.B) {
 	d := *floorSleep
-	pw := env.PreciseWall{}
+	pw := env.PreciseWall{SpinBudget: -1} // the primitive's floor: a wait every 200 µs would spend any budget
 	m := pw.NewMutex("bench.floor")
 	c := pw.NewCond(m)
 	ways := []struct {

@@ -12,6 +12,7 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ var idleWall = flag.Duration("idle.wall", 3*time.Second, "wall time BenchmarkIdl
 // (the Go runtime keeps its threads): compare them only between fresh
 // processes, one sub-benchmark each (bench/idle.sh).
 func BenchmarkIdleMember(b *testing.B) {
-	def := env.PreciseWall{Poll: *precisePoll} // env.Default unless -precise.poll=false
+	def := env.PreciseWall{Poll: *precisePoll, SpinBudget: *preciseBudget} // env.Default unless -precise.poll=false or -precise.budget
 	envs := []struct {
 		name  string
 		e     env.Env
@@ -92,14 +93,23 @@ func BenchmarkIdleMember(b *testing.B) {
 
 type idleFixture struct {
 	s     sched.Scheduler
+	e     env.Env
 	fired atomic.Int64
+	mu    sync.Mutex
+	rec   bool            // the window is open: record delays
+	delay []time.Duration // the window's firings' delays from their due times
 }
 
 func newIdleFixture(b *testing.B, e env.Env, d sched.Design, p int, iv time.Duration) *idleFixture {
-	f := &idleFixture{}
+	f := &idleFixture{e: e}
 	s, err := sched.New(e, sched.Config{Design: d, Cores: runtime.NumCPU(), Observe: func(x sched.Firing) {
 		if !x.Skipped {
 			f.fired.Add(1)
+			f.mu.Lock()
+			if f.rec {
+				f.delay = append(f.delay, x.Delay())
+			}
+			f.mu.Unlock()
 		}
 	}})
 	if err != nil {
@@ -139,13 +149,33 @@ func (f *idleFixture) window(b *testing.B, wall time.Duration) {
 	debug.FreeOSMemory()
 	before := readSTW()
 	fired := f.fired.Load()
+	f.mu.Lock()
+	f.rec, f.delay = true, make([]time.Duration, 0, 1024)
+	f.mu.Unlock()
+	spin := startSpin()
 	cpu0, sw0 := usage()
 	t0 := time.Now()
 	time.Sleep(wall)
 	cpu1, sw1 := usage()
 	cpu, el := cpu1-cpu0, time.Since(t0)
 	n := f.fired.Load() - fired
+	sp := spin.delta()
+	f.mu.Lock()
+	f.rec = false
+	delay := f.delay
+	f.mu.Unlock()
 	after := readSTW()
+	// What the firings' timing was worth: the delay from the due time,
+	// and for a PreciseWall what it spun for it (percent of one core) and
+	// the share of its waits that the spin budget sent to sleep.
+	b.ReportMetric(float64(quantile(delay, 0.5)), "p50-ns")
+	b.ReportMetric(float64(quantile(delay, 0.99)), "p99-ns")
+	if _, ok := f.e.(env.PreciseWall); ok {
+		b.ReportMetric(100*float64(sp.Spun)/float64(el), "spin-%")
+		if w := sp.Waits + sp.OverBudget; w > 0 {
+			b.ReportMetric(100*float64(sp.OverBudget)/float64(w), "over-budget-%")
+		}
+	}
 	b.ReportMetric(100*float64(cpu)/float64(el), "cpu-%")
 	b.ReportMetric(float64(n)/el.Seconds(), "firings/s")
 	b.ReportMetric(float64(sw1-sw0)/el.Seconds(), "ctxsw/s")

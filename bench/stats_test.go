@@ -5,6 +5,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ckptsim/ckptsim/core/env"
 )
 
 // quantile returns the nearest-rank q-quantile of xs (sorted in place).
@@ -71,4 +73,29 @@ func (m cpuMeter) report(b *testing.B, ops int) {
 	if ops > 0 {
 		b.ReportMetric(float64(cpuTime()-m.start)/float64(ops), "cpu-ns/op")
 	}
+}
+
+// spinMeter is what the process's env.PreciseWall waits spun over a
+// window, and how many of them its spin budget sent to sleep to their
+// deadline instead (env.ReadSpinStats).
+type spinMeter struct{ start env.SpinStats }
+
+func startSpin() spinMeter { return spinMeter{env.ReadSpinStats()} }
+
+func (m spinMeter) delta() env.SpinStats {
+	s := env.ReadSpinStats()
+	return env.SpinStats{Spun: s.Spun - m.start.Spun, Waits: s.Waits - m.start.Waits, OverBudget: s.OverBudget - m.start.OverBudget}
+}
+
+// report reports, for a PreciseWall e, the spin per op (spin-ns/op: the
+// share of cpu-ns/op that is the env spinning to deadlines) and the waits
+// per op that the spin budget made sleep to their deadline
+// (over-budget/op).
+func (m spinMeter) report(b *testing.B, e env.Env, ops int) {
+	if _, ok := e.(env.PreciseWall); !ok || ops <= 0 {
+		return
+	}
+	d := m.delta()
+	b.ReportMetric(float64(d.Spun)/float64(ops), "spin-ns/op")
+	b.ReportMetric(float64(d.OverBudget)/float64(ops), "over-budget/op")
 }

@@ -15,13 +15,14 @@ import (
 )
 
 var (
-	spacing     = flag.Duration("trigger.spacing", 20*time.Millisecond, "time between due triggers, member-wide (upstream: 20ms; interval = max(10, pipelines) x spacing)")
-	precisePark = flag.Duration("precise.park", 0, "env.PreciseWall's Park in BenchmarkTriggerPrecise (0: its default)")
-	preciseSpin = flag.Duration("precise.spin", 0, "env.PreciseWall's Spin in BenchmarkTriggerPrecise (0: its default)")
-	preciseLead = flag.Duration("precise.lead", 0, "env.PreciseWall's Lead in BenchmarkTriggerPrecise (0: its default, negative: off)")
-	precisePoll = flag.Bool("precise.poll", true, "env.PreciseWall's Poll in BenchmarkTriggerPrecise, BenchmarkTriggerCoordPrecise and BenchmarkIdleMember's env=precise(1) (default on, as env.Default; -precise.poll=false: the futex and Go-park phases)")
-	pipelines   = []int{10, 100, 500}
-	designs     = []sched.Design{sched.PerPipeline, sched.Shared, sched.SharedInline, sched.LeaderFollower}
+	spacing       = flag.Duration("trigger.spacing", 20*time.Millisecond, "time between due triggers, member-wide (upstream: 20ms; interval = max(10, pipelines) x spacing)")
+	precisePark   = flag.Duration("precise.park", 0, "env.PreciseWall's Park in BenchmarkTriggerPrecise (0: its default)")
+	preciseSpin   = flag.Duration("precise.spin", 0, "env.PreciseWall's Spin in BenchmarkTriggerPrecise (0: its default)")
+	preciseLead   = flag.Duration("precise.lead", 0, "env.PreciseWall's Lead in BenchmarkTriggerPrecise (0: its default, negative: off)")
+	preciseBudget = flag.Float64("precise.budget", 0, "env.PreciseWall's SpinBudget (share of one core) in BenchmarkTriggerPrecise, BenchmarkTriggerCoordPrecise and BenchmarkIdleMember's env=precise(1) (0: its default, negative: none)")
+	precisePoll   = flag.Bool("precise.poll", true, "env.PreciseWall's Poll in BenchmarkTriggerPrecise, BenchmarkTriggerCoordPrecise and BenchmarkIdleMember's env=precise(1) (default on, as env.Default; -precise.poll=false: the futex and Go-park phases)")
+	pipelines     = []int{10, 100, 500}
+	designs       = []sched.Design{sched.PerPipeline, sched.Shared, sched.SharedInline, sched.LeaderFollower}
 )
 
 // interval is upstream's max(200 ms, pipelines x 20 ms): the same
@@ -51,7 +52,7 @@ func BenchmarkTrigger(b *testing.B) { benchTrigger(b, "wall", env.Wall{}) }
 // the machine's GOMAXPROCS and at 1 (bench/side.sh -cpu 0,1): the
 // benchmark name's -N suffix says which, none for one P.
 func BenchmarkTriggerPrecise(b *testing.B) {
-	benchTrigger(b, "precise", env.PreciseWall{Park: *precisePark, Spin: *preciseSpin, Lead: *preciseLead, Poll: *precisePoll})
+	benchTrigger(b, "precise", env.PreciseWall{Park: *precisePark, Spin: *preciseSpin, Lead: *preciseLead, Poll: *precisePoll, SpinBudget: *preciseBudget})
 }
 
 func benchTrigger(b *testing.B, envName string, e env.Env) {
@@ -61,10 +62,12 @@ func benchTrigger(b *testing.B, envName string, e env.Env) {
 				key := fmt.Sprintf("trigger/%s/%s/%d/%v/procs=%d", envName, d, p, *spacing, runtime.GOMAXPROCS(0))
 				f := fixtureFor(key, func() *triggerFixture { return newTriggerFixture(b, e, d, p) })
 				diag := startDiag()
+				spin := startSpin()
 				cpu := startCPU()
 				xs := f.col.collect(b, b.N, collectTimeout(b.N, p))
 				cpu.report(b, b.N)
 				cpu.reportSwitches(b, b.N)
+				spin.report(b, e, b.N)
 				diag.report(b, fmt.Sprintf("%s/%s/%d", envName, d, p), xs)
 				reportTrigger(b, xs)
 				st := f.s.Stats()

@@ -21,6 +21,7 @@ const adaptWindow = 128
 // (one outlier does not move it). Reading it is one atomic load.
 type adaptive struct {
 	floor, ceil, margin time.Duration
+	k                   int // the estimate is the k-th largest sample in the window
 
 	mu   sync.Mutex
 	win  [adaptWindow]time.Duration
@@ -29,12 +30,15 @@ type adaptive struct {
 	est atomic.Int64 // the current length, ns
 }
 
-// adaptK: the estimate is the adaptK-th largest sample in the window.
+// adaptK: by default the estimate is the adaptK-th largest sample in the
+// window (about the 98th percentile).
 const adaptK = 3
 
-// newAdaptive returns a length that starts at initial (within [floor, ceil]).
-func newAdaptive(initial, floor, ceil, margin time.Duration) *adaptive {
-	a := &adaptive{floor: floor, ceil: ceil, margin: margin}
+// newAdaptive returns a length that starts at initial (within [floor, ceil])
+// and follows the k-th largest of its last adaptWindow samples (1 <= k <=
+// adaptWindow).
+func newAdaptive(initial, floor, ceil, margin time.Duration, k int) *adaptive {
+	a := &adaptive{floor: floor, ceil: ceil, margin: margin, k: k}
 	for i := range a.win {
 		a.win[i] = initial - margin
 	}
@@ -55,7 +59,8 @@ func (a *adaptive) observe(late time.Duration) time.Duration {
 	defer a.mu.Unlock()
 	a.win[a.next] = late
 	a.next = (a.next + 1) % len(a.win)
-	var top [adaptK]time.Duration // largest first
+	var buf [adaptWindow]time.Duration
+	top := buf[:a.k] // largest first
 	for _, x := range a.win {
 		for i := range top {
 			if x > top[i] {
@@ -65,7 +70,7 @@ func (a *adaptive) observe(late time.Duration) time.Duration {
 			}
 		}
 	}
-	est := a.clamp(top[adaptK-1] + a.margin)
+	est := a.clamp(top[a.k-1] + a.margin)
 	a.est.Store(int64(est))
 	return est
 }

@@ -14,7 +14,7 @@ const us = time.Microsecond
 // have left the window but for fewer than adaptK, then follows the
 // measured lateness plus its margin.
 func TestAdaptiveShrinksTowardWhatItMeasures(t *testing.T) {
-	a := newAdaptive(100*us, 10*us, 200*us, 10*us)
+	a := newAdaptive(100*us, 10*us, 200*us, 10*us, adaptK)
 	if got := a.get(); got != 100*us {
 		t.Fatalf("initial %v, want 100µs", got)
 	}
@@ -35,7 +35,7 @@ func TestAdaptiveShrinksTowardWhatItMeasures(t *testing.T) {
 // outliers do not move it, the adaptK-th does; once they leave the window
 // it comes back down.
 func TestAdaptiveIgnoresFewOutliers(t *testing.T) {
-	a := newAdaptive(100*us, 10*us, 500*us, 10*us)
+	a := newAdaptive(100*us, 10*us, 500*us, 10*us, adaptK)
 	for range adaptWindow {
 		a.observe(20 * us)
 	}
@@ -64,7 +64,7 @@ func TestAdaptiveIgnoresFewOutliers(t *testing.T) {
 // It stays within [floor, ceil]; a negative lateness (woken early) counts
 // as none.
 func TestAdaptiveClamps(t *testing.T) {
-	a := newAdaptive(100*us, 10*us, 200*us, 5*us)
+	a := newAdaptive(100*us, 10*us, 200*us, 5*us, adaptK)
 	for range adaptWindow {
 		a.observe(-time.Millisecond)
 	}
@@ -77,7 +77,7 @@ func TestAdaptiveClamps(t *testing.T) {
 	if got := a.get(); got != 200*us {
 		t.Fatalf("1 s lateness: %v, want the 200µs ceiling", got)
 	}
-	if b := newAdaptive(time.Second, 10*us, 200*us, 5*us); b.get() != 200*us {
+	if b := newAdaptive(time.Second, 10*us, 200*us, 5*us, adaptK); b.get() != 200*us {
 		t.Fatalf("initial above the ceiling: %v", b.get())
 	}
 }

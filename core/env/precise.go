@@ -26,14 +26,15 @@ import (
 // or Broadcast ends a wait in any phase: it closes a channel while the
 // waiter is parked and wakes the futex while it sleeps.
 //
-// Spin and Lead adapt by default (zero): each is the 98th percentile or so
-// of what the process measured over its last 128 waits, plus a margin
-// (see adaptive). Spin covers how late the futex sleep wakes (measured on
-// each futex phase that runs to its end); Lead covers how late a timer
-// thread's loose wait for the lead ends plus its hand-over to a follower
-// (reported by exec.Timer, LeadObserver). Both start at 100 µs and shrink
-// toward what the machine shows (10 µs at least); the CPU a firing spins
-// away is then the spread of those latenesses, not a fixed 100 µs twice.
+// Spin and Lead adapt by default (zero): each is a high percentile of what
+// the process measured over its last 128 waits, plus a margin (see
+// adaptive): the 98th or so, and for Poll's lead the 75th (leadPollK).
+// Spin covers how late the futex sleep wakes (measured on each futex
+// phase that runs to its end); Lead covers how late a timer thread's
+// loose wait for the lead ends plus its hand-over to a follower (reported
+// by exec.Timer, LeadObserver). Both start at 100 µs and shrink toward
+// what the machine shows (10 µs at least); the CPU a firing spins away is
+// then the spread of those latenesses, not a fixed 100 µs twice.
 //
 // The futex sleep is a raw system call when GOMAXPROCS > 1: the Go runtime
 // does not see it, so its P stays with the sleeping thread (as it does
@@ -58,7 +59,10 @@ import (
 // about Spin less the futex's lateness and holds an OS thread for about
 // Park, and the futex phase sets the timer slack of whichever runtime
 // thread runs it (harmless, and it stays set). Waits that a Signal ends
-// early cost nothing extra. Mutex, Now, Go and Yield are Wall's.
+// early cost nothing extra. SpinBudget caps what the spinning costs the
+// process (2% of a core by default); past it, waits end as late as the
+// OS wakes them. ReadSpinStats says what was spun and how often the
+// budget was spent. Mutex, Now, Go and Yield are Wall's.
 //
 // The zero value uses the defaults. PreciseWall is Linux-only (futex and
 // prctl).
@@ -93,6 +97,18 @@ type PreciseWall struct {
 	// and skips the Go-park phase and the slots (see waitPoll). On in
 	// Default; results/bench/experiments/wakeups, "The poller instead".
 	Poll bool
+	// SpinBudget is the most of one core the process's waits may spin
+	// away, averaged over about a second (default DefaultSpinBudget, 2%;
+	// negative: no budget). Past it a wait has no spin phase and the timer
+	// lead is 0: the wait sleeps in the kernel to its deadline and ends as
+	// late as the OS wakes it (about 100 µs on the project machine), until
+	// the spin is paid off. A member that fires a few times a second stays
+	// precise; one with hundreds of firings a second (500 pipelines at a
+	// 1 s interval) would otherwise spin away 10-20% of a core for
+	// microseconds it has no use for (results/bench/experiments/spin).
+	// The budget is the process's: every PreciseWall wait draws on one
+	// (see spinBudget), at the rate of the wait's own PreciseWall.
+	SpinBudget float64
 }
 
 // LooseCond is implemented by PreciseWall's conditions.
@@ -115,17 +131,29 @@ const (
 // The process's adaptive Spin and Lead (the zero PreciseWall's): the
 // lateness they follow is the machine's, not one PreciseWall value's.
 var (
-	adaptSpin = newAdaptive(DefaultSpin, 10*time.Microsecond, 200*time.Microsecond, 10*time.Microsecond)
-	adaptLead = newAdaptive(DefaultLead, 10*time.Microsecond, 250*time.Microsecond, 10*time.Microsecond)
+	adaptSpin = newAdaptive(DefaultSpin, 10*time.Microsecond, 200*time.Microsecond, 10*time.Microsecond, adaptK)
+	adaptLead = newAdaptive(DefaultLead, 10*time.Microsecond, 250*time.Microsecond, 10*time.Microsecond, adaptK)
 	// Poll's own: the poller's wake-ups have a lateness of their own.
 	// The wider ceilings are not tuned: most runs with Poll
 	// (results/bench/experiments/wakeups, "The poller instead") had a
 	// fixed Lead, taken before exec.Timer reported the use of a lead that
 	// a wait overran (without which an adaptive lead never learns a
 	// lateness above its start).
-	adaptSpinPoll = newAdaptive(DefaultSpin, 10*time.Microsecond, 500*time.Microsecond, 10*time.Microsecond)
-	adaptLeadPoll = newAdaptive(DefaultLead, 10*time.Microsecond, 500*time.Microsecond, 10*time.Microsecond)
+	adaptSpinPoll = newAdaptive(DefaultSpin, 10*time.Microsecond, 500*time.Microsecond, 10*time.Microsecond, adaptK)
+	adaptLeadPoll = newAdaptive(DefaultLead, 10*time.Microsecond, 500*time.Microsecond, 10*time.Microsecond, leadPollK)
 )
+
+// leadPollK: Poll's adaptive lead is the 32nd largest of its last 128
+// samples, about their 75th percentile. The lead is spun away in full on
+// every firing it covers, and the loose wait's lateness it covers is wide
+// on a virtual machine (a timerfd wake-up 80-250 µs late on the project
+// machine, its 10th to 98th percentile): at the 98th percentile the lead
+// spun 65-260 µs a firing, a third to a half of its CPU, to keep the
+// firings above the median on time too. At the 75th it spun 10-50 µs and
+// cost about half the CPU per firing, and the median firing is still
+// within microseconds; a quarter of the firings end as late as the wake-up
+// beyond the lead, which the p99 shows (results/bench/experiments/spin).
+const leadPollK = 32
 
 func (p PreciseWall) adaptiveSpin() *adaptive {
 	if p.Poll {
@@ -141,10 +169,11 @@ func (p PreciseWall) adaptiveLead() *adaptive {
 	return adaptLead
 }
 
-// TimerLead is Lead, the adaptive lead when zero, 0 when negative.
+// TimerLead is Lead, the adaptive lead when zero, 0 when negative or
+// while the spin budget is spent (a lead is spun away).
 func (p PreciseWall) TimerLead() time.Duration {
 	switch {
-	case p.Lead < 0:
+	case p.Lead < 0 || !p.spinAllowed():
 		return 0
 	case p.Lead == 0:
 		return p.adaptiveLead().get()
@@ -158,6 +187,46 @@ func (p PreciseWall) TimerLead() time.Duration {
 func (p PreciseWall) ObserveLead(used time.Duration) {
 	if p.Lead == 0 {
 		p.adaptiveLead().observe(used)
+	}
+}
+
+// spinRate is the spin budget's rate: SpinBudget, its default when zero,
+// 0 (none) when negative.
+func (p PreciseWall) spinRate() float64 {
+	switch {
+	case p.SpinBudget < 0:
+		return 0
+	case p.SpinBudget == 0:
+		return DefaultSpinBudget
+	}
+	return p.SpinBudget
+}
+
+// spinAllowed reports whether the spin budget lets a wait spin now.
+func (p PreciseWall) spinAllowed() bool {
+	return p.spinRate() == 0 || budget.allow(budgetNow())
+}
+
+// waitPhases is phases for one wait, which it counts (SpinStats): no
+// spin phase when the budget is spent.
+func (p PreciseWall) waitPhases() (park, spin time.Duration) {
+	park, spin = p.phases()
+	if !p.spinAllowed() {
+		overBudget.Add(1)
+		return park, 0
+	}
+	spinWaits.Add(1)
+	return park, spin
+}
+
+// spent charges d of spinning that ended now to the budget.
+func (p PreciseWall) spent(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	spunNs.Add(int64(d))
+	if r := p.spinRate(); r > 0 {
+		budget.charge(budgetNow(), d, r)
 	}
 }
 
@@ -184,14 +253,17 @@ func (p PreciseWall) Sleep(d time.Duration) {
 		runtime.Gosched()
 		return
 	}
-	deadline := time.Now().Add(d)
-	if _, spin := p.phases(); d <= p.spinOnly(spin) {
+	t0 := time.Now()
+	deadline := t0.Add(d)
+	if _, spin := p.phases(); d <= p.spinOnly(spin) && p.spinAllowed() {
 		// Spin only, and allocate nothing: nothing can wake a Sleep, and
 		// an allocation right after an idle stretch costs microseconds
 		// (a cold per-P cache), which a timer thread sleeping out its
 		// TimerLead would add to the entry's lateness.
+		spinWaits.Add(1)
 		for time.Now().Before(deadline) {
 		}
+		p.spent(time.Since(t0))
 		return
 	}
 	p.wait(newPreciseWaiter(), deadline, false)
@@ -241,6 +313,8 @@ func (p PreciseWall) wait(w *preciseWaiter, deadline time.Time, loose bool) (wok
 	park, spin := p.phases()
 	if loose {
 		spin = 0
+	} else {
+		park, spin = p.waitPhases()
 	}
 	if left := time.Until(deadline) - park; left > 0 {
 		t := time.NewTimer(left)
@@ -252,7 +326,7 @@ func (p PreciseWall) wait(w *preciseWaiter, deadline time.Time, loose bool) (wok
 		}
 	}
 	if time.Until(deadline) <= spin {
-		return spinUntil(w, deadline) // a wait shorter than the spin phase needs no slot
+		return p.spinUntil(w, deadline) // a wait shorter than the spin phase needs no slot
 	}
 	if !acquireSlot() {
 		return p.park(w, deadline) // every slot taken: wait like Wall
@@ -279,11 +353,14 @@ func (p PreciseWall) wait(w *preciseWaiter, deadline time.Time, loose bool) (wok
 	if loose {
 		return w.state.Load() != 0
 	}
-	return spinUntil(w, deadline)
+	return p.spinUntil(w, deadline)
 }
 
-// spinUntil spins on the clock until the deadline or a wake-up.
-func spinUntil(w *preciseWaiter, deadline time.Time) (woken bool) {
+// spinUntil spins on the clock until the deadline or a wake-up, and
+// charges the spin to the budget.
+func (p PreciseWall) spinUntil(w *preciseWaiter, deadline time.Time) (woken bool) {
+	t0 := time.Now()
+	defer func() { p.spent(time.Since(t0)) }()
 	for time.Now().Before(deadline) {
 		if w.state.Load() != 0 {
 			return true

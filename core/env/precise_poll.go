@@ -19,9 +19,9 @@ import (
 // held, and the runtime's monitor thread (sysmon), which sleeps until the
 // next runtime timer, is not woken for it. The spin phase is as wait's.
 func (p PreciseWall) waitPoll(w *preciseWaiter, deadline time.Time, loose bool) (woken bool) {
-	_, spin := p.phases()
-	if loose {
-		spin = 0
+	spin := time.Duration(0) // a loose wait has no spin phase
+	if !loose {
+		_, spin = p.waitPhases()
 	}
 	if time.Until(deadline) > spin {
 		fd := getTimerFD()
@@ -56,7 +56,7 @@ func (p PreciseWall) waitPoll(w *preciseWaiter, deadline time.Time, loose bool) 
 	if loose {
 		return w.state.Load() != 0
 	}
-	return spinUntil(w, deadline)
+	return p.spinUntil(w, deadline)
 }
 
 // timerFD is a non-blocking CLOCK_MONOTONIC timerfd registered with the

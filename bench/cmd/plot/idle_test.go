@@ -21,7 +21,7 @@ BenchmarkIdleMember/env=wall1/design=shared/pipelines=100/interval=1s-2 1 5.0 cp
 BenchmarkIdleMember/env=precise/design=shared/pipelines=100/interval=1s-2 1 2.0 cpu-% 100 firings/s 910 ctxsw/s 4 threads
 BenchmarkIdleMember/env=wall1/design=shared/pipelines=100/interval=1s-2 1 1.5 cpu-% 100 firings/s 290 ctxsw/s 3 threads
 BenchmarkIdleMember/env=wall/design=shared/pipelines=100/interval=1s-2 1 2.5 cpu-% 100 firings/s 4 threads
-BenchmarkIdleMember/env=precise1/design=shared/pipelines=100/interval=1s-2 1 2.0 cpu-% 100 firings/s 300 ctxsw/s 3 threads
+BenchmarkIdleMember/env=precise1/design=shared/pipelines=100/interval=1s-2 1 2.0 cpu-% 100 firings/s 300 ctxsw/s 3 threads 0.75 spin-% 12.5 over-budget-% 1500 p50-ns
 `
 	jdkRuns := `peer: jdk
 BenchmarkIdleMember/env=jdk/design=shared/pipelines=100/interval=1s-2 1 3.0 cpu-% 100 firings/s 400 ctxsw/s 30 threads
@@ -43,7 +43,8 @@ BenchmarkIdleMember/env=jdk/design=shared/pipelines=100/interval=1s-2 1 4.0 cpu-
 	out := b.String()
 	for _, want := range []string{
 		// CPU medians 9.0 (precise), 2.0 (precise1: one run), 2.5 (wall: one run), 1.5 (wall1), 3.5 (jdk)
-		"| shared | 100 | 1s | 9.00 / 2.00 / 2.50 / 1.50 / 3.50 | 9.1 / 3.0 / – / 2.9 / 4.1 |",
+		// spin, over budget and p50: the one precise1 run's, – for the runs without them
+		"| shared | 100 | 1s | 9.00 / 2.00 / 2.50 / 1.50 / 3.50 | – / 0.75 / – / – / – | – / 12.5 / – / – / – | – / 1.5 µs / – / – / – | 9.1 / 3.0 / – / 2.9 / 4.1 |",
 		"| (idle member) default env on one P (GOMAXPROCS 1) CPU % of a core <= the JDK peer's on the same schedule, every design x pipelines x interval cell where both run | 1 of 1 cells at or below (median ratio 0.57) | **met** |",
 		"| (idle member) default env CPU % of a core <= the JDK peer's on the same schedule, every design x pipelines x interval cell where both run | 0 of 1 cells at or below (median ratio 2.57); above: shared/100/1s 9.00% vs 3.50% | **not met** |",
 		"| (idle member) Wall CPU % of a core <= the JDK peer's on the same schedule, every design x pipelines x interval cell where both run | 1 of 1 cells at or below (median ratio 0.71) | **met** |",
@@ -72,7 +73,7 @@ peer: go
 BenchmarkTriggerPrecise/design=shared-inline/pipelines=10-2 1000 900000 cpu-ns/op 4000 p50-ns 90000 p99-ns 9 ctxsw/op
 BenchmarkTriggerPrecise/design=shared-inline/pipelines=10 1000 300000 cpu-ns/op 3000 p50-ns 80000 p99-ns 3 ctxsw/op
 BenchmarkTriggerPrecise/design=shared-inline/pipelines=10 1000 350000 cpu-ns/op 3500 p50-ns 70000 p99-ns 3 ctxsw/op
-BenchmarkTriggerPrecise/design=shared-inline/pipelines=10 1000 320000 cpu-ns/op 3200 p50-ns 60000 p99-ns 3 ctxsw/op
+BenchmarkTriggerPrecise/design=shared-inline/pipelines=10 1000 320000 cpu-ns/op 3200 p50-ns 60000 p99-ns 3 ctxsw/op 90000 spin-ns/op 0.5 over-budget/op
 `
 	jdkRuns := `peer: jdk
 BenchmarkTriggerPrecise/design=shared-inline/pipelines=10 1000 400000 cpu-ns/op 300000 p50-ns 900000 p99-ns 3 ctxsw/op
@@ -95,8 +96,9 @@ BenchmarkTriggerPrecise/design=shared-inline/pipelines=10 1000 400000 cpu-ns/op 
 		"| default env CPU per firing <= the JDK peer's, p50 < 5 µs, in every design x pipelines cell where both run | 0 of 1 cells; shared-inline/10 900 µs vs 400 µs (2.25x, p50 4.0 µs) | **not met** |",
 		// one P: medians of three runs, 320 µs and 3.2 µs
 		"| default env on one P (GOMAXPROCS 1) CPU per firing <= the JDK peer's, p50 < 5 µs, in every design x pipelines cell where both run | 1 of 1 cells; shared-inline/10 320 µs vs 400 µs (0.80x, p50 3.2 µs) | **met** |",
-		"| TriggerPrecise | shared-inline | 10 | 4.0 µs | 90 µs | 900 µs | 9.0 |",
-		"| TriggerPrecise, GOMAXPROCS 1 | shared-inline | 10 | 3.2 µs | 70 µs | 320 µs | 3.0 |",
+		"| TriggerPrecise | shared-inline | 10 | 4.0 µs | 90 µs | 900 µs | – | – | 9.0 |",
+		// spin and over budget: the one run that has them
+		"| TriggerPrecise, GOMAXPROCS 1 | shared-inline | 10 | 3.2 µs | 70 µs | 320 µs | 90 µs | 0.5 | 3.0 |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks\n%s\ngot:\n%s", want, out)

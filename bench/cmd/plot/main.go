@@ -397,10 +397,10 @@ func count(x float64) string {
 func tables(w io.Writer, rows []*row) {
 	fmt.Fprintln(w, "### Trigger delay, design x pipelines (medians over runs)")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Context switches per firing are a count, which a host that stops the virtual machine does not move; CPU per firing is charged that time (`experiments/stalls`). Runs recorded before the count existed show –.")
+	fmt.Fprintln(w, "Context switches per firing are a count, which a host that stops the virtual machine does not move; CPU per firing is charged that time (`experiments/stalls`). Spin per firing is the part of it env.PreciseWall spent spinning to deadlines (env.ReadSpinStats), and over budget per firing its waits that the spin budget sent to sleep instead. Runs recorded before a figure existed show –.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| benchmark | design | pipelines | p50 | p99 | CPU/firing | context switches/firing | p99.9 | timer late p50 | hop p50 | threads |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| benchmark | design | pipelines | p50 | p99 | CPU/firing | spin/firing | over budget/firing | context switches/firing | p99.9 | timer late p50 | hop p50 | threads |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	trig := pick(rows, func(r *row) bool {
 		return strings.HasPrefix(r.base, "Trigger") && r.keys["pipelines"] != ""
 	})
@@ -423,8 +423,8 @@ func tables(w io.Writer, rows []*row) {
 		} else if oneP(r) {
 			name += ", GOMAXPROCS 1"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n", name, r.keys["design"], r.keys["pipelines"],
-			us(r.get("p50-ns")), us(r.get("p99-ns")), us(r.get("cpu-ns/op")), count(r.get("ctxsw/op")), us(r.get("p999-ns")),
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n", name, r.keys["design"], r.keys["pipelines"],
+			us(r.get("p50-ns")), us(r.get("p99-ns")), us(r.get("cpu-ns/op")), us(r.get("spin-ns/op")), count(r.get("over-budget/op")), count(r.get("ctxsw/op")), us(r.get("p999-ns")),
 			us(r.get("timer-late-p50-ns")), us(r.get("hop-p50-ns")), r.get("goroutines"))
 	}
 	fmt.Fprintln(w)
@@ -833,10 +833,10 @@ func idleTable(w io.Writer, rows []*row) {
 	envs := []string{"precise", "precise1", "wall", "wall1", "jdk"}
 	fmt.Fprintln(w, "### Idle member: CPU, context switches, threads, RSS and the longest stop-the-world pause (default env / it on one P / Wall / Wall on one P / JDK peer)")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Medians over runs. Context switches per firing are a count, which a host that stops the virtual machine does not move; CPU is charged that time (`experiments/idle-switches`). Runs recorded before the count existed show –.")
+	fmt.Fprintln(w, "Medians over runs. Context switches per firing are a count, which a host that stops the virtual machine does not move; CPU is charged that time (`experiments/idle-switches`). Spin % is the part of the CPU env.PreciseWall spent spinning to deadlines, over budget % the share of its waits that the spin budget sent to sleep instead, p50 the firings' delay from their due times. Runs recorded before a figure existed show –.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| design | pipelines | interval | CPU % of a core | context switches/firing | threads | RSS MiB | longest STW (JDK: safepoint) | longest time to stop |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| design | pipelines | interval | CPU % of a core | spin % of a core | over budget % | p50 | context switches/firing | threads | RSS MiB | longest STW (JDK: safepoint) | longest time to stop |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	cell := func(m map[string]*row, value func(*row) float64, f func(float64) string) string {
 		var out []string
 		for _, e := range envs {
@@ -864,8 +864,8 @@ func idleTable(w io.Writer, rows []*row) {
 	n1 := func(v float64) string { return fmt.Sprintf("%.1f", v) }
 	for _, k := range keys {
 		m := by[k]
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", k.design, k.pipelines, k.interval,
-			get(m, "cpu-%", pct), cell(m, switchesPerFiring, n1), get(m, "threads", n0), get(m, "rss-MiB", mib), get(m, "stw-max-ns", dur), get(m, "stw-stopping-max-ns", dur))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", k.design, k.pipelines, k.interval,
+			get(m, "cpu-%", pct), get(m, "spin-%", pct), get(m, "over-budget-%", n1), get(m, "p50-ns", us), cell(m, switchesPerFiring, n1), get(m, "threads", n0), get(m, "rss-MiB", mib), get(m, "stw-max-ns", dur), get(m, "stw-stopping-max-ns", dur))
 	}
 	fmt.Fprintln(w)
 }

@@ -141,8 +141,8 @@ func TestTimerLead(t *testing.T) {
 		want time.Duration
 	}{
 		{env.Wall{}, 0},
-		{env.PreciseWall{}, env.DefaultLead},
-		{env.PreciseWall{Lead: 30 * time.Microsecond}, 30 * time.Microsecond},
+		{env.PreciseWall{SpinBudget: -1}, env.DefaultLead}, // no budget: earlier tests spin enough to spend the default one,
+		{env.PreciseWall{Lead: 30 * time.Microsecond, SpinBudget: -1}, 30 * time.Microsecond},
 		{env.PreciseWall{Lead: -1}, 0},
 	} {
 		if got := env.TimerLead(c.e); got != c.want {

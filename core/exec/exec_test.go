@@ -442,7 +442,10 @@ func TestTimerLeadPromotesAheadAndRunsOnTime(t *testing.T) {
 		for _, lead := range []time.Duration{-1, 10 * time.Millisecond} {
 			tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2, Lead: lead})
 			start := e.Now()
-			ran := startTwo(e, tm) // both threads started
+			ran := simtest.NewCounter(e)
+			tm.Schedule(0, ran.Add) // start both threads
+			tm.Schedule(0, ran.Add)
+			ran.Await(2)
 			var at time.Time
 			tm.Schedule(time.Hour, func() {}) // an entry behind it, for the promoted follower to lead for
 			tm.Schedule(100*time.Millisecond-e.Now().Sub(start), func() { at = e.Now(); ran.Add() })
@@ -470,7 +473,10 @@ func TestTimerLeadTakenEntryStillCancels(t *testing.T) {
 	simtest.Sim(t, 300, func(t testing.TB, e env.Env) {
 		for _, shutdown := range []bool{false, true} {
 			tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2, Lead: 10 * time.Millisecond})
-			startTwo(e, tm)                   // both threads started
+			started := simtest.NewCounter(e)
+			tm.Schedule(0, started.Add) // start both threads
+			tm.Schedule(0, started.Add)
+			started.Await(2)
 			tm.Schedule(time.Hour, func() {}) // an entry behind it: the lead promotes a follower
 			h, _ := tm.Schedule(100*time.Millisecond, func() { t.Error("cancelled entry ran") })
 			e.Sleep(95 * time.Millisecond)
@@ -535,7 +541,10 @@ func TestTimerReportsALeadOverrun(t *testing.T) {
 	simtest.Sim(t, 300, func(t testing.TB, se env.Env) {
 		e := &leadEnv{Env: se, lead: 2 * time.Millisecond}
 		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2})
-		ran := startTwo(e, tm)            // both threads started
+		ran := simtest.NewCounter(e)
+		tm.Schedule(0, ran.Add) // start both threads
+		tm.Schedule(0, ran.Add)
+		ran.Await(2)
 		tm.Schedule(time.Hour, func() {}) // always an entry behind: the lead is taken
 		e.overrun = 5 * time.Millisecond  // the wait ends 3 ms past the deadline
 		tm.Schedule(100*time.Millisecond, ran.Add)
@@ -560,7 +569,10 @@ func TestTimerFollowsAnAdaptiveLead(t *testing.T) {
 		e := &leadEnv{Env: se, lead: 10 * time.Millisecond}
 		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2})
 		start := e.Now()
-		ran := startTwo(e, tm) // both threads started
+		ran := simtest.NewCounter(e)
+		tm.Schedule(0, ran.Add) // start both threads
+		tm.Schedule(0, ran.Add)
+		ran.Await(2)
 		at := func(d time.Duration) { e.Sleep(start.Add(d).Sub(e.Now())) }
 		taken := func() bool { return tm.Stats().Followers == 0 } // the follower was promoted
 		tm.Schedule(time.Hour, func() {})                         // an entry behind: the lead is taken
@@ -603,7 +615,10 @@ func TestTimerOneEntryTakesNoLead(t *testing.T) {
 	simtest.Sim(t, 300, func(t testing.TB, se env.Env) {
 		e := &leadEnv{Env: se, lead: 10 * time.Millisecond}
 		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2})
-		ran := startTwo(e, tm) // both threads started
+		ran := simtest.NewCounter(e)
+		tm.Schedule(0, ran.Add) // start both threads
+		tm.Schedule(0, ran.Add)
+		ran.Await(2)
 		start := e.Now()
 		var at time.Time
 		tm.Schedule(100*time.Millisecond, func() { at = e.Now(); ran.Add() })
@@ -628,7 +643,10 @@ func TestTimerOneEntryTakesNoLead(t *testing.T) {
 func TestTimerEmptyHeapPromotesOnSchedule(t *testing.T) {
 	simtest.Sim(t, 300, func(t testing.TB, e env.Env) {
 		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2, Lead: -1})
-		ran := startTwo(e, tm) // both threads started
+		ran := simtest.NewCounter(e)
+		tm.Schedule(0, ran.Add) // start both threads
+		tm.Schedule(0, ran.Add)
+		ran.Await(2)
 		start := e.Now()
 		var followers int
 		var at time.Time
@@ -648,14 +666,4 @@ func TestTimerEmptyHeapPromotesOnSchedule(t *testing.T) {
 		}
 		tm.ShutdownNow()
 	})
-}
-
-// startTwo starts a two-thread timer's threads (an entry due at once for
-// each) and returns the counter those entries added to, at 2.
-func startTwo(e env.Env, tm *exec.Timer) *simtest.Counter {
-	c := simtest.NewCounter(e)
-	tm.Schedule(0, c.Add)
-	tm.Schedule(0, c.Add)
-	c.Await(2)
-	return c
 }

@@ -29,10 +29,8 @@
 // leader, waits (timed) for the earliest deadline and the others wait
 // untimed; at the deadline the leader takes the entry, promotes a follower
 // and then runs the function, so the next deadline is already watched
-// while it runs. A taker that leaves the heap empty promotes nobody (the
-// follower would only wait again); the next Schedule promotes one, or a
-// thread coming back from its function takes the lead. When every thread
-// runs a function, due entries wait in the heap (Overdue counts them). Equal deadlines fire in scheduling
+// while it runs. When every thread runs a function, due entries wait in
+// the heap (Overdue counts them). Equal deadlines fire in scheduling
 // order. Cancel removes an entry from the heap (remove-on-cancel) and
 // reports whether it won. A panicking function is recovered and reported
 // to OnPanic; with DieOnPanic its thread ends and a fresh one replaces it.
@@ -43,9 +41,7 @@
 // to the function when paid at the deadline. With a lead
 // (TimerConfig.Lead, or the env's env.TimerLeader: PreciseWall's adapts,
 // from 100 µs) the leader takes the entry that much ahead, promotes then,
-// sleeps out the rest and runs the entry at its deadline, when there is a
-// promotion to make (another thread, another entry behind the head; else
-// one precise wait to the deadline costs less than two); the taken entry
+// sleeps out the rest and runs the entry at its deadline; the taken entry
 // can still be cancelled until then and ShutdownNow still drops it. The
 // leader waits for the lead loosely (env.WaitForLoose: no spin, it is
 // early anyway), re-reads the env's lead before each wait and reports

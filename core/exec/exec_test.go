@@ -433,10 +433,9 @@ func eachLead(t *testing.T, f func(t *testing.T, lead time.Duration)) {
 }
 
 // With a lead the leader takes its entry ahead of the deadline and
-// promotes a follower then (to lead for the entry behind it), and the
-// entry still runs at its deadline: at 95 ms (inside the 10 ms lead of an
-// entry due at 100 ms) no thread waits as a follower and the entry is
-// still pending, and it runs at 100 ms.
+// promotes a follower then, and the entry still runs at its deadline: at
+// 95 ms (inside the 10 ms lead of an entry due at 100 ms) no thread waits
+// as a follower and the entry is still pending, and it runs at 100 ms.
 func TestTimerLeadPromotesAheadAndRunsOnTime(t *testing.T) {
 	simtest.Sim(t, 300, func(t testing.TB, e env.Env) {
 		for _, lead := range []time.Duration{-1, 10 * time.Millisecond} {
@@ -447,7 +446,6 @@ func TestTimerLeadPromotesAheadAndRunsOnTime(t *testing.T) {
 			tm.Schedule(0, ran.Add)
 			ran.Await(2)
 			var at time.Time
-			tm.Schedule(time.Hour, func() {}) // an entry behind it, for the promoted follower to lead for
 			tm.Schedule(100*time.Millisecond-e.Now().Sub(start), func() { at = e.Now(); ran.Add() })
 			e.Sleep(start.Add(95 * time.Millisecond).Sub(e.Now()))
 			st := tm.Stats()
@@ -455,7 +453,7 @@ func TestTimerLeadPromotesAheadAndRunsOnTime(t *testing.T) {
 			if lead > 0 {
 				wantFollowers = 0 // promoted at 90 ms
 			}
-			if st.Followers != wantFollowers || st.Pending != 2 || st.Fired != 2 {
+			if st.Followers != wantFollowers || st.Pending != 1 || st.Fired != 2 {
 				t.Fatalf("lead %v at 95 ms: %+v", lead, st)
 			}
 			ran.Await(3)
@@ -477,15 +475,14 @@ func TestTimerLeadTakenEntryStillCancels(t *testing.T) {
 			tm.Schedule(0, started.Add) // start both threads
 			tm.Schedule(0, started.Add)
 			started.Await(2)
-			tm.Schedule(time.Hour, func() {}) // an entry behind it: the lead promotes a follower
 			h, _ := tm.Schedule(100*time.Millisecond, func() { t.Error("cancelled entry ran") })
 			e.Sleep(95 * time.Millisecond)
-			if st := tm.Stats(); st.Followers != 0 || st.Pending != 2 {
+			if st := tm.Stats(); st.Followers != 0 || st.Pending != 1 {
 				t.Fatalf("at 95 ms the entry must be taken (the follower promoted) and still pending: %+v", st)
 			}
 			if shutdown {
-				if n := tm.ShutdownNow(); n != 2 {
-					t.Fatalf("ShutdownNow dropped %d, want the taken entry and the one behind it", n)
+				if n := tm.ShutdownNow(); n != 1 {
+					t.Fatalf("ShutdownNow dropped %d, want the taken entry", n)
 				}
 				if h.Cancel() {
 					t.Fatal("Cancel after ShutdownNow")
@@ -495,7 +492,7 @@ func TestTimerLeadTakenEntryStillCancels(t *testing.T) {
 			}
 			e.Sleep(50 * time.Millisecond)
 			st := tm.Stats()
-			if st.Fired != 2 || st.Pending != map[bool]int{false: 1, true: 0}[shutdown] || (!shutdown && st.Canceled != 1) {
+			if st.Fired != 2 || st.Pending != 0 || (!shutdown && st.Canceled != 1) {
 				t.Fatalf("shutdown=%v: %+v", shutdown, st)
 			}
 			tm.ShutdownNow()
@@ -540,18 +537,16 @@ func (c *looseCond) WaitForLoose(d time.Duration) bool {
 func TestTimerReportsALeadOverrun(t *testing.T) {
 	simtest.Sim(t, 300, func(t testing.TB, se env.Env) {
 		e := &leadEnv{Env: se, lead: 2 * time.Millisecond}
-		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2})
+		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 1})
 		ran := simtest.NewCounter(e)
-		tm.Schedule(0, ran.Add) // start both threads
-		tm.Schedule(0, ran.Add)
-		ran.Await(2)
-		tm.Schedule(time.Hour, func() {}) // always an entry behind: the lead is taken
-		e.overrun = 5 * time.Millisecond  // the wait ends 3 ms past the deadline
+		tm.Schedule(0, ran.Add) // start the thread
+		ran.Await(1)
+		e.overrun = 5 * time.Millisecond // the wait ends 3 ms past the deadline
 		tm.Schedule(100*time.Millisecond, ran.Add)
-		ran.Await(3)
+		ran.Await(2)
 		e.overrun = time.Millisecond // within the lead: 1 ms of it used
 		tm.Schedule(100*time.Millisecond, ran.Add)
-		ran.Await(4)
+		ran.Await(3)
 		if len(e.used) != 2 || e.used[0] != 5*time.Millisecond || e.used[1] != time.Millisecond {
 			t.Fatalf("lead used reported %v, want [5ms 1ms]", e.used)
 		}
@@ -575,7 +570,6 @@ func TestTimerFollowsAnAdaptiveLead(t *testing.T) {
 		ran.Await(2)
 		at := func(d time.Duration) { e.Sleep(start.Add(d).Sub(e.Now())) }
 		taken := func() bool { return tm.Stats().Followers == 0 } // the follower was promoted
-		tm.Schedule(time.Hour, func() {})                         // an entry behind: the lead is taken
 		tm.ScheduleAt(start.Add(100*time.Millisecond), func(string) { ran.Add() })
 		at(89 * time.Millisecond)
 		if taken() {
@@ -602,67 +596,6 @@ func TestTimerFollowsAnAdaptiveLead(t *testing.T) {
 		}
 		if e.loose == 0 {
 			t.Fatal("the lead was never waited for loosely")
-		}
-		tm.ShutdownNow()
-	})
-}
-
-// A lead is taken only when it can promote a follower: with one entry in
-// the heap (a pipeline's own timer) the leader waits for the deadline
-// itself, once and precisely, instead of waiting loosely for the lead and
-// then sleeping out the rest; the entry still runs at its deadline.
-func TestTimerOneEntryTakesNoLead(t *testing.T) {
-	simtest.Sim(t, 300, func(t testing.TB, se env.Env) {
-		e := &leadEnv{Env: se, lead: 10 * time.Millisecond}
-		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2})
-		ran := simtest.NewCounter(e)
-		tm.Schedule(0, ran.Add) // start both threads
-		tm.Schedule(0, ran.Add)
-		ran.Await(2)
-		start := e.Now()
-		var at time.Time
-		tm.Schedule(100*time.Millisecond, func() { at = e.Now(); ran.Add() })
-		e.Sleep(95 * time.Millisecond)
-		if st := tm.Stats(); st.Followers != 1 || st.Pending != 1 {
-			t.Fatalf("at 95 ms a lone entry must not be taken within the lead: %+v", st)
-		}
-		ran.Await(3)
-		if got := at.Sub(start); got != 100*time.Millisecond {
-			t.Fatalf("ran at %v, want 100ms", got)
-		}
-		if e.loose != 0 || len(e.used) != 0 {
-			t.Fatalf("%d loose waits, lead used %v: want none for a lone entry", e.loose, e.used)
-		}
-		tm.ShutdownNow()
-	})
-}
-
-// A thread that takes the last entry promotes nobody (a follower woken to
-// an empty heap would only wait again); the entry its function schedules
-// then promotes one, which runs it on time while the function still runs.
-func TestTimerEmptyHeapPromotesOnSchedule(t *testing.T) {
-	simtest.Sim(t, 300, func(t testing.TB, e env.Env) {
-		tm := exec.NewTimer(e, exec.TimerConfig{Name: "timer", Threads: 2, Lead: -1})
-		ran := simtest.NewCounter(e)
-		tm.Schedule(0, ran.Add) // start both threads
-		tm.Schedule(0, ran.Add)
-		ran.Await(2)
-		start := e.Now()
-		var followers int
-		var at time.Time
-		tm.Schedule(100*time.Millisecond, func() {
-			e.Sleep(5 * time.Millisecond)
-			followers = tm.Stats().Followers
-			tm.Schedule(10*time.Millisecond, func() { at = e.Now(); ran.Add() })
-			e.Sleep(50 * time.Millisecond)
-			ran.Add()
-		})
-		ran.Await(4)
-		if followers != 1 {
-			t.Fatalf("%d followers while the last entry ran, want 1 (none promoted for an empty heap)", followers)
-		}
-		if got := at.Sub(start); got != 115*time.Millisecond {
-			t.Fatalf("the entry scheduled from a running function ran at %v, want 115ms", got)
 		}
 		tm.ShutdownNow()
 	})

@@ -38,17 +38,16 @@ type TimerStats struct {
 // under the leader/followers discipline: one thread, the leader, waits
 // (timed) for the earliest deadline; the others wait untimed. When the
 // deadline comes, the leader takes the entry, promotes a follower to
-// leader (when an entry is left to lead for) and only then runs the
-// function, so the next deadline is already being waited for while it
-// runs, and at most one thread is ever in a timed wait for an entry it
-// has not taken.
+// leader and only then runs the function, so the next deadline is already
+// being waited for while it runs, and at most one thread is ever in a
+// timed wait for an entry it has not taken.
 //
-// With a lead (TimerConfig.Lead, env.TimerLeader) and a promotion to
-// make (leadFor), the leader takes the entry that much before its
-// deadline: the promotion (a wake-up, costly for the waker on some
-// machines) happens while the deadline is still ahead, and the taker
-// sleeps out the rest and then runs the entry. A taken entry can still
-// be cancelled until its deadline, and ShutdownNow still drops it.
+// With a lead (TimerConfig.Lead, env.TimerLeader), the leader takes the
+// entry that much before its deadline: the promotion (a wake-up, costly
+// for the waker on some machines) happens while the deadline is still
+// ahead, and the taker sleeps out the rest and then runs the entry. A
+// taken entry can still be cancelled until its deadline, and ShutdownNow
+// still drops it.
 type Timer struct {
 	e      env.Env
 	cfg    TimerConfig
@@ -135,19 +134,11 @@ func (t *Timer) scheduleAt(at time.Time, fn func(thread string), r Runner) (*Han
 	heap.Push(&t.h, h)
 	t.s.Scheduled++
 	t.s.Pending = len(t.h) + t.claims
-	started := t.s.Threads < t.cfg.Threads
-	if started {
+	if t.s.Threads < t.cfg.Threads {
 		t.startLocked()
 	}
-	switch {
-	case t.h[0] != h:
-	case t.leader:
+	if t.h[0] == h && t.leader {
 		t.lead.Signal() // a new earliest deadline: the leader re-arms its wait
-	case t.s.Followers > 0 && !started:
-		// No leader: the last taker left the heap empty and promoted
-		// nobody (takeLocked). Promote a follower now; a thread just
-		// started, or a busy one coming back, takes the lead by itself.
-		t.follow.Signal()
 	}
 	return h, nil
 }
@@ -203,10 +194,9 @@ func (t *Timer) nextDue() (h *Handle, claimed bool) {
 			}
 			return nil, false
 		}
-		ahead := t.leadFor()
 		var now time.Time
 		if len(t.h) > 0 {
-			if now = t.e.Now(); !t.h[0].at.After(now.Add(ahead)) {
+			if now = t.e.Now(); !t.h[0].at.After(now.Add(t.ahead)) {
 				h := t.takeLocked(now, leading)
 				h.lead = waited
 				return h, h.claimed // read under the lock: Cancel may clear it once it is released
@@ -225,32 +215,16 @@ func (t *Timer) nextDue() (h *Handle, claimed bool) {
 		switch {
 		case len(t.h) == 0:
 			t.lead.Wait()
-		case ahead > 0:
+		case t.ahead > 0:
 			// Loose: the wait ends early anyway, and the taker waits out
 			// the rest of the lead on its own (awaitClaim).
-			if env.WaitForLoose(t.lead, t.h[0].at.Sub(now)-ahead) {
-				waited = ahead
+			if env.WaitForLoose(t.lead, t.h[0].at.Sub(now)-t.ahead) {
+				waited = t.ahead
 			}
 		default:
 			t.lead.WaitFor(t.h[0].at.Sub(now))
 		}
 	}
-}
-
-// leadFor is the lead a thread takes the head with: the timer's when
-// taking it early can promote a follower (another thread exists, and an
-// entry stays in the heap for it to lead for), else 0. The lead only
-// moves the promotion's wake-up off the path to the deadline; with no
-// promotion it would make the taker sleep twice (the loose wait, then the
-// rest of the lead, awaitClaim) where one precise wait does: a timer with
-// one entry at a time (a pipeline's own) or one thread never takes it.
-// The leader decides when its wait starts (a new head re-arms it); an
-// entry scheduled behind the head counts from the next wait.
-func (t *Timer) leadFor() time.Duration {
-	if t.s.Threads > 1 && len(t.h) > 1 {
-		return t.ahead
-	}
-	return 0
 }
 
 // takeLocked pops the due head. A leader taking it (or any thread, when
@@ -276,12 +250,8 @@ func (t *Timer) takeLocked(now time.Time, leading bool) *Handle {
 	if leading {
 		t.leader = false
 	}
-	if !t.leader && len(t.h) > 0 {
-		// Someone must take the lead (a follower that took a due entry
-		// leaves none). With the heap empty nobody is woken: the next
-		// Schedule promotes one, or a thread coming back from its
-		// function leads; waking one now would only see it wait again.
-		wake++
+	if !t.leader {
+		wake++ // someone must take the lead (a follower that took a due entry leaves none)
 	}
 	for range min(t.s.Followers, wake) {
 		t.follow.Signal()

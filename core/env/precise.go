@@ -310,9 +310,9 @@ func (p PreciseWall) wait(w *preciseWaiter, deadline time.Time, loose bool) (wok
 	if p.Poll {
 		return p.waitPoll(w, deadline, loose)
 	}
-	park, spin := p.phases()
+	var park, spin time.Duration
 	if loose {
-		spin = 0
+		park, _ = p.phases() // no spin phase
 	} else {
 		park, spin = p.waitPhases()
 	}

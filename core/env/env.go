@@ -146,3 +146,24 @@ func WaitForLoose(c Cond, d time.Duration) (timedOut bool) {
 type LeadObserver interface {
 	ObserveLead(used time.Duration)
 }
+
+// HandOffer is an optional interface of an Env whose threads share
+// processors with the threads they wake: a thread that has just handed
+// work to another (woken it) and has nothing urgent left of its own calls
+// HandedOff, and the env may run the woken thread ahead of the caller's
+// remaining work, instead of letting it wait until the caller blocks.
+// PreciseWall's yields the processor (runtime.Gosched): a goroutine woken
+// by a running one waits in its processor's next slot, which another
+// processor steals only after a delay, so without the yield a hand-off
+// waits for the waker to block.
+type HandOffer interface {
+	HandedOff()
+}
+
+// HandedOff calls e's HandedOff; it does nothing when e is not a
+// HandOffer (Wall and the simulator are not: it is no scheduling point).
+func HandedOff(e Env) {
+	if h, ok := e.(HandOffer); ok {
+		h.HandedOff()
+	}
+}

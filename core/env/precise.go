@@ -589,3 +589,9 @@ func futexWake(addr *atomic.Uint32) {
 func setTimerSlack() {
 	syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_TIMERSLACK, 1, 0)
 }
+
+var _ HandOffer = PreciseWall{}
+
+// HandedOff yields the processor (HandOffer), so that the thread the
+// caller just woke runs now rather than when the caller next blocks.
+func (PreciseWall) HandedOff() { runtime.Gosched() }

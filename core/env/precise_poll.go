@@ -65,6 +65,10 @@ type timerFD struct {
 	f   *os.File
 	fd  uintptr // f's descriptor, kept: f.Fd() would make it blocking
 	buf [8]byte
+	// interrupted: interrupt set a read deadline in the past, which
+	// getTimerFD clears before the next wait reads (set under the
+	// waiter's fdMu, read after the waiter let go of the fd).
+	interrupted bool
 }
 
 // itimerspec is struct itimerspec.
@@ -76,13 +80,6 @@ func (t *timerFD) arm(d time.Duration) {
 	syscall.RawSyscall6(syscall.SYS_TIMERFD_SETTIME, t.fd, 0, uintptr(unsafe.Pointer(&its)), 0, 0, 0)
 }
 
-// disarm stops the timer and drops an expiration it already has.
-func (t *timerFD) disarm() {
-	var its itimerspec
-	syscall.RawSyscall6(syscall.SYS_TIMERFD_SETTIME, t.fd, 0, uintptr(unsafe.Pointer(&its)), 0, 0, 0)
-	syscall.RawSyscall(syscall.SYS_READ, t.fd, uintptr(unsafe.Pointer(&t.buf[0])), 8) // EAGAIN when none
-}
-
 // read blocks (in the poller, not on a thread) until the timer expires
 // or interrupt is called.
 func (t *timerFD) read() { t.f.Read(t.buf[:]) }
@@ -90,9 +87,20 @@ func (t *timerFD) read() { t.f.Read(t.buf[:]) }
 // interrupt ends a read now: a read deadline in the past makes the
 // runtime's poller ready the reading goroutine itself, as a channel
 // close would, with no kernel timer and no thread wake-up in between.
-func (t *timerFD) interrupt() { t.f.SetReadDeadline(time.Unix(1, 0)) }
+func (t *timerFD) interrupt() {
+	t.interrupted = true
+	t.f.SetReadDeadline(time.Unix(1, 0))
+}
 
-// The free timerfds: a wait takes one and gives it back disarmed.
+// The free timerfds. A wait gives its timerfd back as it is, with no
+// system call on the way out of the wait (the path a woken thread takes to
+// its work): arm's timerfd_settime replaces whatever expiry is left and
+// zeroes the count of unread ones, and a stale readiness only makes the
+// next read find nothing and wait again; getTimerFD clears the past read
+// deadline an interrupt left. An interrupted timer stays armed in the
+// pool until a wait takes it again (at once, in steady use: the pool is a
+// stack); one left there past its old expiry makes the poller see one
+// readiness that no one waits for.
 var timerFDs struct {
 	mu   sync.Mutex
 	free []*timerFD
@@ -110,6 +118,10 @@ func getTimerFD() *timerFD {
 		t := timerFDs.free[n-1]
 		timerFDs.free = timerFDs.free[:n-1]
 		timerFDs.mu.Unlock()
+		if t.interrupted { // off the woken waiter's path: the next wait clears its deadline
+			t.interrupted = false
+			t.f.SetReadDeadline(time.Time{})
+		}
 		return t
 	}
 	timerFDs.mu.Unlock()
@@ -121,8 +133,6 @@ func getTimerFD() *timerFD {
 }
 
 func putTimerFD(t *timerFD) {
-	t.disarm()
-	t.f.SetReadDeadline(time.Time{})
 	timerFDs.mu.Lock()
 	timerFDs.free = append(timerFDs.free, t)
 	timerFDs.mu.Unlock()

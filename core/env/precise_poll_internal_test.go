@@ -7,9 +7,11 @@ import (
 	"time"
 )
 
-// TestTimerFDReuse: a timerfd whose read was interrupted (wake) or that
-// expired goes back to the pool disarmed, drained and with no read
-// deadline, so the next wait's read blocks until its own expiry.
+// TestTimerFDReuse: a timerfd whose read was interrupted (wake: its timer
+// still armed, its read deadline past) or that expired (an expiration
+// left unread) goes back to the pool as it is, and the next wait's read
+// still blocks until its own expiry: getTimerFD clears the deadline and
+// arm replaces the timer and zeroes its count.
 func TestTimerFDReuse(t *testing.T) {
 	fd := getTimerFD()
 	if fd == nil {

@@ -3,6 +3,8 @@
 package env_test
 
 import (
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -148,5 +150,52 @@ func TestTimerLead(t *testing.T) {
 		if got := env.TimerLead(c.e); got != c.want {
 			t.Errorf("TimerLead(%#v) = %v, want %v", c.e, got, c.want)
 		}
+	}
+}
+
+// TestHandedOffRunsTheWokenThread: on one P, a goroutine that a running
+// one wakes waits in the P's next slot until the waker blocks; after
+// HandedOff it has run. (The scheduler takes from its global queue first
+// on one schedule in 61, where the yielding goroutine went: hence up to
+// two yields. Without the yield the woken goroutine does not run at all
+// while the waker spins.)
+func TestHandedOffRunsTheWokenThread(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for _, e := range []env.PreciseWall{{}, {Poll: true}} {
+		m := e.NewMutex("test")
+		c := e.NewCond(m)
+		var waiting, woke atomic.Bool
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			m.Lock()
+			waiting.Store(true)
+			c.WaitFor(time.Hour)
+			m.Unlock()
+			woke.Store(true)
+		}()
+		for !waiting.Load() {
+			runtime.Gosched()
+		}
+		m.Lock() // the waiter is in its wait once the mutex is free
+		c.Signal()
+		m.Unlock()
+		for i := 0; i < 2 && !woke.Load(); i++ {
+			env.HandedOff(e)
+		}
+		if !woke.Load() {
+			t.Errorf("Poll=%v: the woken goroutine had not run after HandedOff", e.Poll)
+		}
+		<-done
+	}
+}
+
+// TestHandedOffOutsidePreciseWall: Wall and an Env that is no HandOffer
+// are left alone (no yield, no panic).
+func TestHandedOffOutsidePreciseWall(t *testing.T) {
+	env.HandedOff(env.Wall{})
+	var e env.Env = env.Wall{}
+	if _, ok := e.(env.HandOffer); ok {
+		t.Fatal("Wall is a HandOffer: its hand-offs would yield")
 	}
 }

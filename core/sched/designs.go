@@ -51,6 +51,7 @@ func (s *shared) fire(t *Task, thread string) {
 		return
 	}
 	s.c.dispatched.Add(1)
+	env.HandedOff(s.e) // let the woken dispatcher run before this thread re-arms
 }
 
 func (s *shared) Close() {

@@ -26,7 +26,9 @@
 //     which is replaced (Stats.WorkerDeaths); with "recover" the thread
 //     keeps serving. Its fired-to-body-start hop is the inline designs'
 //     (under 1 µs in the wall benchmarks) against the shared hand-off's
-//     ~20 µs (results/README.md).
+//     (about 20 µs in results/README.md's record; 5-9 µs since the timer
+//     thread yields to the dispatcher it woke, env.HandedOff,
+//     results/bench/experiments/handoff).
 //
 // Every exec.Timer, the shared designs' timer threads included, uses the
 // same leader discipline: only the leader is ever in a timed wait.

@@ -3,7 +3,7 @@
 # two Ps and on one, beside the JDK peer) for shared and shared-inline at
 # 100 and 500 pipelines and a 1 s interval, 15 s windows, with DIR/old.test
 # and DIR/new.test in turn (old new new old), one round each. Output:
-# DIR/idle-SIDE-N-go.txt and DIR/idle-SIDE-N-jdk.txt.
+# DIR/idle-SIDE-N-go.txt and DIR/idle-SIDE-N-jdk.txt (copied here to idle/).
 set -eu
 dir=$1 n=0
 for side in old new new old; do

@@ -107,13 +107,14 @@ bench-peer:
 	  $(GO) run ./bench/cmd/plot -dir $(R) > $(R)/tables.md
 
 ## bench-idle: what an idle member costs (issue 27): BenchmarkIdleMember on the sides in IDLE_ENVS
-## (the default env, it on one P, Wall, Wall on one P) beside the JDK peer's idle mode, every
-## design x 10/100/500 pipelines x 1 s/10 s interval, one fresh process per cell and side,
-## IDLE_ROUNDS rounds of IDLE_WALL seconds each, the tables taking the median (3 x 20 s, four
-## sides: about 120 minutes; IDLE_WALL=3 IDLE_ROUNDS=1 for a look); then tables.md again
-IDLE_WALL ?= 20
-IDLE_ROUNDS ?= 3
-IDLE_ENVS ?= precise,precise1,wall,wall1
+## (precise: the default env, wall: Wall; precise1 and wall1 are each on one P) beside the JDK
+## peer's idle mode, every design x 10/100/500 pipelines x 1 s/10 s interval, one fresh process
+## per cell and side, IDLE_ROUNDS rounds of IDLE_WALL seconds each, the tables taking the median.
+## The default is the record's: one minute per cell, one round, the default env and Wall (about
+## 75 minutes on 2 cores; four sides double it; IDLE_WALL=3 for a look); then tables.md again
+IDLE_WALL ?= 60
+IDLE_ROUNDS ?= 1
+IDLE_ENVS ?= precise,wall
 bench-idle:
 	@command -v javac >/dev/null || { echo "bench-idle: javac not found, skipped"; exit 0; }; \
 	  GO=$(GO) bench/idle.sh -w $(IDLE_WALL) -r $(IDLE_ROUNDS) -e $(IDLE_ENVS) $(R)/idle-go.txt $(R)/idle-jdk.txt && \

@@ -111,7 +111,7 @@ bench-peer:
 ## peer's idle mode, every design x 10/100/500 pipelines x 1 s/10 s interval, one fresh process
 ## per cell and side, IDLE_ROUNDS rounds of IDLE_WALL seconds each, the tables taking the median.
 ## The default is the record's: one minute per cell, one round, the default env and Wall (about
-## 75 minutes on 2 cores; four sides double it; IDLE_WALL=3 for a look); then tables.md again
+## 70 minutes on 2 cores; four sides double it; IDLE_WALL=3 for a look); then tables.md again
 IDLE_WALL ?= 60
 IDLE_ROUNDS ?= 1
 IDLE_ENVS ?= precise,wall

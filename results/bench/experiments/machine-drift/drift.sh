@@ -8,8 +8,10 @@
 # benchstat is told to ignore them, with commit, date and command, so
 # that the two records fall in one table): a control for the rest of the
 # record.
-# Run from the repository root:
-#   results/bench/experiments/machine-drift/drift.sh 3bfd5ed > results/bench/experiments/machine-drift/drift.txt
+# Run from the repository root. drift.txt is the record at b2c1319 (as
+# committed in 3bfd5ed) against the record at 3bfd5ed (committed in
+# fc0948c); both revisions are named, so that it comes from commits alone:
+#   results/bench/experiments/machine-drift/drift.sh 3bfd5ed fc0948c > results/bench/experiments/machine-drift/drift.txt
 set -eu
 old=$1 new=${2:-}
 tmp=$(mktemp -d)

@@ -600,3 +600,93 @@ func TestTimerFollowsAnAdaptiveLead(t *testing.T) {
 		tm.ShutdownNow()
 	})
 }
+
+// claimRunner records what the timer hands a ClaimRunner: RunClaimed on
+// the timer thread at the claim, and the claim awaited on a thread of its
+// own (as the shared design's dispatcher does); Run for an entry taken at
+// its deadline.
+type claimRunner struct {
+	e              env.Env
+	claimedAt, ran time.Time
+	thread         string
+	awaited        *bool // Await's result, once the awaiting thread has it
+	done           *simtest.Counter
+}
+
+func (r *claimRunner) Run(string) { r.ran = r.e.Now(); r.done.Add() }
+
+func (r *claimRunner) RunClaimed(thread string, c exec.Claim) {
+	r.claimedAt, r.thread = r.e.Now(), thread
+	r.e.Go("awaiter", func() {
+		ok := c.Await()
+		r.awaited = &ok
+		if ok {
+			r.ran = r.e.Now()
+		}
+		r.done.Add()
+	})
+}
+
+// A ClaimRunner is handed its entry at the claim, within the lead, on the
+// timer thread; the thread it hands the claim to sleeps out the lead and
+// is released at the deadline, and the timer thread is free meanwhile (it
+// takes the next claim while the first is still ahead). A Cancel or a
+// ShutdownNow during the lead makes Await false. The lead used is reported
+// when the claim is awaited. Without a lead it is Run at the deadline.
+func TestTimerHandsAClaimOver(t *testing.T) {
+	simtest.Sim(t, 300, func(t testing.TB, se env.Env) {
+		for _, end := range []string{"runs", "cancel", "shutdown", "no-lead"} {
+			e := &leadEnv{Env: se, lead: 10 * time.Millisecond}
+			cfg := exec.TimerConfig{Name: "timer", Threads: 1}
+			if end == "no-lead" {
+				cfg.Lead = -1
+			}
+			tm := exec.NewTimer(e, cfg)
+			start := e.Now()
+			done := simtest.NewCounter(e)
+			a := &claimRunner{e: e, done: done}
+			b := &claimRunner{e: e, done: done}
+			ha, _ := tm.ScheduleRunnerAt(start.Add(100*time.Millisecond), a)
+			tm.ScheduleRunnerAt(start.Add(102*time.Millisecond), b)
+			e.Sleep(start.Add(95 * time.Millisecond).Sub(e.Now()))
+			switch end {
+			case "cancel":
+				if !ha.Cancel() {
+					t.Fatal("Cancel of a claim handed over, before its deadline: false")
+				}
+			case "shutdown":
+				if n := tm.ShutdownNow(); n != 2 {
+					t.Fatalf("ShutdownNow dropped %d, want both claims", n)
+				}
+			}
+			done.Await(2)
+			for i, r := range []*claimRunner{a, b} {
+				due := start.Add(time.Duration(100+2*i) * time.Millisecond)
+				if end == "no-lead" {
+					if r.awaited != nil || !r.claimedAt.IsZero() || !r.ran.Equal(due) {
+						t.Fatalf("no lead: entry %d claimed at %v, ran at %v, want Run at %v", i, r.claimedAt, r.ran, due)
+					}
+					continue
+				}
+				if got := r.claimedAt.Sub(due); got != -10*time.Millisecond || !strings.HasPrefix(r.thread, "timer-") {
+					t.Fatalf("%s: entry %d claimed %v from its deadline on %q, want -10ms on the timer thread", end, i, got, r.thread)
+				}
+				want := end == "runs" || (end == "cancel" && i == 1)
+				if r.awaited == nil || *r.awaited != want {
+					t.Fatalf("%s: entry %d awaited %v, want %v", end, i, r.awaited, want)
+				}
+				if want && !r.ran.Equal(due) {
+					t.Fatalf("%s: entry %d released at %v, want its deadline %v", end, i, r.ran.Sub(start), due.Sub(start))
+				}
+			}
+			if end != "no-lead" && len(e.used) != 2 {
+				t.Fatalf("%s: lead used reported %v times, want once per claim", end, len(e.used))
+			}
+			st := tm.Stats()
+			if end == "runs" && (st.Fired != 2 || st.Pending != 0) || end == "cancel" && (st.Fired != 1 || st.Canceled != 1 || st.Pending != 0) {
+				t.Fatalf("%s: %+v", end, st)
+			}
+			tm.ShutdownNow()
+		}
+	})
+}

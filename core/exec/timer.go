@@ -157,11 +157,17 @@ func (t *Timer) loop(name string) {
 		if h == nil {
 			return
 		}
-		t.observeLead(h)
-		if claimed && !t.awaitClaim(h) {
-			continue // cancelled or shut down during the lead
+		var cr ClaimRunner // a claim handed over: it observes the lead and awaits the deadline itself
+		if claimed {
+			cr, _ = h.r.(ClaimRunner)
 		}
-		if !t.fire(name, h) && t.cfg.DieOnPanic {
+		if cr == nil {
+			t.observeLead(h)
+			if claimed && !t.awaitClaim(h) {
+				continue // cancelled or shut down during the lead
+			}
+		}
+		if !t.fire(name, h, cr) && t.cfg.DieOnPanic {
 			t.died()
 			return
 		}
@@ -297,8 +303,40 @@ func (t *Timer) awaitClaim(h *Handle) bool {
 	return true
 }
 
-// fire runs h's function and reports false if it panicked.
-func (t *Timer) fire(name string, h *Handle) (ok bool) {
+// A ClaimRunner is a Runner that is handed its entry when a timer thread
+// claims it, within the lead of its deadline (TimerConfig.Lead), instead
+// of at the deadline. RunClaimed runs on the timer thread at the claim; the
+// work it stands for must not start before Claim.Await has returned true,
+// which it may call on another thread (a hand-off design passes the claim
+// to the thread that runs the work, so that the hand-off's wake-up happens
+// while the deadline is still ahead). An entry taken at or after its
+// deadline is Run as any Runner's.
+type ClaimRunner interface {
+	Runner
+	RunClaimed(thread string, c Claim)
+}
+
+// Claim is an entry a timer thread took within its lead, not yet due.
+type Claim struct {
+	t *Timer
+	h *Handle
+}
+
+// Await sleeps until the claimed entry's deadline and reports whether it
+// is still to run: false if it was cancelled (Handle.Cancel) or the timer
+// shut down meanwhile. It is called once per claim.
+//
+// The lead the claim used is reported here (to an env.LeadObserver), not
+// at the claim: an adaptive lead then covers the hand-off to the thread
+// that awaits as well as the timer thread's own lateness.
+func (c Claim) Await() bool {
+	c.t.observeLead(c.h)
+	return c.t.awaitClaim(c.h)
+}
+
+// fire runs h's function (cr: its claim, handed over) and reports false if
+// it panicked.
+func (t *Timer) fire(name string, h *Handle, cr ClaimRunner) (ok bool) {
 	defer func() {
 		if v := recover(); v != nil {
 			ok = false
@@ -310,9 +348,12 @@ func (t *Timer) fire(name string, h *Handle) (ok bool) {
 			}
 		}
 	}()
-	if h.r != nil {
+	switch {
+	case cr != nil:
+		cr.RunClaimed(name, Claim{t, h})
+	case h.r != nil:
 		h.r.Run(name)
-	} else {
+	default:
 		h.fn(name)
 	}
 	return true

@@ -33,7 +33,27 @@ func (s *shared) Lease(job int64, pipeline int) *Lease {
 	l := newLease(&s.base, job, pipeline)
 	l.timer = func() *exec.Timer { return s.timer }
 	l.fire = s.fire
+	if !s.inline {
+		l.claimed = s.claimed
+	}
 	return l
+}
+
+// claimed runs on a timer thread that took t within the lead of its
+// deadline: it hands t to a dispatcher now, with the claim, and the
+// dispatcher sleeps out the lead and runs it at the deadline
+// (claimedDispatch). The hand-off's wake-up then happens while the
+// deadline is still ahead, as the timer's promotion of a follower does,
+// instead of between the deadline and the body. A cancel or ShutdownNow
+// during the lead still stops the task (Claim.Await).
+func (s *shared) claimed(t *Task, thread string, c exec.Claim) {
+	t.claim = c
+	if err := s.pool.ExecuteRunner((*claimedDispatch)(t)); err != nil {
+		s.cfg.Logger.Debug("checkpoint dispatcher rejected a task", "job", t.lease.job, "pipeline", t.lease.pipeline, "err", err)
+		t.Cancel() // takes the claim back from the timer
+		return
+	}
+	env.HandedOff(s.e) // let the woken dispatcher run before this thread re-arms
 }
 
 // fire runs on a timer thread: it only stamps and hands off (or, inline,

@@ -20,7 +20,11 @@ type Lease struct {
 	nextID   uint64
 	timer    func() *exec.Timer // the timer to arm on, called with mu held (per-pipeline: replaced by reset)
 	fire     func(t *Task, thread string)
-	reset    func() // per-pipeline: rebuild the timer after CancelAll
+	// claimed, when set, takes a task its timer claimed within the lead
+	// (exec.ClaimRunner) in place of Claim.Await and fire on the timer
+	// thread: the shared design hands the claim to a dispatcher.
+	claimed func(t *Task, thread string, c exec.Claim)
+	reset   func() // per-pipeline: rebuild the timer after CancelAll
 }
 
 func newLease(s *base, job int64, pipeline int) *Lease {

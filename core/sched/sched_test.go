@@ -604,3 +604,49 @@ func TestCancelAllClearsDropsConcurrentScheduleUpstream(t *testing.T) {
 	}
 	t.Logf("%d of 200 seeds: the late task escaped both CancelAlls and ran", escaped)
 }
+
+// With a lead, the shared design hands a task its timer claimed to a
+// dispatcher at the claim, not at the deadline: the dispatcher sleeps out
+// the lead and fires the task at its deadline, so the hand-off's wake-up
+// is off the path from deadline to body. Within the lead a dispatcher is
+// already started and nothing has fired; the firing is stamped and the
+// body started at the deadline, on the dispatcher. A cancel within the
+// lead is still a cancel before the fire: the body never runs and the
+// task is not counted as dispatched.
+func TestSharedHandsAClaimToTheDispatcher(t *testing.T) {
+	simtest.Sim(t, seeds/4, func(t testing.TB, se env.Env) {
+		for _, cancel := range []bool{false, true} {
+			e := leadEnv{se, 10 * time.Millisecond}
+			s, f := newSched(t, e, sched.Config{Design: sched.Shared})
+			start := e.Now()
+			ran := simtest.NewCounter(e)
+			task := s.Lease(1, 1).Schedule(100*time.Millisecond, ran.AddErr)
+			e.Sleep(95 * time.Millisecond)
+			if st := s.Stats(); st.DispatchThreads != 1 || st.Fired != 0 || st.Dispatched != 0 || ran.N() != 0 {
+				t.Fatalf("at 95 ms, within the lead: %+v, ran %d; want one dispatcher holding the claim, nothing fired", st, ran.N())
+			}
+			if cancel {
+				if !task.Cancel() {
+					t.Fatal("cancel within the lead lost")
+				}
+				e.Sleep(20 * time.Millisecond)
+				st := s.Stats()
+				if ran.N() != 0 || !errors.Is(task.Err(), sched.ErrCanceled) || st.CanceledBeforeFire != 1 || st.Fired != 0 || st.Dispatched != 0 {
+					t.Fatalf("cancel within the lead: ran=%d err=%v stats=%+v", ran.N(), task.Err(), st)
+				}
+				s.Close()
+				continue
+			}
+			ran.Await(1)
+			x := waitFirings(e, f, 1)[0]
+			due := start.Add(100 * time.Millisecond)
+			if !x.Due.Equal(due) || !x.Fired.Equal(due) || !x.Started.Equal(due) || !strings.HasPrefix(x.Thread, bodyThread[sched.Shared]) {
+				t.Fatalf("firing %+v: want due, fired and started at %v on a dispatcher", x, due.Sub(start))
+			}
+			if st := s.Stats(); st.Fired != 1 || st.Dispatched != 1 {
+				t.Fatalf("after the deadline: %+v", st)
+			}
+			s.Close()
+		}
+	})
+}

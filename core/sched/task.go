@@ -21,8 +21,10 @@ type Task struct {
 	// guarded by lease.mu
 	timer  *exec.Timer // the timer it is armed on (per-pipeline: a reset replaces the lease's)
 	handle *exec.Handle
-	done   bool
-	err    error
+
+	claim exec.Claim // the timer's claim, handed to a dispatcher (claimedDispatch)
+	done  bool
+	err   error
 }
 
 func (t *Task) attach(h *exec.Handle) {
@@ -166,9 +168,37 @@ func (b *base) observe(f Firing) {
 // timerFire and dispatch are a Task as the timer's and the dispatch pool's
 // exec.Runner: firing and running a task allocate no closure for it.
 type (
-	timerFire Task
-	dispatch  Task
+	timerFire       Task
+	dispatch        Task
+	claimedDispatch Task
 )
 
 func (a *timerFire) Run(thread string) { t := (*Task)(a); t.lease.fire(t, thread) }
 func (d *dispatch) Run(thread string)  { (*Task)(d).run(thread) }
+
+// RunClaimed takes the task when its timer claimed it within the lead
+// (exec.ClaimRunner): the lease's claimed hook when it has one, else the
+// timer thread sleeps out the lead and fires it, as for any Runner.
+func (a *timerFire) RunClaimed(thread string, c exec.Claim) {
+	t := (*Task)(a)
+	if t.lease.claimed != nil {
+		t.lease.claimed(t, thread, c)
+		return
+	}
+	if c.Await() {
+		t.lease.fire(t, thread)
+	}
+}
+
+// Run on a dispatcher: sleep out the claim, then fire and run the task
+// there (the shared design with a lead; see shared.claimed).
+func (d *claimedDispatch) Run(thread string) {
+	t := (*Task)(d)
+	if !t.claim.Await() {
+		return // cancelled or the timer shut down during the lead: as the timer thread would
+	}
+	t.lease.s.c.fired.Add(1) // see shared.fire
+	t.fired = t.lease.s.e.Now()
+	t.lease.s.c.dispatched.Add(1)
+	t.run(thread)
+}

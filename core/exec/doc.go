@@ -46,7 +46,10 @@
 // leader waits for the lead loosely (env.WaitForLoose: no spin, it is
 // early anyway), re-reads the env's lead before each wait and reports
 // what each lead used (env.LeadObserver). In simulation the env has no
-// lead unless a test gives one.
+// lead unless a test gives one. A ClaimRunner is handed the claim itself,
+// at the claim: it passes the claim to another thread, which sleeps out
+// the lead (Claim.Await) and runs the work at the deadline, and the timer
+// thread goes back to the heap at once.
 //
 // # Locks
 //

@@ -163,7 +163,7 @@ type Firing struct {
 	Pipeline int
 	Due      time.Time // when the task was due (ScheduleAt's due, even if past)
 	Armed    time.Time // when it was scheduled
-	Fired    time.Time // timer thread fired
+	Fired    time.Time // timer fired (shared with a lead: the dispatcher, at the deadline of the claim it was handed)
 	Started  time.Time // body started (zero if skipped)
 	Ended    time.Time
 	Thread   string // thread that ran (or skipped) the body

@@ -163,12 +163,16 @@ type Firing struct {
 	Pipeline int
 	Due      time.Time // when the task was due (ScheduleAt's due, even if past)
 	Armed    time.Time // when it was scheduled
-	Fired    time.Time // timer fired (shared with a lead: the dispatcher, at the deadline of the claim it was handed)
-	Started  time.Time // body started (zero if skipped)
-	Ended    time.Time
-	Thread   string // thread that ran (or skipped) the body
-	Skipped  bool
-	Err      error
+	// Fired is when the timer fired. In the shared design with a timer
+	// lead it is when the dispatcher handed the claim released it: at the
+	// deadline, or, when every dispatcher was busy, once one took it (the
+	// queue's wait then counts before Fired, not after it).
+	Fired   time.Time
+	Started time.Time // body started (zero if skipped)
+	Ended   time.Time
+	Thread  string // thread that ran (or skipped) the body
+	Skipped bool
+	Err     error
 }
 
 // Delay is due to body start; TimerLate due to fired; Hop fired to start.

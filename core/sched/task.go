@@ -197,8 +197,8 @@ func (d *claimedDispatch) Run(thread string) {
 	if !t.claim.Await() {
 		return // cancelled or the timer shut down during the lead: as the timer thread would
 	}
-	t.lease.s.c.fired.Add(1) // see shared.fire
-	t.fired = t.lease.s.e.Now()
+	t.fired = t.lease.s.e.Now() // as shared.fire stamps and counts it
+	t.lease.s.c.fired.Add(1)
 	t.lease.s.c.dispatched.Add(1)
 	t.run(thread)
 }

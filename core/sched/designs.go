@@ -59,8 +59,7 @@ func (s *shared) claimed(t *Task, thread string, c exec.Claim) {
 // fire runs on a timer thread: it only stamps and hands off (or, inline,
 // runs the body itself).
 func (s *shared) fire(t *Task, thread string) {
-	t.fired = s.e.Now()
-	s.c.fired.Add(1)
+	t.markFired()
 	if s.inline {
 		t.run(thread)
 		return
@@ -135,8 +134,7 @@ func (p *perPipeline) Lease(job int64, pipeline int) *Lease {
 	cur := p.newTimer(job, pipeline)
 	l.timer = func() *exec.Timer { return cur } // l.mu held
 	l.fire = func(t *Task, thread string) {
-		t.fired = p.e.Now()
-		p.c.fired.Add(1)
+		t.markFired()
 		t.run(thread)
 	}
 	l.reset = func() {
@@ -210,8 +208,7 @@ func (s *leaderFollower) Lease(job int64, pipeline int) *Lease {
 	l := newLease(&s.base, job, pipeline)
 	l.timer = func() *exec.Timer { return s.pool }
 	l.fire = func(t *Task, thread string) {
-		t.fired = s.e.Now()
-		s.c.fired.Add(1)
+		t.markFired()
 		t.run(thread)
 	}
 	return l

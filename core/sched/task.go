@@ -138,6 +138,15 @@ func (t *Task) run(thread string) {
 	}
 }
 
+// markFired stamps the task fired, now, and counts it (Stats.Fired): on
+// the timer thread at the deadline, or on the dispatcher that was handed
+// the claim (claimedDispatch).
+func (t *Task) markFired() {
+	s := t.lease.s
+	t.fired = s.e.Now()
+	s.c.fired.Add(1)
+}
+
 func (t *Task) finish(err error) {
 	s, l := t.lease.s, t.lease
 	if err == nil {
@@ -197,8 +206,7 @@ func (d *claimedDispatch) Run(thread string) {
 	if !t.claim.Await() {
 		return // cancelled or the timer shut down during the lead: as the timer thread would
 	}
-	t.fired = t.lease.s.e.Now() // as shared.fire stamps and counts it
-	t.lease.s.c.fired.Add(1)
+	t.markFired()
 	t.lease.s.c.dispatched.Add(1)
 	t.run(thread)
 }

@@ -66,7 +66,7 @@ func TestFiguresFollowTheData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"**114 of 115** planted bugs found by the check they name on a seed the unpatched tree passes", "PRESENT 23, ABSENT 8", "[`bench/sim.txt`](bench/sim.txt)", "commit `3bfd5ed`", "seeds per CPU-second"} {
+	for _, want := range []string{"**114 of 115** planted bugs found by the check they name on a seed the unpatched tree passes", "PRESENT 23, ABSENT 8", "[`bench/sim.txt`](bench/sim.txt)", "commit `d104a07`", "seeds per CPU-second"} {
 		if !strings.Contains(before, want) {
 			t.Fatalf("figures lack %q (the committed data changed? then change this test):\n%s", want, before)
 		}
@@ -323,7 +323,7 @@ BenchmarkTrigger/design=shared-inline/pipelines=10-2 1000 400000 cpu-ns/op 30000
 		"on the machine's Ps and on one (GOMAXPROCS 1)",
 		// README's summary: the machine's Ps alone, then one P
 		"**6.0 µs** with the per-pipeline, shared-inline and leader-follower designs",
-		"70 µs with shared (the timer-to-dispatcher hand-off), against 300 µs for the JDK peer; 0.50-1.10 ms of process CPU per firing (the JDK peer's: 0.40 ms). On one P (GOMAXPROCS 1), the same runs: **3.0 µs**, 25 µs with shared, 0.30-0.35 ms of CPU per firing.",
+		"70 µs with shared (a timer thread hands each task to a dispatcher thread), against 300 µs for the JDK peer; 0.50-1.10 ms of process CPU per firing (the JDK peer's: 0.40 ms). On one P (GOMAXPROCS 1), the same runs: **3.0 µs**, 25 µs with shared, 0.30-0.35 ms of CPU per firing.",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("figures lack\n%s\ngot:\n%s", want, out)

@@ -115,11 +115,11 @@ func triggerSummary(b *strings.Builder, root string) error {
 	}
 	fmt.Fprintf(b, "- **Trigger delay** (intended time to the body's start, median over rounds, at 10, 100 and 500 pipelines; "+
 		"the default env `env.Default()`, `BenchmarkTriggerPrecise`): **%s µs** with the per-pipeline, shared-inline and leader-follower designs, "+
-		"%s µs with shared (the timer-to-dispatcher hand-off), against %s µs for the JDK peer; %s ms of process CPU per firing (the JDK peer's: %s ms).",
-		span(many.direct, usFine), span(many.shared, us), span(peer, us), span(many.cpu, ms), span(peerCPU, ms))
+		"%s µs with shared (a timer thread hands each task to a dispatcher thread), against %s µs for the JDK peer; %s ms of process CPU per firing (the JDK peer's: %s ms).",
+		span(many.direct, usFine), span(many.shared, usFine), span(peer, us), span(many.cpu, ms), span(peerCPU, ms))
 	if len(one.direct) > 0 && len(one.shared) > 0 && len(one.cpu) > 0 {
 		fmt.Fprintf(b, " On one P (GOMAXPROCS 1), the same runs: **%s µs**, %s µs with shared, %s ms of CPU per firing.",
-			span(one.direct, usFine), span(one.shared, us), span(one.cpu, ms))
+			span(one.direct, usFine), span(one.shared, usFine), span(one.cpu, ms))
 	}
 	b.WriteString("\n")
 	rootSource(b, goSide)

@@ -33,7 +33,7 @@ func copyResults(t *testing.T) string {
 	t.Helper()
 	dst := t.TempDir()
 	for _, p := range []string{"bench/sim.txt", "campaign/default-cost.txt", "bench/trigger-precise.txt", "bench/trigger-jdk.txt", "mutants.json",
-		"hazards.json", "hazards.md", "coverage/README.md", "bench/floor.txt", "refresher/caught.txt"} {
+		"hazards.json", "hazards.md", "coverage/README.md", "bench/floor.txt", "refresher/caught.txt", "bench/timedwake.txt"} {
 		b, err := os.ReadFile(filepath.Join(root, "results", p))
 		if err != nil {
 			t.Fatal(err)
@@ -112,6 +112,55 @@ func TestFiguresFollowTheData(t *testing.T) {
 	os.WriteFile(sim, []byte(strings.Join(keep, "\n")), 0o644)
 	if _, err := figures(dir); err == nil || !strings.Contains(err.Error(), "Sim/pipelines=500") {
 		t.Errorf("figures without the 500-pipeline runs: err %v, want one naming Sim/pipelines=500", err)
+	}
+}
+
+// TestSimSpeedFollowsTheData: the simulator's speed is quoted first as the
+// synctest ratio at 500 threads, from bench/timedwake.txt (the median of
+// its runs), and BenchmarkSim's x real time names the machine of its file.
+func TestSimSpeedFollowsTheData(t *testing.T) {
+	dir := copyResults(t)
+	tw := filepath.Join(dir, "results", "bench", "timedwake.txt")
+	header := "command: go test -run ^$ -bench ^BenchmarkTimedWakeRatio$ ./bench/\ncommit: abc1234\ndate: 2026-12-03T00:00Z\n"
+	var lines []string
+	for _, th := range []string{"10", "100", "500"} {
+		for _, r := range []string{"2.0", "4.5", "3.1"} { // median 3.1 at 500; 10 and 100 the same
+			lines = append(lines, "BenchmarkTimedWakeRatio/threads="+th+"-2 15 1 ns/op "+r+" cpu-synctest/sim 500 sim-cpu-ns/wake 1500 synctest-cpu-ns/wake 1.25 synctest/sim")
+		}
+	}
+	if err := os.WriteFile(tw, []byte(header+strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sim := filepath.Join(dir, "results", "bench", "sim.txt")
+	b, _ := os.ReadFile(sim)
+	var keep []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "machine:") {
+			l = "machine: 64 cores, Test CPU"
+		}
+		keep = append(keep, l)
+	}
+	os.WriteFile(sim, []byte(strings.Join(keep, "\n")), 0o644)
+	got, err := figures(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"**3.1x less CPU per wake** than synctest (median of 3; 2.0-4.5; 500 against 1500 ns), 1.2x less real time; 3.1x and 3.1x less CPU at 10 and 100 threads",
+		"commit `abc1234`", "on 64 cores, Test CPU: a figure of that machine"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("figures lack %q:\n%s", want, got)
+		}
+	}
+	rd, err := readmeFigures(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rd, "spends **3.1x less CPU** per wake (median of 3)") {
+		t.Errorf("README's block lacks the synctest ratio:\n%s", rd)
+	}
+	os.WriteFile(tw, []byte(header+strings.Join(lines[:6], "\n")+"\n"), 0o644) // no 500-thread runs
+	if _, err := figures(dir); err == nil || !strings.Contains(err.Error(), "TimedWakeRatio/threads=500") {
+		t.Errorf("figures without the 500-thread runs: err %v, want one naming TimedWakeRatio/threads=500", err)
 	}
 }
 

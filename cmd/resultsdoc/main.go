@@ -245,6 +245,19 @@ func (bf *benchFile) get(full, unit string) ([]float64, error) {
 	return v, nil
 }
 
+// getAll is get for several units of one benchmark, in their order.
+func (bf *benchFile) getAll(full string, units ...string) ([][]float64, error) {
+	out := make([][]float64, len(units))
+	for i, u := range units {
+		v, err := bf.get(full, u)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 // simSpeed quotes the simulator's speed first as a ratio to a peer
 // measured in the same process (sim.World against testing/synctest on the
 // timed-wake workload), which another machine can check, and then
@@ -254,28 +267,14 @@ func simSpeed(b *strings.Builder, root string) error {
 	if err != nil {
 		return err
 	}
-	ratio := func(threads, unit string) ([]float64, error) {
-		return tw.get("TimedWakeRatio/threads="+threads, unit)
-	}
-	cpu500, err := ratio("500", "cpu-synctest/sim")
+	r500, err := tw.getAll("TimedWakeRatio/threads=500", "cpu-synctest/sim", "synctest/sim", "sim-cpu-ns/wake", "synctest-cpu-ns/wake")
 	if err != nil {
 		return err
 	}
-	wall500, err := ratio("500", "synctest/sim")
-	if err != nil {
-		return err
-	}
-	simNs, err := ratio("500", "sim-cpu-ns/wake")
-	if err != nil {
-		return err
-	}
-	stNs, err := ratio("500", "synctest-cpu-ns/wake")
-	if err != nil {
-		return err
-	}
+	cpu500, wall500, simNs, stNs := r500[0], r500[1], r500[2], r500[3]
 	var fewer []string
 	for _, n := range []string{"10", "100"} {
-		v, err := ratio(n, "cpu-synctest/sim")
+		v, err := tw.get("TimedWakeRatio/threads="+n, "cpu-synctest/sim")
 		if err != nil {
 			return err
 		}
@@ -293,22 +292,11 @@ func simSpeed(b *strings.Builder, root string) error {
 		return err
 	}
 	const full = "Sim/pipelines=500"
-	x, err := bf.get(full, "sim-s/s")
+	v, err := bf.getAll(full, "sim-s/s", "steps/s", "steps/op", "allocs/step")
 	if err != nil {
 		return err
 	}
-	steps, err := bf.get(full, "steps/s")
-	if err != nil {
-		return err
-	}
-	perOp, err := bf.get(full, "steps/op")
-	if err != nil {
-		return err
-	}
-	allocs, err := bf.get(full, "allocs/step")
-	if err != nil {
-		return err
-	}
+	x, steps, perOp, allocs := v[0], v[1], v[2], v[3]
 	on := "the machine it ran on"
 	if bf.machine != "" {
 		on = bf.machine

@@ -154,14 +154,11 @@ func simPeer(b *strings.Builder, root string) error {
 	if err != nil {
 		return err
 	}
-	cpu, err := bf.get("TimedWakeRatio/threads=500", "cpu-synctest/sim")
+	v, err := bf.getAll("TimedWakeRatio/threads=500", "cpu-synctest/sim", "synctest/sim")
 	if err != nil {
 		return err
 	}
-	wall, err := bf.get("TimedWakeRatio/threads=500", "synctest/sim")
-	if err != nil {
-		return err
-	}
+	cpu, wall := v[0], v[1]
 	fmt.Fprintf(b, "- **The simulator against Go's `testing/synctest`** (`BenchmarkTimedWakeRatio`: 500 threads waking every 10 ms of virtual time, "+
 		"each taking one lock, both run side by side in one process): `sim.World` spends **%.1fx less CPU** per wake (median of %d), %.1fx less real time.\n",
 		median(cpu), len(cpu), median(wall))

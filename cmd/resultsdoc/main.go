@@ -30,6 +30,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ckptsim/ckptsim/workloads/campaign"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -64,7 +65,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "resultsdoc: %s: the figures block is stale; run go run ./cmd/resultsdoc (make results)\n", path)
 			stale = true
 		default:
-			if err := writeAtomic(path, []byte(doc)); err != nil {
+			if err := campaign.WriteFile(path, []byte(doc)); err != nil {
 				fail(err)
 			}
 		}
@@ -90,29 +91,6 @@ func rendered(root string, d doc) (old, doc string, err error) {
 		return "", "", fmt.Errorf("%s: %w", path, err)
 	}
 	return string(b), doc, nil
-}
-
-// writeAtomic replaces path with data through a temporary file in the same
-// directory and a rename, so an interrupted run leaves the old page whole.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }
 
 func fail(err error) {

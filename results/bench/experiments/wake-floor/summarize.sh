@@ -9,7 +9,6 @@ function med(s,   a, n, i, j, t) { n = split(s, a, " "); for (i = 1; i <= n; i++
 /^round=/ {
 	k = val("side") SUBSEP val("period"); r = val("round"); n = val("n") + 0
 	if (!(k in seen)) { seen[k] = 1; order[++no] = k }
-	if (n < big[k, r] || big[k, r] == "") { } 
 	tc[k, r, n] = val("task-clock-ms"); cs[k, r, n] = val("ctxsw"); ns[k, r] = ns[k, r] " " n
 	if (n > hi[k, r]) { hi[k, r] = n; lp[k, r] = val("late-p50") }
 	rounds[k] = rounds[k] " " r

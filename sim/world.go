@@ -192,6 +192,7 @@ type World struct {
 	exiting  bool    // the teardown: a resumed idle coroutine returns
 	fatal    any     // a panic of the scheduler itself (not a thread's), re-raised by Run
 	bug      *buggify
+	probes   []int // hits per env.Probe
 	onNote   func(at time.Duration, thread, msg string)
 	onSpawn  func(parent, child int32)
 	// Slabs for the objects a run makes by the ten thousand.

@@ -131,6 +131,7 @@ type runner struct {
 	in       *injector
 	prog     *oracle.Progress
 	fin      *oracle.Finish
+	ans      *oracle.Answers
 	lat      *oracle.Latency
 	closedAt time.Duration // when main closed the scheduler (0: it did not)
 	tl       tl            // what the timeline page needs
@@ -171,6 +172,7 @@ func (r *runner) run(out Outcome) Outcome {
 	out.SimNs, out.Steps = int64(res.Elapsed), res.Steps
 	out.Events, out.Decisions, out.LockGraph = r.w.Events(), res.Decisions, r.w.Harness().LockGraph()
 	out.Buggify = siteOutcomes(r.w.Harness().BuggifyReport())
+	out.Probes = r.w.Harness().ProbeHits()
 	out.Verdict = Pass
 	switch res.Outcome {
 	case sim.OutcomeDeadlock:
@@ -266,6 +268,8 @@ func (r *runner) main() {
 	r.prog.Attach(r.c)
 	r.fin = oracle.NewFinish(&r.find, r.w.Elapsed, r.s.Cluster.Tasks)
 	r.fin.Attach(r.c)
+	r.ans = oracle.NewAnswers(&r.find, r.w.Elapsed)
+	r.ans.Attach(r.c)
 	oracle.NewIdle(&r.find, r.w.Elapsed).Attach(r.c)
 	r.lat = oracle.NewLatency(r.w.Elapsed)
 	r.lat.Attach(r.c)
@@ -564,6 +568,10 @@ func (r *runner) pipes() []oracle.Pipe {
 	return out
 }
 
+// answerGrace is how long before the end of a run a call into core may
+// be made and still be in flight at the end (calls-answered).
+const answerGrace = 30 * time.Second
+
 // WindowRacingFailures counts failures that began while another failure
 // of the same pipeline was in progress (two failure sources at once).
 const WindowRacingFailures = "racing-failures"
@@ -592,6 +600,9 @@ func (r *runner) progress(res sim.Result) {
 		exec = &oracle.ExecutorStats{Queued: st.Queued, Threads: st.Threads}
 	}
 	oracle.BlockedThreads(&r.find, r.now(), r.healAt, blockedOf(res.Blocked), exec)
+	if r.ans != nil {
+		r.ans.Judge(r.now(), r.now()-answerGrace)
+	}
 	if r.in == nil {
 		return
 	}

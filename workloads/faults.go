@@ -132,11 +132,13 @@ func (in *injector) savepoint(Schedule) {
 	}
 	sess := in.sp.begin(m.Job(), in.w.Elapsed())
 	in.w.Note("fault: savepoint of job %d", m.Job())
+	answer := in.c.Into("Manager.TriggerSavepoint", m.Job(), -1)
 	f := m.TriggerSavepoint(sess)
 	req := &spRequest{job: m.Job(), at: in.w.Elapsed()}
 	in.requests = append(in.requests, req)
 	in.w.Go(fmt.Sprintf("savepoint-waiter-%d", m.Job()), func() {
 		err, _ := f.Get()
+		answer(err)
 		req.answered, req.err = true, err // the boundary that requested it saw the outcome
 		req.committed = in.sp.committedBetween(m.Job(), req.at, in.w.Elapsed())
 		if err != nil {
@@ -175,7 +177,10 @@ func (sc Schedule) On() bool { return len(sc.At) > 0 || sc.Every.D > 0 || sc.Per
 func (in *injector) schemaChange(sc Schedule) {
 	m := in.job()
 	co := m.Coordinator(in.r.IntN(len(m.Coordinators())))
-	if !co.SchemaChangeBefore() {
+	answer := in.c.Into("Coordinator.SchemaChangeBefore", co.Job(), co.Pipeline())
+	ok := co.SchemaChangeBefore()
+	answer(nil)
+	if !ok {
 		return
 	}
 	d := sc.For.D
@@ -183,7 +188,9 @@ func (in *injector) schemaChange(sc Schedule) {
 		d = time.Second
 	}
 	in.w.Sleep(d)
+	answer = in.c.Into("Coordinator.SchemaChangeAfter", co.Job(), co.Pipeline())
 	co.SchemaChangeAfter()
+	answer(nil)
 }
 
 // redeploy redeploys a random pipeline of a random job

@@ -89,6 +89,9 @@ type Outcome struct {
 	// (simrun exits with an error for them).
 	IOErrors []string      `json:"io_errors,omitempty"`
 	Buggify  []SiteOutcome `json:"buggify,omitempty"`
+	// Probes are the code probes core reached in the run (env.Probe):
+	// name -> hits; probes never hit are left out.
+	Probes map[string]int `json:"probes,omitempty"`
 	// Checks are the ids of the checks that fired (workloads/oracle),
 	// sorted; Findings what each saw.
 	Checks   []string         `json:"checks,omitempty"`

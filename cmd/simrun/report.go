@@ -67,6 +67,7 @@ type report struct {
 	Failures    []seedRef            `json:"failures"`
 	Resume      []string             `json:"resume,omitempty"`
 	Buggify     *buggifyReport       `json:"buggify,omitempty"`
+	Probes      *probeReport         `json:"probes,omitempty"`
 	lat         latencies
 	ioErrors    []string // outputs that could not be written: an error exit, never a verdict
 	groups      []*group // by index, nil until used
@@ -131,6 +132,7 @@ func (r *report) add(g *group, rec record) {
 		r.Failures = append(r.Failures, ref)
 	}
 	r.addBuggify(g.index, o)
+	r.addProbes(g.index, workloads.EntryLabel(g.Scenario, g.Variants), o)
 	for _, e := range o.IOErrors {
 		r.ioError(fmt.Sprintf("%s seed %d: %s", o.Scenario, o.Seed, e))
 	}
@@ -159,6 +161,7 @@ func (r *report) finish(wall time.Duration, interrupted bool) {
 	r.SimPerWall = ratio(r.SimNs, r.WallNs)
 	r.Latency = r.lat.stats()
 	r.Buggify.finish()
+	r.Probes.finish()
 	r.Groups = slices.DeleteFunc(slices.Clone(r.groups), func(g *group) bool { return g == nil })
 	slices.SortFunc(r.Failures, seedOrder)
 	for _, g := range r.Groups {
@@ -210,6 +213,7 @@ func (r *report) writeText(w io.Writer, verbose bool) {
 		r.writeSlowest(w)
 	}
 	r.Buggify.writeText(w)
+	r.Probes.writeText(w)
 	r.writeFailures(w)
 }
 

@@ -253,6 +253,9 @@ func (c *Coordinator) cleanLocked(r Reason) {
 // takePending empties the pending map and the task bookkeeping.
 func (c *Coordinator) takePending() []*Pending {
 	ps := c.pendingSnapshot()
+	if env.Buggify(c.e, env.SiteCleanSlow) {
+		c.e.Sleep(c.cfg.PendingBackoff) // BUGGIFY: the clean is slow to reach the map
+	}
 	c.mapMu.Lock()
 	c.cleans++
 	c.pendingCounter.Store(0)

@@ -256,6 +256,9 @@ func (c *Coordinator) createPending(now time.Time, typ Type) (*Future[*Pending],
 			p := newPending(c.e, c.job, c.pipeline, id, typ, now, gen, tasks)
 			p.cleans, p.prepareClose, p.closed = cleans, prepare, closed
 			c.hop(pf, gen, func() {
+				if env.Buggify(c.e, env.SiteRegisterLate) {
+					c.e.Sleep(c.cfg.PendingBackoff) // BUGGIFY: the registration hop arrives late
+				}
 				if c.register(p) {
 					pf.Complete(p)
 				} else {
@@ -295,6 +298,7 @@ func (c *Coordinator) register(p *Pending) bool {
 	}
 	c.mapMu.Unlock()
 	if late {
+		env.Hit(c.e, env.ProbeRegisterLate)
 		c.stale(p.Gen, ReasonReset, 0)
 		p.fut.Complete(nil)
 		return false

@@ -34,11 +34,20 @@ const (
 	// that a Schedule racing CancelAll (a body's re-arm, a continuation's
 	// watchdog) arms onto the timer the reset retires.
 	SiteResetSwapLate
+	// SiteRegisterLate: a pending checkpoint's registration hop reaches the
+	// pending map one pending back-off late (the coordinator executor is
+	// busy), so that a clean can run between its creation and its
+	// registration (ProbeRegisterLate).
+	SiteRegisterLate
+	// SiteCleanSlow: a clean, holding coord.lock, reaches the pending map
+	// one pending back-off late (a pause of the thread that runs it), so
+	// that registration hops in flight meet a clean in progress.
+	SiteCleanSlow
 	siteEnd
 )
 
 var siteNames = [...]string{"", "status-slow", "completion-after-clean", "rearm-races-cancel",
-	"executor-rejects", "store-fails-after-write", "reset-swap-late"}
+	"executor-rejects", "store-fails-after-write", "reset-swap-late", "register-late", "clean-slow"}
 
 func (s Site) String() string {
 	if s == 0 || s >= siteEnd {

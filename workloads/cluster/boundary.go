@@ -55,6 +55,14 @@ const (
 	// or, for the redeploy's last, ReportLastReadyStart; Call the
 	// redeploy's restore call).
 	ObsTaskReport
+	// ObsCallIn: the harness calls into core (Value names the call,
+	// "Manager.Restore", "Coordinator.AcknowledgeBarrier", ...; Call
+	// numbers it, from 1, over the run). ObsCallOut: that call was
+	// answered: it returned, or, for a call that answers through a future
+	// (Manager.TriggerSavepoint), the future the harness holds resolved
+	// (Value "failed": with an error).
+	ObsCallIn
+	ObsCallOut
 )
 
 // Fault names carried by ObsFault.
@@ -241,7 +249,9 @@ func (c *Cluster) RestoreJob(job int64) error {
 		calls[p] = c.restoreCalls
 		c.observe(Obs{Kind: ObsRestoreBegin, Job: job, Pipeline: p, Call: calls[p]})
 	}
+	answer := c.Into("Manager.Restore", job, -1)
 	err := c.Managers[job].Restore()
+	answer(err)
 	for p := range c.cfg.Pipelines {
 		c.observe(Obs{Kind: ObsRestoreEnd, Job: job, Pipeline: p, Call: calls[p], Value: restoreOutcome(err)})
 	}
@@ -261,7 +271,9 @@ func (c *Cluster) CancelJob(job int64) {
 		c.W.Sleep(10 * time.Millisecond)
 	}
 	c.W.Note("cancel job %d", job)
+	answer := c.Into("Manager.Cancel", job, -1)
 	c.Managers[job].Cancel()
+	answer(nil)
 	for p := range c.cfg.Pipelines {
 		c.observe(Obs{Kind: ObsCanceled, Job: job, Pipeline: p})
 	}
@@ -291,9 +303,25 @@ func (c *Cluster) RestorePipeline(job int64, pipeline int) error {
 	c.restoreCalls++
 	call := c.restoreCalls
 	c.observe(Obs{Kind: ObsRestoreBegin, Job: job, Pipeline: pipeline, Call: call})
+	answer := c.Into("Coordinator.Restore", job, pipeline)
 	err := c.Managers[job].Coordinator(pipeline).Restore(true)
+	answer(err)
 	c.observe(Obs{Kind: ObsRestoreEnd, Job: job, Pipeline: pipeline, Call: call, Value: restoreOutcome(err)})
 	return err
+}
+
+// Into records a call the harness makes into core, named what (ObsCallIn
+// now; ObsCallOut when the returned answer is called, with the error the
+// call answered, or nil). Every call the harness makes into core goes
+// through it, so that the check calls-answered can tell a call core never
+// answered.
+func (c *Cluster) Into(what string, job int64, pipeline int) (answer func(err error)) {
+	c.inCalls++
+	call := c.inCalls
+	c.observe(Obs{Kind: ObsCallIn, Job: job, Pipeline: pipeline, Call: call, Value: what})
+	return func(err error) {
+		c.observe(Obs{Kind: ObsCallOut, Job: job, Pipeline: pipeline, Call: call, Value: restoreOutcome(err)})
+	}
 }
 
 // restoreOutcome is ObsRestoreEnd's Value: "failed" when the restore

@@ -87,7 +87,10 @@ func (it *idleTasks) askClose(co *coord.Coordinator, task coord.TaskID) {
 	}
 	st.idle = true
 	it.c.observe(Obs{Kind: ObsAskClose, Job: co.Job(), Pipeline: co.Pipeline(), Task: int(task)})
-	if err := co.ReadyToCloseIdle(task); err != nil {
+	answer := it.c.Into("Coordinator.ReadyToCloseIdle", co.Job(), co.Pipeline())
+	err := co.ReadyToCloseIdle(task)
+	answer(err)
+	if err != nil {
 		it.c.W.Note("ready to close idle task %d-%d-%d: %v", co.Job(), co.Pipeline(), task, err)
 	}
 }
@@ -105,7 +108,10 @@ func (it *idleTasks) finishSources(co *coord.Coordinator) {
 		it.c.observe(Obs{Kind: ObsSourcesFinished, Job: co.Job(), Pipeline: co.Pipeline()})
 	}
 	for t := range n {
-		if err := co.ReadyToClose(coord.TaskID(t)); err != nil {
+		answer := it.c.Into("Coordinator.ReadyToClose", co.Job(), co.Pipeline())
+		err := co.ReadyToClose(coord.TaskID(t))
+		answer(err)
+		if err != nil {
 			it.c.W.Note("ready to close task %d-%d-%d: %v", co.Job(), co.Pipeline(), t, err)
 			return
 		}

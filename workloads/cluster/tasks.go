@@ -93,14 +93,18 @@ func (d *delivery) Run() {
 	}
 	if d.taskErr { // reportCheckpointErrorFromTask
 		c.W.Note("fault: task %d-%d-%d reports an error for checkpoint %d", job, pipeline, task, b.ID)
+		answer := c.Into("Coordinator.ReportTaskError", job, pipeline)
 		c.Managers[job].Coordinator(pipeline).ReportTaskError(b.ID, fmt.Sprintf("task %d failed checkpoint %d", task, b.ID))
+		answer(nil)
 		return
 	}
 	c.taskEvent(job, pipeline, task, b.ID, true)
 	c.observe(Obs{Kind: ObsAck, Job: job, Pipeline: pipeline, ID: b.ID, Task: int(task),
 		Stamp: b.Timestamp.UnixNano(), Final: b.Type == coord.CompletedPoint, Prepares: slices.Contains(b.PrepareClose, task)})
 	state := c.taskState(job, pipeline, task, b.ID)
+	answer := c.Into("Manager.AcknowledgeBarrier", job, pipeline)
 	c.Managers[job].AcknowledgeBarrier(pipeline, task, b, state)
+	answer(nil)
 }
 
 // NotifyComplete blocks for the notify latency and may fail.

@@ -72,6 +72,7 @@ const (
 	BoundedFinish      = "bounded-finish"
 	BlockedForever     = "blocked-forever"
 	SavepointOutcome   = "savepoint-outcome"
+	CallsAnswered      = "calls-answered"
 
 	// Lifecycle calls the harness drove (progress.go).
 	CancelStops = "cancel-stops"
@@ -258,6 +259,11 @@ var checks = []Check{
 		"each savepoint the harness requested (Manager.TriggerSavepoint) and the outcome its future returned; the savepoint store's Commit calls the harness's session saw return nil (SavepointSession.Commit)",
 		"every requested savepoint completes or fails with an error by the end of the run, and one that completes has a commit of its job's savepoint store that returned nil between the request and the answer: a savepoint whose write or commit failed (savepoint_failure) is reported failed to its caller",
 		"savepoint requests dropped on a reset or restore; a failed savepoint reported complete", "mutants `savepoint-never-completes`, `savepoint-start-error-leaves-request`, `savepoint-commit-error-dropped` (the manager drops the commit's error: lifecycle seeds 2, 4, 5, 10, 12, 19 of 0-19, control passing)"},
+	{CallsAnswered, Liveness, Harness | VirtualTime,
+		"every call the harness makes into core (cluster.Cluster.Into: Manager.Restore, Manager.Cancel, Manager.AcknowledgeBarrier, Manager.TriggerSavepoint, Coordinator.Restore, ReportTask, ReportTaskError, ReadyToClose, ReadyToCloseIdle, SchemaChangeBefore and After), its thread and virtual time, and its answer: the call's return, or for a savepoint request the resolution of the future the harness holds",
+		"every call made 30 s or more before the end of the run has been answered by its end. A periodic checkpoint a clean aborts leaves no boundary mark (core, as SeaTunnel, tells its tasks nothing of an abort), so a pending checkpoint core loses instead of aborting is judged through the calls that wait for it: a savepoint request's future",
+		"calls core never answers: a pending checkpoint dropped without its future completing (a savepoint waiting on it never answered), a call blocked on a lock or a future for good",
+		"found the clean that dropped a registration landing between its copy and its clear of the pending map (takePending; BUGGIFY clean-slow and register-late widen it; results/findings); mutant `savepoint-never-completes`"},
 	{CancelStops, Safety, Harness | Boundary,
 		"the harness's cancel of a job (ObsCanceled, after coord.Manager.Cancel returned, run.cancel) and IDCounter.Next returns (ObsAllocate) per pipeline",
 		"a pipeline whose job's cancel returned allocates no checkpoint id afterwards (and is exempt from checkpoint-progress and bounded-finish)",

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ckptsim/ckptsim/workloads"
+)
+
+// probeStats is one code probe (env.Probe) over a campaign.
+type probeStats struct {
+	Probe string `json:"probe"`
+	// MustHit names the default campaign's entry that must hit it
+	// (workloads.ProbeTable).
+	MustHit string `json:"must_hit"`
+	Hits    int    `json:"hits"`  // hits, all seeds
+	Seeds   int    `json:"seeds"` // seeds that hit it at least once
+	// Scenarios: the campaign's rows (as the summary labels them) that hit
+	// it, each with its seeds that hit it.
+	Scenarios map[string]int `json:"scenarios"`
+	First     string         `json:"first_hit,omitempty"` // replay of the first seed that hit it, in campaign order
+	first     [2]uint64
+}
+
+// probeReport is the campaign's probe coverage: every probe core
+// declares, how often it was hit and where; a probe no seed hit is unhit.
+type probeReport struct {
+	Probes []*probeStats `json:"probes"`
+	Unhit  []string      `json:"unhit"`
+}
+
+func newProbeReport() *probeReport {
+	p := &probeReport{Unhit: []string{}}
+	for _, row := range workloads.ProbeTable {
+		p.Probes = append(p.Probes, &probeStats{Probe: row.Probe, MustHit: row.Entry.String(), Scenarios: map[string]int{}})
+	}
+	return p
+}
+
+// addProbes counts one outcome's probe hits; label is its row's name.
+func (r *report) addProbes(group int, label string, o workloads.Outcome) {
+	if r.Probes == nil {
+		r.Probes = newProbeReport()
+	}
+	for name, n := range o.Probes {
+		st := r.Probes.probe(name)
+		if st == nil { // a probe the table lacks (TestProbeTableCoversEveryProbe forbids it)
+			st = &probeStats{Probe: name, Scenarios: map[string]int{}}
+			r.Probes.Probes = append(r.Probes.Probes, st)
+		}
+		st.Hits += n
+		st.Seeds++
+		st.Scenarios[label]++
+		if k := [2]uint64{uint64(group), o.Seed}; st.First == "" || k[0] < st.first[0] || (k[0] == st.first[0] && k[1] < st.first[1]) {
+			st.First, st.first = o.Replay, k
+		}
+	}
+}
+
+func (p *probeReport) probe(name string) *probeStats {
+	for _, s := range p.Probes {
+		if s.Probe == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// finish lists the probes no seed hit.
+func (p *probeReport) finish() {
+	if p == nil {
+		return
+	}
+	p.Unhit = p.Unhit[:0]
+	for _, s := range p.Probes {
+		if s.Hits == 0 {
+			p.Unhit = append(p.Unhit, s.Probe)
+		}
+	}
+}
+
+// writeText prints each probe's hits and where, and the probes unhit.
+func (p *probeReport) writeText(w io.Writer) {
+	if p == nil {
+		return
+	}
+	fmt.Fprintf(w, "\ncode probes (env.Probe; the row that must hit each: workloads.ProbeTable)\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-30s\thits\tseeds\t %-s\n", "probe", "hit in (seeds)")
+	for _, s := range p.Probes {
+		var where []string
+		for _, sc := range slices.Sorted(maps.Keys(s.Scenarios)) {
+			where = append(where, fmt.Sprintf("%s (%d)", sc, s.Scenarios[sc]))
+		}
+		if len(where) == 0 {
+			where = []string{"UNHIT; must hit in " + s.MustHit}
+		}
+		fmt.Fprintf(tw, "%-30s\t%d\t%d\t %s\n", s.Probe, s.Hits, s.Seeds, strings.Join(where, ", "))
+	}
+	tw.Flush()
+	if len(p.Unhit) == 0 {
+		fmt.Fprintln(w, "unhit: none (every probe hit)")
+		return
+	}
+	fmt.Fprintf(w, "unhit: %s (no seed of this campaign entered them)\n", strings.Join(p.Unhit, ", "))
+}

@@ -178,6 +178,15 @@ func TestFoundSeeds(t *testing.T) {
 		// wrote; core/coord savepointCreate re-checks that the tasks are
 		// ready, TestSavepointNotTakenOfRedeployedTasks).
 		{"swarm", 246, "", "a savepoint taken of redeployed tasks handed back to them as their state", ""},
+		// A clean copied the pending map in one section of coord.map and
+		// cleared it in a second; a registration hop landing between the
+		// two was cleared without an abort, and the savepoint waiting on
+		// its future was never answered (calls-answered, savepoint-outcome,
+		// blocked-forever; windows seeds 31, 33, 59, 95 and 119 of 0-199
+		// before the fix, BUGGIFY clean-slow and register-late widening the
+		// window; core/coord takePending, F041).
+		{"windows", 31, "", "a registration between a clean's copy and its clear of the pending map lost", ""},
+		{"windows", 33, "", "the same", ""},
 	} {
 		var s *Scenario
 		var err error

@@ -232,6 +232,11 @@ func (c *Coordinator) async(fn func()) error {
 func (c *Coordinator) pendingSnapshot() []*Pending {
 	c.mapMu.Lock()
 	defer c.mapMu.Unlock()
+	return c.pendingLocked()
+}
+
+// pendingLocked is pendingSnapshot for a caller that holds coord.map.
+func (c *Coordinator) pendingLocked() []*Pending {
 	out := make([]*Pending, 0, len(c.pending))
 	for _, p := range c.pending {
 		out = append(out, p)

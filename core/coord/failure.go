@@ -250,13 +250,22 @@ func (c *Coordinator) cleanLocked(r Reason) {
 	c.d.Lease.CancelAll()
 }
 
-// takePending empties the pending map and the task bookkeeping.
+// takePending empties the pending map and the task bookkeeping, and
+// returns what it held, in one section under coord.map: a registration
+// hop (register, on the executor, outside coord.lock) either lands before
+// it, and its checkpoint is returned to be aborted, or after it, and sees
+// the bumped clean count and refuses (ProbeRegisterLate). It copied the
+// map in one section and cleared it in a second, and a registration
+// between the two was cleared without an abort: its future never ended
+// and a savepoint waiting on it was never answered (F041; windows seeds
+// 31 and 33, calls-answered; upstream's cleanPendingCheckpoint iterates
+// pendingCheckpoints.values() and then clears the map, the same shape).
 func (c *Coordinator) takePending() []*Pending {
-	ps := c.pendingSnapshot()
 	if env.Buggify(c.e, env.SiteCleanSlow) {
 		c.e.Sleep(c.cfg.PendingBackoff) // BUGGIFY: the clean is slow to reach the map
 	}
 	c.mapMu.Lock()
+	ps := c.pendingLocked()
 	c.cleans++
 	c.pendingCounter.Store(0)
 	clear(c.pending)

@@ -151,7 +151,7 @@ type Cluster struct {
 	onLease      []func(Obs)
 	onPipe       []func(PipeObs)
 	restoreCalls int64
-	inCalls      int64 // calls the harness made into core (Into)
+	inCalls      int64          // calls the harness made into core (Into)
 	canceled     map[int64]bool // jobs the harness canceled (CancelJob)
 	restoring    map[int64]int  // job -> the harness's restores of it in flight
 

@@ -83,6 +83,27 @@ func (p *probeReport) finish() {
 	}
 }
 
+// Missing names every probe not hit in the row of the default campaign
+// that must hit it (workloads.ProbeTable), with where it was hit instead:
+// the default campaign's probe verdict (TestDefaultCampaign).
+func (p *probeReport) Missing() []string {
+	var out []string
+	if p == nil {
+		return []string{"no probe report (the campaign ran no seed)"}
+	}
+	for _, s := range p.Probes {
+		if s.MustHit == "" || s.Scenarios[s.MustHit] > 0 {
+			continue
+		}
+		msg := fmt.Sprintf("probe %s: unhit in %s, the row that must hit it (workloads.ProbeTable)", s.Probe, s.MustHit)
+		if s.Hits > 0 {
+			msg += fmt.Sprintf("; hit %d times elsewhere", s.Hits)
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
 // writeText prints each probe's hits and where, and the probes unhit.
 func (p *probeReport) writeText(w io.Writer) {
 	if p == nil {
@@ -96,8 +117,8 @@ func (p *probeReport) writeText(w io.Writer) {
 		for _, sc := range slices.Sorted(maps.Keys(s.Scenarios)) {
 			where = append(where, fmt.Sprintf("%s (%d)", sc, s.Scenarios[sc]))
 		}
-		if len(where) == 0 {
-			where = []string{"UNHIT; must hit in " + s.MustHit}
+		if s.MustHit != "" && s.Scenarios[s.MustHit] == 0 {
+			where = append(where, "UNHIT in "+s.MustHit+", which must hit it")
 		}
 		fmt.Fprintf(tw, "%-30s\t%d\t%d\t %s\n", s.Probe, s.Hits, s.Seeds, strings.Join(where, ", "))
 	}

@@ -70,12 +70,28 @@ func TestDefaultCampaign(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the default campaign takes about 10 s")
 	}
-	r := simrunExec(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	r := simrunExec(t, "--out", dir)
 	r.want(t, exitPass)
 	for _, c := range workloads.DefaultCampaign {
 		if !strings.Contains(r.stdout, c.Name) {
 			t.Errorf("summary lacks scenario %s", c.Name)
 		}
+	}
+	// Every code probe is hit in the row that must hit it.
+	var sum report
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range sum.Probes.Missing() {
+		t.Errorf("the default campaign left a probe unhit: %s", m)
+	}
+	if !strings.Contains(r.stdout, "unhit: none (every probe hit)") {
+		t.Errorf("the summary does not say every probe was hit:\n%s", r.stdout)
 	}
 }
 

@@ -42,7 +42,7 @@ func NewAnswers(f *Findings, now func() time.Duration) *Answers {
 }
 
 // Attach subscribes to the cluster's boundary observations (before Start).
-func (a *Answers) Attach(c *cluster.Cluster) { c.OnBoundary(a.Observe) }
+func (a *Answers) Attach(c View) { c.OnBoundary(a.Observe) }
 
 // Observe records a call into core and its answer.
 func (a *Answers) Observe(o cluster.Obs) {

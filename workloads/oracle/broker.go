@@ -37,7 +37,7 @@ func NewBroker(f *Findings, now func() time.Duration) *Broker {
 }
 
 // Attach subscribes the checks to a cluster's pipeline observations.
-func (b *Broker) Attach(c *cluster.Cluster) { c.OnPipeline(b.Observe) }
+func (b *Broker) Attach(c View) { c.OnPipeline(b.Observe) }
 
 // brokerPipe is one pipeline's record.
 type brokerPipe struct {

@@ -70,7 +70,7 @@ func NewCheckpoints(f *Findings, now func() time.Duration) *Checkpoints {
 }
 
 // Attach subscribes the checks to a cluster's boundary observations.
-func (k *Checkpoints) Attach(c *cluster.Cluster) { c.OnBoundary(k.Observe) }
+func (k *Checkpoints) Attach(c View) { c.OnBoundary(k.Observe) }
 
 func (k *Checkpoints) pipe(job int64, p int) *cpPipe {
 	key := cluster.PipelineID{Job: job, Pipeline: p}

@@ -46,7 +46,7 @@ func NewFinish(f *Findings, now func() time.Duration, tasks int) *Finish {
 }
 
 // Attach subscribes to the cluster's boundary observations (before Start).
-func (fi *Finish) Attach(c *cluster.Cluster) { c.OnBoundary(fi.Observe) }
+func (fi *Finish) Attach(c View) { c.OnBoundary(fi.Observe) }
 
 func (fi *Finish) pipe(job int64, pipeline int) *finishPipe {
 	k := cluster.PipelineID{Job: job, Pipeline: pipeline}

@@ -195,7 +195,7 @@ func NewGenerations(f *Findings, now func() time.Duration, timeout time.Duration
 }
 
 // Attach subscribes the checks to a cluster's boundary observations.
-func (g *Generations) Attach(c *cluster.Cluster) { c.OnBoundary(g.Observe) }
+func (g *Generations) Attach(c View) { c.OnBoundary(g.Observe) }
 
 func (g *Generations) pipe(job int64, p int) *genPipe {
 	k := cluster.PipelineID{Job: job, Pipeline: p}

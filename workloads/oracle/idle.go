@@ -33,7 +33,7 @@ func NewIdle(f *Findings, now func() time.Duration) *Idle {
 }
 
 // Attach subscribes to the cluster's boundary observations (before Start).
-func (it *Idle) Attach(c *cluster.Cluster) { c.OnBoundary(it.Observe) }
+func (it *Idle) Attach(c View) { c.OnBoundary(it.Observe) }
 
 func (it *Idle) pipe(job int64, pipeline int) *idlePipe {
 	k := cluster.PipelineID{Job: job, Pipeline: pipeline}

@@ -35,7 +35,7 @@ func NewLatency(now func() time.Duration) *Latency {
 }
 
 // Attach subscribes to the cluster's boundary observations (before Start).
-func (l *Latency) Attach(c *cluster.Cluster) { c.OnBoundary(l.Observe) }
+func (l *Latency) Attach(c View) { c.OnBoundary(l.Observe) }
 
 func (l *Latency) pipe(job int64, pipeline int) *latencyPipe {
 	k := cluster.PipelineID{Job: job, Pipeline: pipeline}

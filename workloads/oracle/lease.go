@@ -48,7 +48,7 @@ func NewLease(f *Findings, now func() time.Duration) *Lease {
 }
 
 // Attach subscribes the checks to a cluster's lease observations.
-func (k *Lease) Attach(c *cluster.Cluster) { c.OnLease(k.Observe) }
+func (k *Lease) Attach(c View) { c.OnLease(k.Observe) }
 
 type lease struct {
 	k        *Lease

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
 // Class is what a fired check makes of a run: a safety or a liveness
@@ -209,4 +211,15 @@ func Table() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s | %s |\n", c.ID, c.Class, c.Source(), c.Feeds, c.Observes, c.Asserts, c.Catches, c.ProvenBy)
 	}
 	return b.String()
+}
+
+// View is all a check receives of the harness: subscriptions to its
+// boundary observations (OnBoundary), the lease decorator's (OnLease) and
+// the pipelines' runtime observations (OnPipeline). *cluster.Cluster
+// implements it; a check never holds the cluster itself, so it cannot
+// reach core's objects through it (TestChecksUseOnlyBoundaryTypes).
+type View interface {
+	OnBoundary(func(cluster.Obs))
+	OnLease(func(cluster.Obs))
+	OnPipeline(func(cluster.PipeObs))
 }

@@ -56,7 +56,7 @@ func NewProgress(f *Findings, now func() time.Duration) *Progress {
 }
 
 // Attach subscribes to the cluster's boundary observations (before Start).
-func (p *Progress) Attach(c *cluster.Cluster) { c.OnBoundary(p.Observe) }
+func (p *Progress) Attach(c View) { c.OnBoundary(p.Observe) }
 
 // Observe records one boundary observation.
 func (p *Progress) Observe(o cluster.Obs) {

@@ -144,7 +144,7 @@ func NewStorage(f *Findings, now func() time.Duration, n int) *Storage {
 }
 
 // Attach subscribes the checks to a cluster's boundary observations.
-func (k *Storage) Attach(c *cluster.Cluster) { c.OnBoundary(k.Observe) }
+func (k *Storage) Attach(c View) { c.OnBoundary(k.Observe) }
 
 func (k *Storage) pipe(job int64, p int) *stPipe {
 	key := cluster.PipelineID{Job: job, Pipeline: p}

@@ -37,6 +37,31 @@ func (e ProbeEntry) String() string {
 // order (TestProbeTableCoversEveryProbe).
 var ProbeTable = []ProbeRow{
 	{Probe: "register-late", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "trigger-stale-after-lock", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "rearm-superseded", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "rearm-stale-generation", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "clean-fenced-at-begin", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "clean-replaced-while-waiting", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "fail-replaced-during-status", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "fail-lost-the-future", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "expiry-stale", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "expiry-inline", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "watchdog-fully-acked", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "continuation-fallback", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "completion-inline", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "ack-after-abort", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "idle-ack-after-clean", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "complete-stale-generation", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "complete-replaced-during-store", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "complete-after-clean", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "barrier-partial", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "notify-partial", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "task-error-stale", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "restore-finds-pending", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "savepoint-aborted", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "savepoint-part-fails", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "job-restore-part-fails", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "retain-during-restore", Entry: ProbeEntry{Name: "windows"}},
 }
 
 // ProbeEntryOf returns the table's entry for a probe.

@@ -43,11 +43,22 @@ const (
 	// one pending back-off late (a pause of the thread that runs it), so
 	// that registration hops in flight meet a clean in progress.
 	SiteCleanSlow
+	// SiteAckSlow: an acknowledgement, having found its checkpoint pending,
+	// is slow to record itself (the acknowledging thread pauses one pending
+	// back-off), so that a clean can take the checkpoint in between
+	// (ProbeAckAfterAbort, ProbeIdleAckAfterClean).
+	SiteAckSlow
+	// SiteRestoreListSlow: a restore's listing of the stored checkpoints
+	// returns one pending back-off late, so that a completion's store and
+	// retention step can land between the listing and the rebuild of the
+	// retained ids (ProbeRetainDuringRestore).
+	SiteRestoreListSlow
 	siteEnd
 )
 
 var siteNames = [...]string{"", "status-slow", "completion-after-clean", "rearm-races-cancel",
-	"executor-rejects", "store-fails-after-write", "reset-swap-late", "register-late", "clean-slow"}
+	"executor-rejects", "store-fails-after-write", "reset-swap-late", "register-late", "clean-slow",
+	"ack-slow", "restore-list-slow"}
 
 func (s Site) String() string {
 	if s == 0 || s >= siteEnd {

@@ -29,10 +29,123 @@ const (
 	// late) and SiteCleanSlow (the clean holds coord.lock and is slow to
 	// reach the pending map).
 	ProbeRegisterLate Probe = iota + 1
+	// ProbeTriggerStaleAfterLock: a trigger body passed the generation
+	// fence at its start, then waited for coord.lock across a restore and
+	// stops at the fence under the lock (coord triggerLocked). Widened by
+	// SiteCleanSlow (the restore's clean holds coord.lock longer).
+	ProbeTriggerStaleAfterLock
+	// ProbeRearmSuperseded: a periodic trigger passed its chain check at
+	// the start of its body, and a newer chain was armed before its re-arm
+	// took coord.periodic (coord rearm). Widened by SiteRearmRacesCancel.
+	ProbeRearmSuperseded
+	// ProbeRearmStaleGeneration: a re-arm reached coord.periodic after a
+	// restore switched the generation (coord rearm). Widened by
+	// SiteRearmRacesCancel.
+	ProbeRearmStaleGeneration
+	// ProbeCleanFencedAtBegin: a failure's clean found at its start that a
+	// restore replaced the generation it was to clean (coord beginClean).
+	// Widened by SiteStatusSlow (the failure's status write, before the
+	// clean, is slow).
+	ProbeCleanFencedAtBegin
+	// ProbeCleanReplacedWhileWaiting: a failure's clean passed the fence,
+	// then waited for coord.lock while a restore replaced the generation
+	// (coord clean). Widened by SiteCleanSlow (the restore's own clean
+	// holds coord.lock longer).
+	ProbeCleanReplacedWhileWaiting
+	// ProbeFailReplacedDuringStatus: a failure passed the generation fence,
+	// then a restore switched the generation before its status write
+	// (coord failGeneration -> updateStatus). Widened by SiteStatusSlow.
+	ProbeFailReplacedDuringStatus
+	// ProbeFailLostTheFuture: a failure saw its generation's future open,
+	// wrote FAILED, and then found the future ended by another (a cancel, a
+	// finish, another failure) during the write (coord failGeneration).
+	// Widened by SiteStatusSlow.
+	ProbeFailLostTheFuture
+	// ProbeExpiryStale: a watchdog found its checkpoint pending, handed the
+	// expiry to the executor, and the checkpoint was gone when the expiry
+	// ran (coord failExpired). Widened by SiteExecutorRejects' neighbour:
+	// no site; the executor hop itself is the window (the executor's queue
+	// under failovers enters it).
+	ProbeExpiryStale
+	// ProbeExpiryInline: the executor rejected an expiry, which ran inline
+	// (coord expire). Widened by SiteExecutorRejects.
+	ProbeExpiryInline
+	// ProbeWatchdogFullyAcked: a watchdog fired while its checkpoint was
+	// fully acknowledged, the completion still in flight (coord watchdog).
+	// Widened by SiteCompletionAfterClean (the completion arrives one
+	// timeout late).
+	ProbeWatchdogFullyAcked
+	// ProbeContinuationFallback: the executor rejected a continuation's
+	// hand-off and the failure ran on a thread of its own (coord
+	// startPending). Widened by SiteExecutorRejects.
+	ProbeContinuationFallback
+	// ProbeCompletionInline: the executor rejected a completion handler,
+	// which ran inline on the thread that settled the checkpoint (coord
+	// onPendingDone). Widened by SiteExecutorRejects.
+	ProbeCompletionInline
+	// ProbeAckAfterAbort: a last acknowledgement found its checkpoint
+	// pending, and a clean aborted it before the acknowledgement completed
+	// it (coord acknowledge). Widened by SiteAckSlow.
+	ProbeAckAfterAbort
+	// ProbeIdleAckAfterClean: an acknowledgement that prepares a task to
+	// close found its checkpoint pending, and a clean took it before the
+	// acknowledgement recorded the task closed (coord idleAcked). Widened
+	// by SiteAckSlow.
+	ProbeIdleAckAfterClean
+	// ProbeCompleteStaleGeneration: a completion handler reached
+	// coord.completion after a restore replaced its generation (coord
+	// complete). Widened by SiteCompletionAfterClean.
+	ProbeCompleteStaleGeneration
+	// ProbeCompleteReplacedDuringStore: a restore replaced the generation
+	// while a completion's store was in flight; the checkpoint is stored
+	// but not installed (coord complete -> installLatest). Widened by the
+	// storage latency of the windows scenario and SiteRestoreListSlow.
+	ProbeCompleteReplacedDuringStore
+	// ProbeCompleteAfterClean: a stored checkpoint's completion found its
+	// pending entry taken by a clean (coord complete). Widened by
+	// SiteCompletionAfterClean.
+	ProbeCompleteAfterClean
+	// ProbeBarrierPartial: a barrier failed for a task after earlier tasks
+	// of the same checkpoint got theirs (coord continuation: the fan-out
+	// over tasks fails part-way).
+	ProbeBarrierPartial
+	// ProbeNotifyPartial: a completion notice failed for a task after
+	// earlier tasks were told (coord notifyCompleted: the fan-out fails
+	// part-way).
+	ProbeNotifyPartial
+	// ProbeTaskErrorStale: a task's error report named a checkpoint no
+	// longer pending and was dropped as stale (coord ReportTaskError).
+	ProbeTaskErrorStale
+	// ProbeRestoreFindsPending: a restore's inline trigger, in its second
+	// section of coord.lock, found a checkpoint pending that another
+	// thread created after the restore's clean (coord resume).
+	ProbeRestoreFindsPending
+	// ProbeSavepointAborted: a savepoint's pending checkpoint was aborted
+	// (a clean, a restore) and the request failed (coord StartSavepoint).
+	ProbeSavepointAborted
+	// ProbeSavepointPartFails: one pipeline's part of a job's savepoint
+	// failed to start while other parts had not answered (coord
+	// Manager.savepoint: the fan-out fails part-way).
+	ProbeSavepointPartFails
+	// ProbeJobRestorePartFails: one pipeline's restore of a whole-job
+	// failover failed and the loop went on to the next pipelines (coord
+	// Manager.Restore: the fan-out fails part-way).
+	ProbeJobRestorePartFails
+	// ProbeRetainDuringRestore: a completion's retention step ran while a
+	// restore was rebuilding the retained ids from storage (coord retain,
+	// reloadLatest). Widened by SiteRestoreListSlow.
+	ProbeRetainDuringRestore
 	probeEnd
 )
 
-var probeNames = [...]string{"", "register-late"}
+var probeNames = [...]string{"", "register-late", "trigger-stale-after-lock", "rearm-superseded",
+	"rearm-stale-generation", "clean-fenced-at-begin", "clean-replaced-while-waiting",
+	"fail-replaced-during-status", "fail-lost-the-future", "expiry-stale", "expiry-inline",
+	"watchdog-fully-acked", "continuation-fallback", "completion-inline", "ack-after-abort",
+	"idle-ack-after-clean", "complete-stale-generation", "complete-replaced-during-store",
+	"complete-after-clean", "barrier-partial", "notify-partial", "task-error-stale",
+	"restore-finds-pending", "savepoint-aborted", "savepoint-part-fails", "job-restore-part-fails",
+	"retain-during-restore"}
 
 func (p Probe) String() string {
 	if p == 0 || p >= probeEnd {

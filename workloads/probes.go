@@ -57,7 +57,6 @@ var ProbeTable = []ProbeRow{
 	{Probe: "barrier-partial", Entry: ProbeEntry{Name: "windows"}},
 	{Probe: "notify-partial", Entry: ProbeEntry{Name: "windows"}},
 	{Probe: "task-error-stale", Entry: ProbeEntry{Name: "windows"}},
-	{Probe: "restore-finds-pending", Entry: ProbeEntry{Name: "windows"}},
 	{Probe: "savepoint-aborted", Entry: ProbeEntry{Name: "windows"}},
 	{Probe: "savepoint-part-fails", Entry: ProbeEntry{Name: "windows"}},
 	{Probe: "job-restore-part-fails", Entry: ProbeEntry{Name: "windows"}},

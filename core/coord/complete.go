@@ -45,6 +45,9 @@ func (c *Coordinator) acknowledge(task TaskID, id int64, stamp time.Time, state 
 		c.log().Debug("skip an acknowledgement of another trigger of the same id", "id", id, "task", task)
 		return
 	}
+	if env.Buggify(c.e, env.SiteAckSlow) {
+		c.e.Sleep(c.cfg.PendingBackoff) // BUGGIFY: the acknowledging thread pauses
+	}
 	last, dup := p.ack(task, state)
 	if dup {
 		return
@@ -52,8 +55,8 @@ func (c *Coordinator) acknowledge(task TaskID, id int64, stamp time.Time, state 
 	if !p.Type.Final() {
 		c.idleAcked(p, task)
 	}
-	if last {
-		p.fut.Complete(p.completed(c.e.Now()))
+	if last && !p.fut.Complete(p.completed(c.e.Now())) {
+		env.Hit(c.e, env.ProbeAckAfterAbort) // a clean aborted it after the lookup
 	}
 }
 
@@ -64,6 +67,7 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 	defer c.complMu.Unlock()
 	if c.deferredFence() {
 		if cur, _ := c.Generation(); cur != p.Gen {
+			env.Hit(c.e, env.ProbeCompleteStaleGeneration)
 			c.stale(p.Gen, ReasonCompleteFailed, 0) // a restore replaced the generation
 			p.stored.Fail(&Aborted{Reason: ReasonReset})
 			return nil
@@ -73,6 +77,7 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 		return err
 	}
 	if !c.installLatest(p, cp) {
+		env.Hit(c.e, env.ProbeCompleteReplacedDuringStore)
 		c.stale(p.Gen, ReasonCompleteFailed, 0) // a restore replaced the generation while it was stored
 		p.stored.Fail(&Aborted{Reason: ReasonReset})
 		return nil
@@ -97,6 +102,7 @@ func (c *Coordinator) complete(p *Pending, cp *Completed) error {
 	}
 	c.mapMu.Unlock()
 	if !present {
+		env.Hit(c.e, env.ProbeCompleteAfterClean)
 		c.stale(p.Gen, ReasonCompleteFailed, 0)
 		return nil
 	}
@@ -148,6 +154,9 @@ func (c *Coordinator) persist(cp *Completed) error {
 			return nil
 		}
 	}
+	if env.Buggify(c.e, env.SiteStoreSlow) {
+		c.e.Sleep(c.cfg.PendingBackoff) // BUGGIFY: the store is issued late
+	}
 	if err := c.d.Storage.Store(cp); err != nil {
 		c.reconcileRetention()
 		return fmt.Errorf("store checkpoint %d: %w", cp.ID, err)
@@ -196,6 +205,7 @@ func (c *Coordinator) reconcileRetention() {
 // by BUGGIFY, site store-fails-after-write, smoke seeds 3 and 4).
 func (c *Coordinator) retain(id int64) error {
 	c.mapMu.Lock()
+	c.retains.Add(1)
 	c.completedIDs = append(c.completedIDs, id)
 	drop := c.trimLocked()
 	c.mapMu.Unlock()
@@ -228,8 +238,11 @@ func (c *Coordinator) notifyCompleted(cp *Completed) error {
 	if cp == nil {
 		return nil
 	}
-	for _, t := range c.tasks {
+	for i, t := range c.tasks {
 		if err := c.d.Transport.NotifyComplete(c.job, c.pipeline, t, cp); err != nil {
+			if i > 0 {
+				env.Hit(c.e, env.ProbeNotifyPartial) // earlier tasks were told
+			}
 			return fmt.Errorf("notify task %d of checkpoint %d: %w", t, cp.ID, err)
 		}
 	}

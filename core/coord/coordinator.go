@@ -129,6 +129,7 @@ type Coordinator struct {
 	savepointReq *Future[*Completed]
 	spWriter     SavepointWriter
 	cleans       uint64 // cleans so far; a pending created before a clean is refused
+	retains      atomic.Uint64 // retention steps so far (ProbeRetainDuringRestore; no scheduling point)
 
 	effects          atomic.Uint64 // failure effects started, for pairing events
 	savepointWaiting atomic.Int32  // savepoints waiting outside coord.lock for the pending checkpoint

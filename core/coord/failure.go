@@ -15,8 +15,14 @@ import (
 // Its re-check is what makes a cancel that loses to the hand-off harmless
 // (H2); watchdog-recheck=none removes it.
 func (c *Coordinator) watchdog(p *Pending) {
-	if c.cfg.Variants.WatchdogRecheck != variant.RecheckNone && (c.lookup(p.ID) != p || p.FullyAcked()) {
-		return
+	if c.cfg.Variants.WatchdogRecheck != variant.RecheckNone {
+		if c.lookup(p.ID) != p {
+			return
+		}
+		if p.FullyAcked() {
+			env.Hit(c.e, env.ProbeWatchdogFullyAcked) // the completion is still in flight
+			return
+		}
 	}
 	c.log().Warn("timeout checkpoint", "id", p.ID, "generation", p.Gen)
 	c.expire(p)
@@ -30,13 +36,19 @@ func (c *Coordinator) expire(p *Pending) {
 		c.failExpired(p)
 		return
 	}
-	if err := c.async(func() { c.failExpired(p) }); err != nil {
+	if err := c.async(func() {
+		if env.Buggify(c.e, env.SiteExpiryLate) {
+			c.e.Sleep(c.cfg.PendingBackoff) // BUGGIFY: the expiry starts late
+		}
+		c.failExpired(p)
+	}); err != nil {
 		if c.cfg.Variants.ExpiryFallback == variant.FallbackDrop {
 			c.log().Warn("coordinator executor rejected the expiry; dropped", "id", p.ID, "err", err)
 			return // H11: the checkpoint stays pending forever
 		}
 		c.log().Warn("coordinator executor rejected the expiry; expiring inline", "id", p.ID, "err", err)
 		c.emit(Event{Kind: EvExpiryFallback, ID: p.ID, ArmedGen: p.Gen})
+		env.Hit(c.e, env.ProbeExpiryInline)
 		c.failExpired(p)
 	}
 }
@@ -45,6 +57,7 @@ func (c *Coordinator) expire(p *Pending) {
 // the expiry fails only the generation that armed it (H1).
 func (c *Coordinator) failExpired(p *Pending) {
 	if c.fenced(fenceExpiry) && c.lookup(p.ID) != p {
+		env.Hit(c.e, env.ProbeExpiryStale)
 		c.stale(p.Gen, ReasonExpired, c.effectStart(p.Gen, ReasonExpired))
 		return
 	}
@@ -139,10 +152,12 @@ func (c *Coordinator) failGeneration(armed uint64, r Reason, err error, f fencin
 		return 0, false // first error wins
 	}
 	if !c.updateStatus(cur, Failed) {
+		env.Hit(c.e, env.ProbeFailReplacedDuringStatus)
 		c.stale(armed, r, op) // a restore replaced the generation while this effect ran: it needs no failover
 		return 0, false
 	}
 	if !fut.Complete(Failed) {
+		env.Hit(c.e, env.ProbeFailLostTheFuture)
 		c.emit(Event{Kind: EvEffectNoop, ArmedGen: armed, Gen: cur, Reason: r, Op: op})
 		return 0, false
 	}
@@ -209,6 +224,7 @@ func (c *Coordinator) clean(r Reason, gen uint64) {
 	c.lock.Lock()
 	defer c.lock.Unlock()
 	if c.replaced(r, gen) {
+		env.Hit(c.e, env.ProbeCleanReplacedWhileWaiting)
 		return // a restore replaced the generation while this clean waited
 	}
 	c.cleanLocked(r)
@@ -222,6 +238,7 @@ func (c *Coordinator) beginClean(r Reason, gen uint64) bool {
 		c.genMu.Lock()
 		defer c.genMu.Unlock()
 		if c.gen != gen {
+			env.Hit(c.e, env.ProbeCleanFencedAtBegin)
 			return false
 		}
 	}
@@ -302,6 +319,7 @@ func (c *Coordinator) ReportTaskError(id int64, msg string) {
 	if c.deferredFence() {
 		p := c.lookup(id)
 		if p == nil {
+			env.Hit(c.e, env.ProbeTaskErrorStale)
 			c.stale(gen, ReasonTaskReported, 0)
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ckptsim/ckptsim/core/env"
 	"github.com/ckptsim/ckptsim/core/variant"
 )
 
@@ -98,6 +99,9 @@ func (c *Coordinator) idleAcked(p *Pending, task TaskID) {
 		return
 	}
 	c.mapMu.Lock()
+	if c.pending[p.ID] != p {
+		env.Hit(c.e, env.ProbeIdleAckAfterClean)
+	}
 	delete(c.idle.ready, task)
 	c.idle.closed[task] = true
 	c.mapMu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ckptsim/ckptsim/core/env"
 	"github.com/ckptsim/ckptsim/core/variant"
 )
 
@@ -334,11 +335,18 @@ func (c *Coordinator) reloadLatest() error {
 		c.mapMu.Unlock()
 		return nil
 	}
+	retainsBefore := c.retains.Load()
 	ids, err := c.d.Storage.IDs(c.job, c.pipeline)
 	if err != nil {
 		return fmt.Errorf("list checkpoints: %w", err)
 	}
+	if env.Buggify(c.e, env.SiteRestoreListSlow) {
+		c.e.Sleep(c.cfg.PendingBackoff) // BUGGIFY: the listing's reply is slow
+	}
 	c.mapMu.Lock()
+	if c.retains.Load() != retainsBefore {
+		env.Hit(c.e, env.ProbeRetainDuringRestore)
+	}
 	c.completedIDs = ids
 	drop := c.trimLocked() // a lost store reply can leave 2N stored
 	c.mapMu.Unlock()

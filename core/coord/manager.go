@@ -89,6 +89,9 @@ func (m *Manager) Restore() error {
 	for _, c := range m.coords {
 		if err := c.Restore(true); err != nil {
 			errs = append(errs, fmt.Errorf("pipeline %d: %w", c.pipeline, err))
+			if c.pipeline < len(m.coords)-1 {
+				env.Hit(m.e, env.ProbeJobRestorePartFails) // the next pipelines restore still
+			}
 		}
 	}
 	return errors.Join(errs...)
@@ -132,6 +135,9 @@ func (m *Manager) savepoint(s SavepointSession) error {
 			results[i] = r
 			if err != nil {
 				errs = append(errs, fmt.Errorf("pipeline %d: %w", i, err))
+				if left > 1 {
+					env.Hit(m.e, env.ProbeSavepointPartFails) // other parts have not answered
+				}
 			}
 			left--
 			if left == 0 {

@@ -1,6 +1,9 @@
 package coord
 
-import "github.com/ckptsim/ckptsim/core/variant"
+import (
+	"github.com/ckptsim/ckptsim/core/env"
+	"github.com/ckptsim/ckptsim/core/variant"
+)
 
 func (c *Coordinator) savepointWriter() SavepointWriter {
 	c.mapMu.Lock()
@@ -45,6 +48,7 @@ func (c *Coordinator) StartSavepoint(w SavepointWriter) (*Future[*Completed], er
 		p.stored.WhenDone(func(cp *Completed, err error) { c.savepointDone(req, cp, err) })
 		p.fut.WhenDone(func(cp *Completed, err error) { // an abort also ends it when no completion handler runs
 			if err != nil || cp == nil {
+				env.Hit(c.e, env.ProbeSavepointAborted)
 				c.savepointDone(req, cp, err)
 			}
 		})

@@ -28,6 +28,7 @@ func (c *Coordinator) scheduleTrigger(typ Type, delay time.Duration, tok, gen ui
 // is an atomic mirror of gen, so the fence adds no scheduling point.
 func (c *Coordinator) staleTrigger(gen uint64) bool {
 	if c.cfg.Variants.TriggerFence == variant.TriggerGeneration && c.genNow.Load() != gen {
+		env.Hit(c.e, env.ProbeRearmStaleGeneration)
 		c.stopped("trigger of an earlier generation")
 		return true
 	}
@@ -87,6 +88,7 @@ func (c *Coordinator) rearm(typ Type, delay time.Duration, tok, gen uint64) {
 	c.periodicMu.Lock()
 	defer c.periodicMu.Unlock()
 	if tok != c.periodicTok {
+		env.Hit(c.e, env.ProbeRearmSuperseded)
 		c.stopped("superseded periodic trigger")
 		return
 	}
@@ -165,6 +167,9 @@ func (c *Coordinator) tryTrigger(typ Type, tok, gen uint64) error {
 			return err
 		}
 	}
+	if env.Buggify(c.e, env.SiteTriggerSlow) {
+		c.e.Sleep(c.cfg.PendingBackoff) // BUGGIFY: the body is descheduled before the lock
+	}
 	c.lock.Lock()
 	defer c.lock.Unlock()
 	return c.triggerLocked(now, typ, tok, gen)
@@ -198,6 +203,7 @@ func (c *Coordinator) periodicGuards(now time.Time, tok, gen uint64) (rearmed, s
 // start and then waited for the lock across a restore.
 func (c *Coordinator) triggerLocked(now time.Time, typ Type, tok, gen uint64) error {
 	if c.staleTrigger(gen) {
+		env.Hit(c.e, env.ProbeTriggerStaleAfterLock)
 		return nil
 	}
 	if c.isCompleted() || c.shutdown.Load() { // guard 5
@@ -332,6 +338,7 @@ func (c *Coordinator) startPending(pf *Future[*Pending]) {
 				// for itself (coord.lock is not re-entrant, Java's monitor
 				// was; PCT, failovers seed 5000517). The failure runs on a
 				// thread of its own, as upstream's fallback executor (#12152).
+				env.Hit(c.e, env.ProbeContinuationFallback)
 				c.e.Go(fmt.Sprintf("coordinator-fallback-%d-%d", c.job, c.pipeline), func() { c.handleError(p.Gen, ReasonTriggerFailed, xerr, fenceDeferred) })
 			}
 		})
@@ -358,8 +365,11 @@ func (c *Coordinator) continueHere(p *Pending, err error) {
 func (c *Coordinator) continuation(p *Pending) error {
 	p.fut.WhenDone(func(cp *Completed, err error) { c.onPendingDone(p, cp, err) })
 	b := Barrier{ID: p.ID, Timestamp: p.TriggeredAt, Type: p.Type, PrepareClose: p.prepareClose, Closed: p.closed}
-	for _, t := range p.tasks {
+	for i, t := range p.tasks {
 		if err := c.d.Transport.TriggerBarrier(c.job, c.pipeline, t, b); err != nil {
+			if i > 0 {
+				env.Hit(c.e, env.ProbeBarrierPartial) // earlier tasks have their barrier
+			}
 			return fmt.Errorf("barrier dispatch to task %d: %w", t, err)
 		}
 	}
@@ -405,6 +415,7 @@ func (c *Coordinator) onPendingDone(p *Pending, cp *Completed, err error) {
 		// handler, leaving a fully acknowledged checkpoint that no watchdog
 		// will expire. Run it inline instead, as the expiry does (H11).
 		c.log().Warn("coordinator executor rejected a completion handler; running inline", "id", p.ID, "err", xerr)
+		env.Hit(c.e, env.ProbeCompletionInline)
 		handle()
 	}
 }

@@ -53,12 +53,25 @@ const (
 	// retention step can land between the listing and the rebuild of the
 	// retained ids (ProbeRetainDuringRestore).
 	SiteRestoreListSlow
+	// SiteTriggerSlow: a trigger body, past its generation fence, pauses
+	// one pending back-off before it takes coord.lock (its dispatch thread
+	// descheduled), so that a restore can switch the generation while it
+	// waits (ProbeTriggerStaleAfterLock).
+	SiteTriggerSlow
+	// SiteExpiryLate: an expiry handed to the coordinator executor starts
+	// one pending back-off late (the executor busy), so that the
+	// checkpoint can complete or be cleaned first (ProbeExpiryStale).
+	SiteExpiryLate
+	// SiteStoreSlow: a checkpoint's store is issued one pending back-off
+	// late (the storage client busy), so that it lands while a restore
+	// rebuilds the retained ids (ProbeRetainDuringRestore).
+	SiteStoreSlow
 	siteEnd
 )
 
 var siteNames = [...]string{"", "status-slow", "completion-after-clean", "rearm-races-cancel",
 	"executor-rejects", "store-fails-after-write", "reset-swap-late", "register-late", "clean-slow",
-	"ack-slow", "restore-list-slow"}
+	"ack-slow", "restore-list-slow", "trigger-slow", "expiry-late", "store-slow"}
 
 func (s Site) String() string {
 	if s == 0 || s >= siteEnd {

@@ -32,7 +32,7 @@ const (
 	// ProbeTriggerStaleAfterLock: a trigger body passed the generation
 	// fence at its start, then waited for coord.lock across a restore and
 	// stops at the fence under the lock (coord triggerLocked). Widened by
-	// SiteCleanSlow (the restore's clean holds coord.lock longer).
+	// SiteTriggerSlow (the body pauses before the lock).
 	ProbeTriggerStaleAfterLock
 	// ProbeRearmSuperseded: a periodic trigger passed its chain check at
 	// the start of its body, and a newer chain was armed before its re-arm
@@ -63,9 +63,7 @@ const (
 	ProbeFailLostTheFuture
 	// ProbeExpiryStale: a watchdog found its checkpoint pending, handed the
 	// expiry to the executor, and the checkpoint was gone when the expiry
-	// ran (coord failExpired). Widened by SiteExecutorRejects' neighbour:
-	// no site; the executor hop itself is the window (the executor's queue
-	// under failovers enters it).
+	// ran (coord failExpired). Widened by SiteExpiryLate.
 	ProbeExpiryStale
 	// ProbeExpiryInline: the executor rejected an expiry, which ran inline
 	// (coord expire). Widened by SiteExecutorRejects.
@@ -116,10 +114,6 @@ const (
 	// ProbeTaskErrorStale: a task's error report named a checkpoint no
 	// longer pending and was dropped as stale (coord ReportTaskError).
 	ProbeTaskErrorStale
-	// ProbeRestoreFindsPending: a restore's inline trigger, in its second
-	// section of coord.lock, found a checkpoint pending that another
-	// thread created after the restore's clean (coord resume).
-	ProbeRestoreFindsPending
 	// ProbeSavepointAborted: a savepoint's pending checkpoint was aborted
 	// (a clean, a restore) and the request failed (coord StartSavepoint).
 	ProbeSavepointAborted
@@ -133,8 +127,110 @@ const (
 	ProbeJobRestorePartFails
 	// ProbeRetainDuringRestore: a completion's retention step ran while a
 	// restore was rebuilding the retained ids from storage (coord retain,
-	// reloadLatest). Widened by SiteRestoreListSlow.
+	// reloadLatest). Widened by SiteRestoreListSlow and SiteStoreSlow.
 	ProbeRetainDuringRestore
+	// ProbeTaskCancelAfterFire: a Cancel from outside the scheduler set a
+	// task's flag, but its timer entry had already fired or been handed
+	// off, so only the dispatch-side check can still stop the body (sched
+	// Task.Cancel, h.Cancel() false; best effort). The executor's queue
+	// and the per-pipeline CancelAll of a failover widen it; no site.
+	ProbeTaskCancelAfterFire
+	// ProbeTaskCancelBeforeAttach: a task was cancelled between its
+	// registration on the lease and the attach of its timer handle, and
+	// the attach cancels the handle itself (sched Task.attach). The
+	// window is the ScheduleRunnerAt call between the two sections of
+	// sched.lease; no site can widen it without adding a scheduling
+	// point production does not have.
+	ProbeTaskCancelBeforeAttach
+	// ProbeTaskSkippedCancelled: a dispatch (or inline timer) thread found
+	// its task cancelled before the body and skipped it (sched Task.run),
+	// the scheduler still open. Widened by a busy dispatch pool (the
+	// saturation scenario's queue).
+	ProbeTaskSkippedCancelled
+	// ProbeTaskRunsAfterCancel: a cancel landed after the dispatch thread
+	// checked the flag and the body ran anyway (sched Task.run, the H2
+	// best-effort window at its Yield). No site: the Yield is the window.
+	ProbeTaskRunsAfterCancel
+	// ProbeLeaseResetDropsTask: a per-pipeline reset shut down the timer a
+	// task was armed on (its entry dropped, or not attached yet), and
+	// settleDropped cancelled the task, which would otherwise never settle
+	// (sched Lease.settleDropped). Widened by SiteResetSwapLate.
+	ProbeLeaseResetDropsTask
+	// ProbeLeaseScheduleTimerRetired: a Schedule read its lease's timer,
+	// and a per-pipeline reset shut that timer down before the entry was
+	// armed on it; the timer refused it and the task is cancelled (sched
+	// Lease.ScheduleAt, the scheduler still open). Widened by
+	// SiteResetSwapLate.
+	ProbeLeaseScheduleTimerRetired
+	// ProbePoolReapDeclined: an idle pool thread's keep-alive ran out but
+	// it stays, because work was queued as it expired or it is back
+	// within Core (exec Pool.waitLocked). Widened by short keep-alives
+	// (swarm draws them); no site.
+	ProbePoolReapDeclined
+	// ProbePoolWorkerReaped: an idle pool thread's keep-alive ran out and
+	// it exited (exec Pool.take). Widened by short keep-alives and idle
+	// stretches (swarm); no site.
+	ProbePoolWorkerReaped
+	// ProbePoolRejectsSaturated: a pool at Max threads with no idle one
+	// (Direct) or a full queue (Bounded) refused work (exec Pool.submit).
+	// Widened by a small executor Max (swarm draws it); no site in the
+	// pool itself (SiteExecutorRejects rejects before it in coord).
+	ProbePoolRejectsSaturated
+	// ProbePoolRejectsShutdown: a pool refused work after Shutdown or
+	// ShutdownNow (exec Pool.submit): a hand-off racing a step-down or a
+	// scheduler close. Widened by failovers' executor shut-downs; no site.
+	ProbePoolRejectsShutdown
+	// ProbeTimerClaimCancelled: a cancel took a timer entry that a thread
+	// had claimed within the lead and was sleeping out (exec
+	// Handle.Cancel). Only with a timer lead (swarm draws one); no site.
+	ProbeTimerClaimCancelled
+	// ProbeTimerClaimDropped: ShutdownNow dropped an entry a thread had
+	// claimed within the lead (exec Timer.ShutdownNow). Only with a timer
+	// lead; no site.
+	ProbeTimerClaimDropped
+	// ProbeEpochDropsPending: BeginEpoch replaced an epoch with batches
+	// still registered and unresolved or unadvanced; they resolve as stale
+	// and are re-delivered (watermark Checkpointer.BeginEpoch). Widened by
+	// restores and eager rebalances under sink latency; no site.
+	ProbeEpochDropsPending
+	// ProbeEpochDropsPartition: BeginEpoch left out a partition tracked in
+	// the epoch it replaced, revoking it implicitly (watermark
+	// Checkpointer.BeginEpoch). Widened by eager rebalances.
+	ProbeEpochDropsPartition
+	// ProbeEpochExtended: ExtendEpoch admitted partitions mid-epoch,
+	// beside batches in flight for the others (watermark
+	// Checkpointer.ExtendEpoch). Widened by cooperative rebalances.
+	ProbeEpochExtended
+	// ProbeEpochReadmitRefused: ExtendEpoch refused a partition already
+	// admitted to the current epoch (watermark Checkpointer.ExtendEpoch,
+	// ErrReadmitted).
+	ProbeEpochReadmitRefused
+	// ProbeRevokeWithPending: Revoke dropped a partition with batches
+	// still pending; their resolutions become stale (watermark
+	// Checkpointer.Revoke). Widened by cooperative rebalances under sink
+	// latency.
+	ProbeRevokeWithPending
+	// ProbeStaleRegistration: Drain discarded a registration of an
+	// earlier epoch or of a revoked partition: issued before the epoch
+	// changed and drained after (watermark Checkpointer.drainRegs).
+	ProbeStaleRegistration
+	// ProbeStaleResolution: Drain discarded a resolution of an earlier
+	// epoch or of a revoked partition (watermark Checkpointer.apply).
+	ProbeStaleResolution
+	// ProbeResolutionSecondPass: a resolution whose registration Drain's
+	// first pass had not taken (issued and resolved after it) was applied
+	// on the retry (watermark Checkpointer.apply, mayDefer false).
+	ProbeResolutionSecondPass
+	// ProbeStallBegins: a failed batch reached its partition's head
+	// without quarantine and the stall began (watermark
+	// Checkpointer.noteStalls).
+	ProbeStallBegins
+	// ProbeQuarantine: a failed head batch was passed to the dead-letter
+	// handler and advanced past (watermark Checkpointer.advance).
+	ProbeQuarantine
+	// ProbeIssuerEpochResync: an issuer saw a newer published epoch and
+	// restarted its sequences (watermark Issuer.syncEpoch).
+	ProbeIssuerEpochResync
 	probeEnd
 )
 
@@ -144,8 +240,14 @@ var probeNames = [...]string{"", "register-late", "trigger-stale-after-lock", "r
 	"watchdog-fully-acked", "continuation-fallback", "completion-inline", "ack-after-abort",
 	"idle-ack-after-clean", "complete-stale-generation", "complete-replaced-during-store",
 	"complete-after-clean", "barrier-partial", "notify-partial", "task-error-stale",
-	"restore-finds-pending", "savepoint-aborted", "savepoint-part-fails", "job-restore-part-fails",
-	"retain-during-restore"}
+	"savepoint-aborted", "savepoint-part-fails", "job-restore-part-fails",
+	"retain-during-restore", "task-cancel-after-fire", "task-cancel-before-attach",
+	"task-skipped-cancelled", "task-runs-after-cancel", "lease-reset-drops-task",
+	"lease-schedule-timer-retired", "pool-reap-declined", "pool-worker-reaped",
+	"pool-rejects-saturated", "pool-rejects-shutdown", "timer-claim-cancelled",
+	"timer-claim-dropped", "epoch-drops-pending", "epoch-drops-partition", "epoch-extended",
+	"epoch-readmit-refused", "revoke-with-pending", "stale-registration", "stale-resolution",
+	"resolution-second-pass", "stall-begins", "quarantine", "issuer-epoch-resync"}
 
 func (p Probe) String() string {
 	if p == 0 || p >= probeEnd {

@@ -128,7 +128,7 @@ type Coordinator struct {
 	completedIDs []int64 // retention deque; also guarded by complMu for writes
 	savepointReq *Future[*Completed]
 	spWriter     SavepointWriter
-	cleans       uint64 // cleans so far; a pending created before a clean is refused
+	cleans       uint64        // cleans so far; a pending created before a clean is refused
 	retains      atomic.Uint64 // retention steps so far (ProbeRetainDuringRestore; no scheduling point)
 
 	effects          atomic.Uint64 // failure effects started, for pairing events

@@ -60,7 +60,7 @@ var ProbeTable = []ProbeRow{
 	{Probe: "savepoint-aborted", Entry: ProbeEntry{Name: "windows"}},
 	{Probe: "savepoint-part-fails", Entry: ProbeEntry{Name: "windows"}},
 	{Probe: "job-restore-part-fails", Entry: ProbeEntry{Name: "windows"}},
-	{Probe: "retain-during-restore", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "retain-listed", Entry: ProbeEntry{Name: "windows"}},
 }
 
 // ProbeEntryOf returns the table's entry for a probe.

@@ -2,6 +2,7 @@ package coord
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/env"
@@ -154,12 +155,12 @@ func (c *Coordinator) persist(cp *Completed) error {
 			return nil
 		}
 	}
-	if env.Buggify(c.e, env.SiteStoreSlow) {
-		c.e.Sleep(c.cfg.PendingBackoff) // BUGGIFY: the store is issued late
-	}
 	if err := c.d.Storage.Store(cp); err != nil {
 		c.reconcileRetention()
 		return fmt.Errorf("store checkpoint %d: %w", cp.ID, err)
+	}
+	if env.Buggify(c.e, env.SiteStoreSlow) {
+		c.e.Sleep(c.cfg.PendingBackoff) // BUGGIFY: the reply arrives late, the write durable
 	}
 	if env.Buggify(c.e, env.SiteStoreFailsAfterWrite) {
 		c.reconcileRetention()
@@ -181,6 +182,8 @@ func (c *Coordinator) reconcileRetention() {
 	if c.cfg.Variants.Retention == variant.RetainMemory {
 		return
 	}
+	c.retainMu.Lock()
+	defer c.retainMu.Unlock()
 	ids, err := c.d.Storage.IDs(c.job, c.pipeline)
 	if err != nil {
 		return // the next restore rebuilds it
@@ -204,8 +207,15 @@ func (c *Coordinator) reconcileRetention() {
 // longer holds: 2N ids rebuilt grow to 3N before the next deletion (found
 // by BUGGIFY, site store-fails-after-write, smoke seeds 3 and 4).
 func (c *Coordinator) retain(id int64) error {
+	c.retainMu.Lock()
+	defer c.retainMu.Unlock()
 	c.mapMu.Lock()
-	c.retains.Add(1)
+	if c.cfg.Variants.Retention != variant.RetainMemory && slices.Contains(c.completedIDs, id) {
+		// A restore's rebuild listed this store, which landed before it.
+		env.Hit(c.e, env.ProbeRetainListed)
+		c.mapMu.Unlock()
+		return nil
+	}
 	c.completedIDs = append(c.completedIDs, id)
 	drop := c.trimLocked()
 	c.mapMu.Unlock()

@@ -106,6 +106,7 @@ type Coordinator struct {
 	restoreMu env.Mutex
 	lock      env.Mutex
 	complMu   env.Mutex
+	retainMu  env.Mutex // coord.retention: a retention step against a rebuild of the retained ids (F042)
 	genMu     env.Mutex
 	statusMu  env.Mutex     // serialises status writes with their generation check
 	gen       uint64        // guarded by genMu
@@ -128,8 +129,7 @@ type Coordinator struct {
 	completedIDs []int64 // retention deque; also guarded by complMu for writes
 	savepointReq *Future[*Completed]
 	spWriter     SavepointWriter
-	cleans       uint64        // cleans so far; a pending created before a clean is refused
-	retains      atomic.Uint64 // retention steps so far (ProbeRetainDuringRestore; no scheduling point)
+	cleans       uint64 // cleans so far; a pending created before a clean is refused
 
 	effects          atomic.Uint64 // failure effects started, for pairing events
 	savepointWaiting atomic.Int32  // savepoints waiting outside coord.lock for the pending checkpoint
@@ -154,7 +154,8 @@ func New(d Deps, job int64, pipeline int, cfg Config, restored *Completed) *Coor
 	e := d.Env
 	c := &Coordinator{d: d, e: e, cfg: cfg, job: job, pipeline: pipeline,
 		restoreMu: e.NewMutex("coord.restore"), lock: e.NewMutex("coord.lock"), complMu: e.NewMutex("coord.completion"),
-		genMu: e.NewMutex("coord.generation"), statusMu: e.NewMutex("coord.status"), mapMu: e.NewMutex("coord.pending"),
+		retainMu: e.NewMutex("coord.retention"),
+		genMu:    e.NewMutex("coord.generation"), statusMu: e.NewMutex("coord.status"), mapMu: e.NewMutex("coord.pending"),
 		periodicMu: e.NewMutex("coord.periodic"),
 		pending:    map[int64]*Pending{}, taskStatus: map[TaskID]TaskState{}, readyToClose: map[TaskID]bool{},
 		idle: newIdleSets(), readyKey: fmt.Sprintf("checkpoint_state_%d_%d%s", job, pipeline, readySuffix)}

@@ -51,7 +51,8 @@ const (
 	// SiteRestoreListSlow: a restore's listing of the stored checkpoints
 	// returns one pending back-off late, so that a completion's store and
 	// retention step can land between the listing and the rebuild of the
-	// retained ids (ProbeRetainDuringRestore).
+	// retained ids (F042; since its fix a completion waits for the rebuild
+	// and finds its generation replaced: ProbeCompleteStaleGeneration).
 	SiteRestoreListSlow
 	// SiteTriggerSlow: a trigger body, past its generation fence, pauses
 	// one pending back-off before it takes coord.lock (its dispatch thread
@@ -62,9 +63,10 @@ const (
 	// one pending back-off late (the executor busy), so that the
 	// checkpoint can complete or be cleaned first (ProbeExpiryStale).
 	SiteExpiryLate
-	// SiteStoreSlow: a checkpoint's store is issued one pending back-off
-	// late (the storage client busy), so that it lands while a restore
-	// rebuilds the retained ids (ProbeRetainDuringRestore).
+	// SiteStoreSlow: a checkpoint store's reply reaches the coordinator one
+	// pending back-off after the write took effect, so that a restore's
+	// rebuild of the retained ids can list the checkpoint before its
+	// retention step runs (F042, ProbeRetainListed).
 	SiteStoreSlow
 	siteEnd
 )

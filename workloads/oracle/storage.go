@@ -66,11 +66,12 @@ import (
 //     intact at the hand-over (not nil while there is one, not another
 //     pipeline's, not an older one).
 type Storage struct {
-	f     *Findings
-	now   func() time.Duration
-	n     int
-	pipes map[cluster.PipelineID]*stPipe
-	steps map[int32]*stPipe // thread -> the pipeline whose retention step it has open
+	f        *Findings
+	now      func() time.Duration
+	n        int
+	pipes    map[cluster.PipelineID]*stPipe
+	steps    map[int32]*stPipe // thread -> the pipeline whose retention step it has open
+	listings map[int32]*stPipe // thread -> the pipeline whose rebuild listing it has open (stPipe.listing)
 	// seq numbers the landed writes in the order they landed (restore-newest).
 	seq      int64
 	restores map[rnKey]*rnWindow
@@ -128,6 +129,13 @@ type stPipe struct {
 	// failure leads to; until then storage may hold 2N and is not judged
 	// but at the end of the run.
 	unsettled bool
+	// listing: a thread's listing showed 2N or more ids stored (a rebuild
+	// of the retained ids from storage, a restore's or a reconcile's, that
+	// trims next): storage may hold 2N until that thread's next boundary
+	// call, its delete (listingBy; a slow listing reply, BUGGIFY
+	// restore-list-slow, keeps the window open).
+	listing   bool
+	listingBy int32
 	// redeploy: the pipeline's latest redeploy (nil: none yet), whose
 	// RestoreState hand-overs restore-newest judges.
 	redeploy *rnWindow
@@ -140,7 +148,7 @@ type stCall struct {
 
 // NewStorage returns the storage checks for max-retained n, reporting to f.
 func NewStorage(f *Findings, now func() time.Duration, n int) *Storage {
-	return &Storage{f: f, now: now, n: n, pipes: map[cluster.PipelineID]*stPipe{}, steps: map[int32]*stPipe{}, restores: map[rnKey]*rnWindow{}}
+	return &Storage{f: f, now: now, n: n, pipes: map[cluster.PipelineID]*stPipe{}, steps: map[int32]*stPipe{}, listings: map[int32]*stPipe{}, restores: map[rnKey]*rnWindow{}}
 }
 
 // Attach subscribes the checks to a cluster's boundary observations.
@@ -161,6 +169,10 @@ func (k *Storage) pipe(job int64, p int) *stPipe {
 func (k *Storage) Observe(o cluster.Obs) {
 	if s := k.steps[o.Thread]; s != nil && o.Kind != cluster.ObsListed && o.Kind != cluster.ObsFault {
 		k.endStep(s) // the storing thread made its next call: the step is over
+	}
+	if s := k.listings[o.Thread]; s != nil && o.Kind != cluster.ObsListed {
+		delete(k.listings, o.Thread) // the listing thread made its next call (its trim's delete)
+		s.listing = false
 	}
 	if o.Pipeline < 0 {
 		return
@@ -189,6 +201,13 @@ func (k *Storage) Observe(o cluster.Obs) {
 		}
 	case cluster.ObsListed:
 		p.unsettled = false
+		if len(o.IDs) >= 2*k.n && k.n > 0 {
+			if q := k.listings[p.listingBy]; q == p {
+				delete(k.listings, p.listingBy)
+			}
+			p.listing, p.listingBy = true, o.Thread
+			k.listings[o.Thread] = p
+		}
 		// A listing that shows a stranded id stored is the caller's rebuild
 		// of its retention from storage: every listed id that landed and
 		// that no delete removed is retained again (the stranded ones and
@@ -390,8 +409,8 @@ func (k *Storage) Retention(job int64, pipeline int, ids []int64) {
 		}
 	}
 	limit := 2*k.n - 1
-	if p.step || p.unsettled {
-		limit = 2 * k.n // a landed write before its retention step ran
+	if p.step || p.unsettled || p.listing {
+		limit = 2 * k.n // a landed write before its retention step ran, or a rebuild before its trim
 	}
 	if held > limit {
 		k.f.Once(Retention, k.now(), p.subj, "holds %d checkpoints, max-retained %d allows at most %d", held, k.n, 2*k.n-1)

@@ -270,7 +270,9 @@ func (r *runner) main() {
 	r.fin.Attach(r.c)
 	r.ans = oracle.NewAnswers(&r.find, r.w.Elapsed)
 	r.ans.Attach(r.c)
-	oracle.NewIdle(&r.find, r.w.Elapsed).Attach(r.c)
+	idle := oracle.NewIdle(&r.find, r.w.Elapsed)
+	idle.Tasks = r.s.Cluster.Tasks
+	idle.Attach(r.c)
 	r.lat = oracle.NewLatency(r.w.Elapsed)
 	r.lat.Attach(r.c)
 	r.lease = oracle.NewLease(&r.late, r.w.Elapsed)

@@ -56,6 +56,7 @@ const (
 	// Idle-task closing (workloads/cluster/idle.go): what the simulated tasks see
 	// at the transport and what storage holds.
 	IdleCloseUncommitted = "idle-close-uncommitted"
+	StoredWithoutTask    = "stored-without-task"
 	BarrierToClosed      = "barrier-to-closed-task"
 	FinishBeforeClose    = "finish-before-close"
 	FinishUnasked        = "finish-unasked"
@@ -215,6 +216,11 @@ var checks = []Check{
 		"every ack names the partition and last offset it was issued for, in the epoch the runtime began, and no batch id is handed out twice in an epoch",
 		"duplicate or mislabelled batch ids (resolutions then land on the wrong batch)",
 		"mutants `watermark-seq-restarts`, `watermark-same-assignment-keeps-epoch`; fires (not named) on `watermark-shrink-keeps-epoch`"},
+	{StoredWithoutTask, Safety, Harness | Boundary,
+		"per pipeline: each Storage.Store call's checkpoint id (ObsStoreBegin), the acknowledgements the harness's tasks sent (ObsAck), the completion notices that closed them (ObsTaskClosed), their requests to close (ObsAskClose) and their acknowledgements of barriers preparing them to close, with Storage.Store returns (oracle.Idle)",
+		"a checkpoint is stored only once every task of its pipeline that may still be open acknowledged it: every task but those a completion notice closed and those that asked to close and acknowledged a barrier preparing them to close of a checkpoint that was stored",
+		"a task dropped from the checkpoints while open (its state lost on the next restore): a close recorded for a checkpoint a clean aborted, a task excluded from the barriers by stale idle state",
+		"found the idle acknowledgement recorded after a clean took its checkpoint (idleAcked; BUGGIFY ack-slow, windows; results/findings)"},
 	{IdleCloseUncommitted, Safety, Harness | Boundary,
 		"the harness's idle tasks: their requests to close (ReadyToCloseIdle), their acknowledgements of barriers whose PrepareClose names them, the completion notices they received naming them among those they close (Transport.NotifyComplete returned); Storage.Store returns (oracle.Idle)",
 		"a task closes only when a stored checkpoint it acknowledged ready to close (PrepareClose) tells it, and only after it asked to close",

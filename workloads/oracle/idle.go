@@ -15,6 +15,7 @@ import (
 // finish-before-close is Finish's.
 type Idle struct {
 	f     *Findings
+	Tasks int // tasks per pipeline (0: stored-without-task off)
 	now   func() time.Duration
 	pipes map[cluster.PipelineID]*idlePipe
 }
@@ -25,6 +26,7 @@ type idlePipe struct {
 	stored   map[int64]bool         // ids Storage.Store returned durable
 	closedBy map[int]int64          // task -> the checkpoint that closed it (ObsTaskClosed)
 	reported map[int]bool           // tasks a barrier-to-closed-task finding named
+	acked    map[int64]map[int]bool // checkpoint id -> the tasks that acknowledged it
 }
 
 // NewIdle returns the idle-closing checks, reporting to f.
@@ -40,7 +42,7 @@ func (it *Idle) pipe(job int64, pipeline int) *idlePipe {
 	p, ok := it.pipes[k]
 	if !ok {
 		p = &idlePipe{asked: map[int]bool{}, prepared: map[int]map[int64]bool{}, stored: map[int64]bool{},
-			closedBy: map[int]int64{}, reported: map[int]bool{}}
+			closedBy: map[int]int64{}, reported: map[int]bool{}, acked: map[int64]map[int]bool{}}
 		it.pipes[k] = p
 	}
 	return p
@@ -55,6 +57,13 @@ func (it *Idle) Observe(o cluster.Obs) {
 	case cluster.ObsAskClose:
 		it.pipe(o.Job, o.Pipeline).asked[o.Task] = true
 	case cluster.ObsAck:
+		if !o.Final {
+			p := it.pipe(o.Job, o.Pipeline)
+			if p.acked[o.ID] == nil {
+				p.acked[o.ID] = map[int]bool{}
+			}
+			p.acked[o.ID][o.Task] = true
+		}
 		if o.Prepares {
 			p := it.pipe(o.Job, o.Pipeline)
 			if p.prepared[o.Task] == nil {
@@ -62,6 +71,8 @@ func (it *Idle) Observe(o cluster.Obs) {
 			}
 			p.prepared[o.Task][o.ID] = true
 		}
+	case cluster.ObsStoreBegin:
+		it.coverage(o)
 	case cluster.ObsStored:
 		it.pipe(o.Job, o.Pipeline).stored[o.ID] = true
 	case cluster.ObsNotified:
@@ -87,4 +98,43 @@ func (it *Idle) Observe(o cluster.Obs) {
 				"barrier %d sent to task %d, closed by checkpoint %d", o.ID, o.Task, by)
 		}
 	}
+}
+
+// coverage is stored-without-task: a checkpoint whose store begins must
+// have been acknowledged by every task of its pipeline that may still be
+// open: every task but those the harness's tasks closed (a completion
+// notice named them) and those that asked to close and acknowledged a
+// barrier preparing them to close of a checkpoint that was stored (closed
+// as far as core may know, their notice still to come). A task left out
+// of a stored checkpoint loses its state on the next restore.
+func (it *Idle) coverage(o cluster.Obs) {
+	p := it.pipe(o.Job, o.Pipeline)
+	if it.Tasks <= 0 {
+		return
+	}
+	var missing []int
+	for t := range it.Tasks {
+		if p.acked[o.ID][t] {
+			continue
+		}
+		if _, closed := p.closedBy[t]; closed || p.asked[t] && p.preparedStored(t) {
+			continue
+		}
+		missing = append(missing, t)
+	}
+	if len(missing) > 0 {
+		it.f.Add(StoredWithoutTask, it.now(), Subject(o.Job, o.Pipeline),
+			"checkpoint %d stored without the acknowledgement of task(s) %v, which no stored checkpoint prepared to close and no completion notice closed", o.ID, missing)
+	}
+}
+
+// preparedStored reports whether task t acknowledged a barrier preparing
+// it to close of a checkpoint that was stored.
+func (p *idlePipe) preparedStored(t int) bool {
+	for id := range p.prepared[t] {
+		if p.stored[id] {
+			return true
+		}
+	}
+	return false
 }

@@ -93,18 +93,26 @@ func (c *Coordinator) idleSnapshot(typ Type) (tasks, prepare, closed []TaskID) {
 }
 
 // idleAcked moves a task that acknowledged a barrier preparing it to close
-// to closedIdleTask (SPEC 1.7).
+// to closedIdleTask (SPEC 1.7), while the checkpoint is still pending: the
+// acknowledgement found it pending under coord.map, and a clean (a
+// restore's) may have taken it and cleared the idle sets before this
+// second section. Recorded then, the task stayed closed in the restored
+// generation although the checkpoint that prepared it was aborted: no
+// barrier reached it again and every later checkpoint was stored without
+// it (F043: stored-without-task; windows seeds 17, 44, 61, 63, ... of
+// 0-199, BUGGIFY ack-slow).
 func (c *Coordinator) idleAcked(p *Pending, task TaskID) {
 	if !slices.Contains(p.prepareClose, task) {
 		return
 	}
 	c.mapMu.Lock()
+	defer c.mapMu.Unlock()
 	if c.pending[p.ID] != p {
 		env.Hit(c.e, env.ProbeIdleAckAfterClean)
+		return
 	}
 	delete(c.idle.ready, task)
 	c.idle.closed[task] = true
-	c.mapMu.Unlock()
 }
 
 // idleStored records, once cp is stored, that the tasks it names closed

@@ -125,43 +125,27 @@ const (
 	// failover failed and the loop went on to the next pipelines (coord
 	// Manager.Restore: the fan-out fails part-way).
 	ProbeJobRestorePartFails
-	// ProbeRetainDuringRestore: a completion's retention step ran while a
-	// restore was rebuilding the retained ids from storage (coord retain,
-	// reloadLatest). Widened by SiteRestoreListSlow and SiteStoreSlow.
-	ProbeRetainDuringRestore
-	// ProbeTaskCancelAfterFire: a Cancel from outside the scheduler set a
-	// task's flag, but its timer entry had already fired or been handed
-	// off, so only the dispatch-side check can still stop the body (sched
-	// Task.Cancel, h.Cancel() false; best effort). The executor's queue
-	// and the per-pipeline CancelAll of a failover widen it; no site.
+	// ProbeRetainListed: a completion's retention step found its id already
+	// in the retained ids, because a restore's rebuild listed the store that
+	// landed before it (coord retain; F042). Widened by SiteRestoreListSlow
+	// and SiteStoreSlow.
+	ProbeRetainListed
+	// ProbeTaskCancelAfterFire: a Cancel found its task's timer entry
+	// already fired and the task not yet settled: its body is queued for
+	// a dispatch thread (whose check may still skip it) or running (a
+	// clean's CancelAll reaching the body that runs it), so the cancel is
+	// best effort (sched Task.Cancel, h.Cancel() false). Widened by busy
+	// dispatch threads and failovers' cleans; no site.
 	ProbeTaskCancelAfterFire
-	// ProbeTaskCancelBeforeAttach: a task was cancelled between its
-	// registration on the lease and the attach of its timer handle, and
-	// the attach cancels the handle itself (sched Task.attach). The
-	// window is the ScheduleRunnerAt call between the two sections of
-	// sched.lease; no site can widen it without adding a scheduling
-	// point production does not have.
-	ProbeTaskCancelBeforeAttach
 	// ProbeTaskSkippedCancelled: a dispatch (or inline timer) thread found
 	// its task cancelled before the body and skipped it (sched Task.run),
-	// the scheduler still open. Widened by a busy dispatch pool (the
-	// saturation scenario's queue).
+	// the scheduler still open. No site: the cancels of a queued body in
+	// smoke's failovers enter it.
 	ProbeTaskSkippedCancelled
 	// ProbeTaskRunsAfterCancel: a cancel landed after the dispatch thread
 	// checked the flag and the body ran anyway (sched Task.run, the H2
 	// best-effort window at its Yield). No site: the Yield is the window.
 	ProbeTaskRunsAfterCancel
-	// ProbeLeaseResetDropsTask: a per-pipeline reset shut down the timer a
-	// task was armed on (its entry dropped, or not attached yet), and
-	// settleDropped cancelled the task, which would otherwise never settle
-	// (sched Lease.settleDropped). Widened by SiteResetSwapLate.
-	ProbeLeaseResetDropsTask
-	// ProbeLeaseScheduleTimerRetired: a Schedule read its lease's timer,
-	// and a per-pipeline reset shut that timer down before the entry was
-	// armed on it; the timer refused it and the task is cancelled (sched
-	// Lease.ScheduleAt, the scheduler still open). Widened by
-	// SiteResetSwapLate.
-	ProbeLeaseScheduleTimerRetired
 	// ProbePoolReapDeclined: an idle pool thread's keep-alive ran out but
 	// it stays, because work was queued as it expired or it is back
 	// within Core (exec Pool.waitLocked). Widened by short keep-alives
@@ -201,10 +185,6 @@ const (
 	// beside batches in flight for the others (watermark
 	// Checkpointer.ExtendEpoch). Widened by cooperative rebalances.
 	ProbeEpochExtended
-	// ProbeEpochReadmitRefused: ExtendEpoch refused a partition already
-	// admitted to the current epoch (watermark Checkpointer.ExtendEpoch,
-	// ErrReadmitted).
-	ProbeEpochReadmitRefused
 	// ProbeRevokeWithPending: Revoke dropped a partition with batches
 	// still pending; their resolutions become stale (watermark
 	// Checkpointer.Revoke). Widened by cooperative rebalances under sink
@@ -217,10 +197,6 @@ const (
 	// ProbeStaleResolution: Drain discarded a resolution of an earlier
 	// epoch or of a revoked partition (watermark Checkpointer.apply).
 	ProbeStaleResolution
-	// ProbeResolutionSecondPass: a resolution whose registration Drain's
-	// first pass had not taken (issued and resolved after it) was applied
-	// on the retry (watermark Checkpointer.apply, mayDefer false).
-	ProbeResolutionSecondPass
 	// ProbeStallBegins: a failed batch reached its partition's head
 	// without quarantine and the stall began (watermark
 	// Checkpointer.noteStalls).
@@ -241,13 +217,11 @@ var probeNames = [...]string{"", "register-late", "trigger-stale-after-lock", "r
 	"idle-ack-after-clean", "complete-stale-generation", "complete-replaced-during-store",
 	"complete-after-clean", "barrier-partial", "notify-partial", "task-error-stale",
 	"savepoint-aborted", "savepoint-part-fails", "job-restore-part-fails",
-	"retain-during-restore", "task-cancel-after-fire", "task-cancel-before-attach",
-	"task-skipped-cancelled", "task-runs-after-cancel", "lease-reset-drops-task",
-	"lease-schedule-timer-retired", "pool-reap-declined", "pool-worker-reaped",
-	"pool-rejects-saturated", "pool-rejects-shutdown", "timer-claim-cancelled",
-	"timer-claim-dropped", "epoch-drops-pending", "epoch-drops-partition", "epoch-extended",
-	"epoch-readmit-refused", "revoke-with-pending", "stale-registration", "stale-resolution",
-	"resolution-second-pass", "stall-begins", "quarantine", "issuer-epoch-resync"}
+	"retain-listed", "task-cancel-after-fire", "task-skipped-cancelled",
+	"task-runs-after-cancel", "pool-reap-declined", "pool-worker-reaped", "pool-rejects-saturated",
+	"pool-rejects-shutdown", "timer-claim-cancelled", "timer-claim-dropped", "epoch-drops-pending",
+	"epoch-drops-partition", "epoch-extended", "revoke-with-pending", "stale-registration",
+	"stale-resolution", "stall-begins", "quarantine", "issuer-epoch-resync"}
 
 func (p Probe) String() string {
 	if p == 0 || p >= probeEnd {

@@ -167,6 +167,7 @@ func (p *Pool) submit(fn task) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.state != running {
+		env.Hit(p.e, env.ProbePoolRejectsShutdown)
 		p.s.Rejected++
 		return ErrClosed
 	}
@@ -184,6 +185,7 @@ func (p *Pool) submit(fn task) error {
 		p.startLocked(fn)
 		return nil
 	}
+	env.Hit(p.e, env.ProbePoolRejectsSaturated)
 	p.s.Rejected++
 	return ErrSaturated
 }
@@ -248,6 +250,7 @@ func (p *Pool) take() (task, bool) {
 			return fn, true
 		}
 		if p.waitLocked() {
+			env.Hit(p.e, env.ProbePoolWorkerReaped)
 			p.s.Reaped++
 			p.exitLocked()
 			return task{}, false
@@ -269,7 +272,11 @@ func (p *Pool) waitLocked() bool {
 	// Re-check against the thread count now: several threads may time out
 	// together and only those above Core may go.
 	stillTimed := p.cfg.ReapCore || p.s.Threads > p.cfg.Core
-	return timedOut && stillTimed && p.queue.len() == 0 && p.state == running
+	reap := timedOut && stillTimed && p.queue.len() == 0 && p.state == running
+	if timedOut && !reap && p.state == running {
+		env.Hit(p.e, env.ProbePoolReapDeclined) // work queued as it expired, or back within Core
+	}
+	return reap
 }
 
 func (p *Pool) exitLocked() {

@@ -377,6 +377,7 @@ func (h *Handle) Cancel() bool {
 	defer t.mu.Unlock()
 	switch {
 	case h.claimed && !t.closed:
+		env.Hit(t.e, env.ProbeTimerClaimCancelled)
 		h.claimed = false
 		t.claims--
 	case h.index < 0 || h.fired:
@@ -409,6 +410,9 @@ func (h *Handle) Delay() time.Duration { return h.at.Sub(h.t.e.Now()) }
 func (t *Timer) ShutdownNow() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.claims > 0 && !t.closed {
+		env.Hit(t.e, env.ProbeTimerClaimDropped)
+	}
 	t.closed = true
 	n := len(t.h) + t.claims // taken within the lead, not yet run: dropped too
 	for _, h := range t.h {

@@ -124,7 +124,7 @@ func (l *Lease) settleDropped(tm *exec.Timer) {
 	l.mu.Unlock()
 	for _, a := range on {
 		if a.h == nil || a.h.Dropped() {
-			a.t.Cancel()
+			a.t.cancel(false)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ckptsim/ckptsim/core/env"
 	"github.com/ckptsim/ckptsim/core/exec"
 )
 
@@ -40,16 +41,22 @@ func (t *Task) attach(h *exec.Handle) {
 // Cancel cancels the task and reports whether this call did it. A cancel
 // before the timer fires keeps the body from ever reaching the dispatch
 // pool; after the hand-off it is best-effort (see the package doc).
-func (t *Task) Cancel() bool {
+func (t *Task) Cancel() bool { return t.cancel(true) }
+
+// cancel is Cancel; probe is false for settleDropped's cancels, whose
+// entries a reset dropped rather than fired.
+func (t *Task) cancel(probe bool) bool {
 	if !t.cancelled.CompareAndSwap(false, true) {
 		return false
 	}
 	l := t.lease
 	l.mu.Lock()
-	h := t.handle
+	h, done := t.handle, t.done
 	l.mu.Unlock()
 	if h != nil && h.Cancel() {
 		l.s.c.canceledBeforeFire.Add(1)
+	} else if h != nil && probe && !done && !l.s.Closed() {
+		env.Hit(l.s.e, env.ProbeTaskCancelAfterFire) // fired, not settled: its body is queued or running
 	}
 	t.settle(ErrCanceled)
 	return true
@@ -117,7 +124,10 @@ func (t *Task) Delay() time.Duration {
 func (t *Task) run(thread string) {
 	s := t.lease.s
 	f := Firing{Job: t.lease.job, Pipeline: t.lease.pipeline, Due: t.due, Armed: t.armed, Fired: t.fired, Thread: thread}
-	if s.Closed() || t.cancelled.Load() {
+	if closed := s.Closed(); closed || t.cancelled.Load() {
+		if !closed {
+			env.Hit(s.e, env.ProbeTaskSkippedCancelled)
+		}
 		t.Cancel()
 		s.c.skipped.Add(1)
 		f.Skipped = true
@@ -127,6 +137,7 @@ func (t *Task) run(thread string) {
 	s.e.Yield() // a cancel may land here: the best-effort window (H2)
 	f.Started = s.e.Now()
 	if t.cancelled.Load() {
+		env.Hit(s.e, env.ProbeTaskRunsAfterCancel)
 		s.c.ranAfterCancel.Add(1)
 	}
 	err := t.call()

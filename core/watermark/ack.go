@@ -1,6 +1,10 @@
 package watermark
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/ckptsim/ckptsim/core/env"
+)
 
 // Ack is the acknowledgement handle of one source poll batch. It starts with
 // one holder; Add registers more (one per record or per sink that will
@@ -122,6 +126,9 @@ func (i *Issuer) AtCeiling(p Partition) bool {
 // with in.mu held.
 func (i *Issuer) syncEpoch() {
 	if i.seqs == nil || i.epoch != i.in.epoch {
+		if i.seqs != nil {
+			hit(i.in.e, env.ProbeIssuerEpochResync)
+		}
 		i.epoch = i.in.epoch
 		i.seqs = map[Partition]uint64{}
 	}

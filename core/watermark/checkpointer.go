@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/ckptsim/ckptsim/core/env"
 )
 
 // Checkpointer turns asynchronous batch resolutions into per-partition
@@ -59,6 +61,7 @@ func (c *Checkpointer) BeginEpoch(partitions []Partition, epoch Epoch) {
 	if epoch <= c.epoch {
 		panic(fmt.Sprintf("watermark: epochs must be strictly increasing: %d -> %d", c.epoch, epoch))
 	}
+	c.probeEpochEnd(partitions)
 	c.epoch = epoch
 	c.trackers = make(map[Partition]*tracker, len(partitions))
 	c.admitted = make(map[Partition]struct{}, len(partitions))
@@ -81,9 +84,26 @@ func (c *Checkpointer) ExtendEpoch(partitions []Partition) error {
 			return fmt.Errorf("partition %d in epoch %d: %w", p, c.epoch, ErrReadmitted)
 		}
 	}
+	hit(c.env, env.ProbeEpochExtended)
 	c.track(partitions)
 	c.in.admit(partitions)
 	return nil
+}
+
+// probeEpochEnd counts what BeginEpoch drops of the epoch it replaces:
+// batches still pending, and partitions left out of the new assignment.
+func (c *Checkpointer) probeEpochEnd(partitions []Partition) {
+	pending, dropped := false, false
+	for _, p := range c.order {
+		pending = pending || c.trackers[p].pending() > 0
+		dropped = dropped || !slices.Contains(partitions, p)
+	}
+	if pending {
+		hit(c.env, env.ProbeEpochDropsPending)
+	}
+	if dropped {
+		hit(c.env, env.ProbeEpochDropsPartition)
+	}
 }
 
 func (c *Checkpointer) track(partitions []Partition) {
@@ -103,6 +123,9 @@ func (c *Checkpointer) track(partitions []Partition) {
 // stale. A revoked partition returns only in a new epoch.
 func (c *Checkpointer) Revoke(partitions []Partition) {
 	for _, p := range partitions {
+		if t := c.trackers[p]; t != nil && t.pending() > 0 {
+			hit(c.env, env.ProbeRevokeWithPending)
+		}
 		delete(c.trackers, p)
 	}
 	c.order = slices.DeleteFunc(c.order, func(p Partition) bool { return c.trackers[p] == nil })
@@ -145,6 +168,7 @@ func (c *Checkpointer) drainRegs(st *DrainStats) {
 	for _, r := range regs {
 		t := c.current(r.id)
 		if t == nil {
+			hit(c.env, env.ProbeStaleRegistration)
 			st.Stale++
 			continue
 		}
@@ -165,6 +189,7 @@ func (c *Checkpointer) current(id BatchID) *tracker {
 func (c *Checkpointer) apply(r resolution, st *DrainStats, mayDefer bool) {
 	t := c.current(r.id)
 	if t == nil {
+		hit(c.env, env.ProbeStaleResolution)
 		st.Stale++
 		return
 	}
@@ -195,6 +220,7 @@ func (c *Checkpointer) noteStalls() {
 			if now.IsZero() {
 				now = c.env.Now()
 			}
+			hit(c.env, env.ProbeStallBegins)
 			t.stalledSince = now
 		}
 	}
@@ -240,6 +266,7 @@ func (c *Checkpointer) advance(p Partition, t *tracker) (offset int64, popped in
 		}
 		seq := t.headSeq
 		s := t.pop()
+		hit(c.env, env.ProbeQuarantine)
 		c.stats.Quarantined++
 		c.opts.DeadLetter(Quarantined{Batch: BatchID{Partition: p, Epoch: c.epoch, Seq: seq}, LastOffset: s.lastOffset})
 		offset, popped, moved = s.lastOffset+1, popped+1, true

@@ -24,6 +24,7 @@ type resolution struct {
 // it is never held across a blocking call and issuing or resolving never
 // waits on queue capacity.
 type inbox struct {
+	e    Env // for the issuers' probe (hit); immutable
 	mu   env.Mutex
 	regs []registration
 	acks []resolution
@@ -41,7 +42,7 @@ type inbox struct {
 }
 
 func newInbox(e Env, ceiling int) *inbox {
-	return &inbox{mu: e.NewMutex("watermark.queue"), ceiling: ceiling, retired: map[Partition]uint64{}}
+	return &inbox{e: e, mu: e.NewMutex("watermark.queue"), ceiling: ceiling, retired: map[Partition]uint64{}}
 }
 
 func (in *inbox) pushResolution(r resolution) {

@@ -17,6 +17,14 @@ type Env interface {
 
 var _ Env = env.Wall{}
 
+// hit is env.Hit for the checkpointer's Env: it counts probe p when e is
+// an env.Prober (the simulator's world) and does nothing otherwise.
+func hit(e Env, p env.Probe) {
+	if pr, ok := e.(env.Prober); ok {
+		pr.Probe(p)
+	}
+}
+
 // Partition identifies a source partition.
 type Partition int32
 

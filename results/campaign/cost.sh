@@ -5,7 +5,10 @@
 # seconds (user + sys of the simrun process, from /usr/bin/time), wall
 # seconds, seeds per CPU-second and peak RSS. It fails when the campaign
 # does not pass: a failing campaign's cost is not the figure.
-# make campaign-cost runs it into results/campaign/default-cost.txt.
+# make campaign-cost runs it into results/campaign/default-cost.txt. Beside
+# OUT it writes default-probes.txt: the same header, then the campaign
+# summary's code-probe table (each probe's hits, seeds and the rows that
+# hit it; workloads.ProbeTable names the row that must hit each).
 set -eu
 out=${1:-results/campaign/default-cost.txt}
 tmp=$(mktemp -d)
@@ -26,4 +29,10 @@ seeds=$(sed -n 's/.*"seeds": *\([0-9]*\).*/\1/p' "$tmp/run/summary.json" | head 
 	}'
 } >"$out.tmp"
 mv "$out.tmp" "$out"
+probes="$(dirname "$out")/default-probes.txt"
+{
+	"$(dirname "$0")/../../bench/header.sh" results/campaign/cost.sh "$probes"
+	sed -n '/^code probes/,/^unhit:/p' "$tmp/run/summary.txt"
+} >"$probes.tmp"
+mv "$probes.tmp" "$probes"
 cat "$out"

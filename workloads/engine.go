@@ -132,6 +132,7 @@ type runner struct {
 	prog     *oracle.Progress
 	fin      *oracle.Finish
 	ans      *oracle.Answers
+	causes   *oracle.Causes
 	lat      *oracle.Latency
 	closedAt time.Duration // when main closed the scheduler (0: it did not)
 	tl       tl            // what the timeline page needs
@@ -250,10 +251,14 @@ func (r *runner) main() {
 	r.store = oracle.NewStorage(&r.find, r.w.Elapsed, r.maxRetained())
 	r.store.Attach(r.c)
 	r.gens = oracle.NewGenerations(&r.find, r.w.Elapsed, r.minTimeout())
+	r.causes = oracle.NewCauses(&r.find, r.w.Elapsed)
+	r.causes.Attach(r.c)
 	r.gens.Buggify = r.s.buggifyConfig(r.opt.Buggify) != nil
 	if r.gens.Buggify {
 		r.gens.SiteCauses = true
-		r.w.Harness().OnBuggify(func(s env.Site, thread int32) { r.gens.SiteFired(s.String(), thread) })
+		r.w.Harness().OnBuggify(func(s env.Site, thread int32) {
+			r.gens.SiteFired(s.String(), thread)
+		})
 	}
 	if r.gens.Buggify || r.s.Cluster.ExecutorMax > 0 { // a saturated executor's rejection arms its thread too (FaultSaturated)
 		r.w.Harness().OnSpawn(r.gens.Spawned)
@@ -605,6 +610,7 @@ func (r *runner) progress(res sim.Result) {
 	if r.ans != nil {
 		r.ans.Judge(r.now(), r.now()-answerGrace)
 	}
+
 	if r.in == nil {
 		return
 	}

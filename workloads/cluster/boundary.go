@@ -21,7 +21,7 @@ const (
 	ObsAllocate                       // IDCounter.Next returned ID
 	ObsBarrier                        // Transport.TriggerBarrier entered for checkpoint ID, task Task
 	ObsStored                         // Storage.Store of ID returned nil (durable)
-	ObsFailure                        // JobMaster.HandleCheckpointError called
+	ObsFailure                        // JobMaster.HandleCheckpointError called (Value: the reason it was given)
 	ObsFault                          // the cluster injected a fault (Fault names it; ID its checkpoint, 0: none)
 	ObsNotify                         // Transport.NotifyComplete entered for checkpoint ID, task Task
 	ObsCancelAll                      // the pipeline's Lease.CancelAll returned (the end of a clean)
@@ -316,9 +316,14 @@ func (c *Cluster) RestorePipeline(job int64, pipeline int) error {
 // through it, so that the check calls-answered can tell a call core never
 // answered.
 func (c *Cluster) Into(what string, job int64, pipeline int) (answer func(err error)) {
+	return c.IntoFor(what, job, pipeline, 0)
+}
+
+// IntoFor is Into for a call about checkpoint id (ObsCallIn's ID).
+func (c *Cluster) IntoFor(what string, job int64, pipeline int, id int64) (answer func(err error)) {
 	c.inCalls++
 	call := c.inCalls
-	c.observe(Obs{Kind: ObsCallIn, Job: job, Pipeline: pipeline, Call: call, Value: what})
+	c.observe(Obs{Kind: ObsCallIn, Job: job, Pipeline: pipeline, Call: call, Value: what, ID: id})
 	return func(err error) {
 		c.observe(Obs{Kind: ObsCallOut, Job: job, Pipeline: pipeline, Call: call, Value: restoreOutcome(err)})
 	}

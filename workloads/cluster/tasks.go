@@ -93,7 +93,7 @@ func (d *delivery) Run() {
 	}
 	if d.taskErr { // reportCheckpointErrorFromTask
 		c.W.Note("fault: task %d-%d-%d reports an error for checkpoint %d", job, pipeline, task, b.ID)
-		answer := c.Into("Coordinator.ReportTaskError", job, pipeline)
+		answer := c.IntoFor("Coordinator.ReportTaskError", job, pipeline, b.ID)
 		c.Managers[job].Coordinator(pipeline).ReportTaskError(b.ID, fmt.Sprintf("task %d failed checkpoint %d", task, b.ID))
 		answer(nil)
 		return
@@ -154,7 +154,7 @@ type Master struct{ c *Cluster }
 func (m *Master) HandleCheckpointError(job int64, pipeline int, gen uint64, r coord.Reason) {
 	c := m.c
 	c.call("JobMaster.HandleCheckpointError")
-	c.observe(Obs{Kind: ObsFailure, Job: job, Pipeline: pipeline})
+	c.observe(Obs{Kind: ObsFailure, Job: job, Pipeline: pipeline, Value: string(r)})
 	delay := c.cfg.Workload.RestartDelay.Draw(c.work)
 	c.W.Go(fmt.Sprintf("job-master-%d-%d", job, pipeline), func() {
 		c.W.Sleep(delay)

@@ -57,6 +57,7 @@ const (
 	// at the transport and what storage holds.
 	IdleCloseUncommitted = "idle-close-uncommitted"
 	StoredWithoutTask    = "stored-without-task"
+	FaultSurfaces        = "fault-surfaces"
 	BarrierToClosed      = "barrier-to-closed-task"
 	FinishBeforeClose    = "finish-before-close"
 	FinishUnasked        = "finish-unasked"
@@ -216,6 +217,11 @@ var checks = []Check{
 		"every ack names the partition and last offset it was issued for, in the epoch the runtime began, and no batch id is handed out twice in an epoch",
 		"duplicate or mislabelled batch ids (resolutions then land on the wrong batch)",
 		"mutants `watermark-seq-restarts`, `watermark-same-assignment-keeps-epoch`; fires (not named) on `watermark-shrink-keeps-epoch`"},
+	{FaultSurfaces, Safety, Harness | Boundary,
+		"per pipeline: every fault the cluster injected (ObsFault) of a kind core must fail the generation for on the thread that met it (barrier, storage, store-reply-lost, notify, id, trigger), the checkpoint it hit and that thread; IDCounter.Next returns; the restores and cancels the harness drove; step-down windows; StatusStore.Set of FAILED and the thread that wrote it; JobMaster.HandleCheckpointError calls with their reasons",
+		"a fault injected into a live generation (no restore in flight, no step-down, no cancel, its checkpoint allocated after the last restore began) surfaces as itself: a generation failed for CHECKPOINT_EXPIRED while such a fault is open has had a FAILED write from the thread that met the fault (its own failure began, and lost the race or won it)",
+		"an error core swallows that a later timeout then fails the generation for (generation-justified accepts the expiry as a cause): a barrier error ignored, a trigger error only logged",
+		"mutant `barrier-error-swallowed` (windows seeds 1, 3, 4, 6, 7, ... of 0-39, swarm seeds 1, 2, 3, 4, 7, ... of 0-149, no other check firing; the unpatched tree passing them)"},
 	{StoredWithoutTask, Safety, Harness | Boundary,
 		"per pipeline: each Storage.Store call's checkpoint id (ObsStoreBegin), the acknowledgements the harness's tasks sent (ObsAck), the completion notices that closed them (ObsTaskClosed), their requests to close (ObsAskClose) and their acknowledgements of barriers preparing them to close, with Storage.Store returns (oracle.Idle)",
 		"a checkpoint is stored only once every task of its pipeline that may still be open acknowledged it: every task but those a completion notice closed and those that asked to close and acknowledged a barrier preparing them to close of a checkpoint that was stored",

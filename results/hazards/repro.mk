@@ -7,7 +7,7 @@ repro-h1:
 
 .PHONY: repro-h2
 repro-h2:
-	go run ./cmd/simrun replay --scenario results/hazards/h2.yaml --seed 11 --variant watchdog-recheck=none --expect lease-cancel-effect
+	go run ./cmd/simrun replay --scenario results/hazards/h2.yaml --seed 14 --variant watchdog-recheck=none --expect lease-cancel-effect
 
 .PHONY: repro-h3
 repro-h3:

@@ -302,6 +302,19 @@ func (f Faults) Clone() Faults {
 	return f
 }
 
+// DropFrom removes every schedule's fixed times (at) at or after end:
+// times a run whose fault window (run.duration) ends there never injects,
+// and which validation refuses. Shrink shortens a run with it. The at
+// lists are changed in place: on a copy (Clone) only.
+func (f *Faults) DropFrom(end time.Duration) {
+	for _, k := range faultKinds {
+		if k.Shape == ShapeSchedule {
+			sc := k.sched(f)
+			sc.At = slices.DeleteFunc(sc.At, func(at Duration) bool { return at.D >= end })
+		}
+	}
+}
+
 // KindsOn lists the fields of the kinds f switches on, in table order.
 func (f Faults) KindsOn() []string {
 	var out []string

@@ -92,6 +92,36 @@ func TestFaultKindValidation(t *testing.T) {
 	}
 }
 
+// TestFaultWindowValidated: a fixed time of any schedule kind at or after
+// the end of the fault window (run.duration, 30s in every-fault.yaml),
+// which the injector would drop, is an error naming the kind's at entry
+// and its line; a time just before the end is accepted.
+func TestFaultWindowValidated(t *testing.T) {
+	for _, k := range FaultKinds() {
+		if k.Shape != ShapeSchedule {
+			continue
+		}
+		for _, tc := range []struct {
+			at   string
+			want string // "": valid
+		}{
+			{"[29s]", ""},
+			{"[30s]", "faults." + k.Field + ".at[0]: 30s is not before the end of the fault window (run.duration 30s)"},
+			{"[1s, 45s]", "faults." + k.Field + ".at[1]: 45s is not before the end of the fault window (run.duration 30s)"},
+		} {
+			src := strings.Replace(everyFault(t), "faults:\n", "faults:\n  "+k.Field+": {at: "+tc.at+"}\n", 1)
+			src = removeLine(src, "  "+k.Field+": ", 1)
+			_, err := Parse("late.yaml", []byte(src))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("%s at %s: %v", k.Field, tc.at, err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "late.yaml:11:")):
+				t.Errorf("%s at %s: got %v, want late.yaml:11:...: %s", k.Field, tc.at, err, tc.want)
+			}
+		}
+	}
+}
+
 // removeLine drops the n-th (from 0) line starting with prefix.
 func removeLine(src, prefix string, n int) string {
 	lines := strings.Split(src, "\n")

@@ -263,6 +263,9 @@ func (s *Scenario) validateRun() error {
 	if err := s.duration("$.run.heal", r.Heal, false, Dur(0)); err != nil {
 		return err
 	}
+	if err := s.validateFaultWindow(); err != nil {
+		return err
+	}
 	if r.MaxSteps < 0 {
 		return s.errorf("$.run.max_steps", "negative step budget %d", r.MaxSteps)
 	}
@@ -285,6 +288,25 @@ func (s *Scenario) validateRun() error {
 		return err
 	}
 	return s.duration("$.checks.max_delay", s.Checks.MaxDelay, false, Dur(0))
+}
+
+// validateFaultWindow refuses a scheduled fault time at or after the end
+// of the fault window, run.duration: the injector would drop it (times in
+// faults.go), so the fault the file names would never happen.
+func (s *Scenario) validateFaultWindow() error {
+	end := s.Run.Duration.D
+	for _, k := range faultKinds {
+		if k.Shape != ShapeSchedule {
+			continue
+		}
+		for i, at := range k.sched(&s.Faults).At {
+			if at.D >= end {
+				return s.errorf(fmt.Sprintf("$.faults.%s.at[%d]", k.Field, i),
+					"%v is not before the end of the fault window (run.duration %v): it would never be injected", at.D, end)
+			}
+		}
+	}
+	return nil
 }
 
 func (s *Scenario) validateBuggify() error {

@@ -9,7 +9,7 @@ import (
 
 // TestLockReportSitesAreModuleRelative: lock-order.md names each lock site
 // by its path in the module (cmd/hazards/lockorder_test.go:N), wherever the
-// checkout is (it printed /work/wt/haz/core/... for a checkout not in a
+// checkout is (it printed $HOME/wt/haz/core/... for a checkout not in a
 // folder named ckptsim), and says which commit the lines are of.
 func TestLockReportSitesAreModuleRelative(t *testing.T) {
 	w := sim.New(sim.Config{Seed: 1, LockOrder: true})

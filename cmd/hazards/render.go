@@ -269,7 +269,7 @@ func lockReport(cfg config, g *sim.LockGraph) string {
 
 // short is a lock site relative to the module's root ("core/coord/complete.go:36"),
 // whatever folder the checkout is in (it cut at the first "ckptsim/", which a
-// checkout in another folder lacks: /work/wt/haz/core/... went to the page
+// checkout in another folder lacks: $HOME/wt/haz/core/... went to the page
 // whole); a site outside the module stays as it is.
 func short(site string) string {
 	for _, root := range []string{moduleRoot, modulePath + "/"} {

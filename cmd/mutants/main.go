@@ -267,13 +267,15 @@ func rerender(out string) error {
 		}
 	}
 	if moved {
-		return writeReport(under(root, out), &rep)
+		return writeReport(root, under(root, out), &rep)
 	}
-	return campaign.WriteFile(filepath.Join(under(root, out), "mutants.md"), []byte(render(&rep)))
+	dir := under(root, out)
+	return campaign.WriteFile(filepath.Join(dir, "mutants.md"), []byte(render(&rep, rootFrom(dir, root))))
 }
 
-// writeReport writes mutants.json and mutants.md atomically.
-func writeReport(dir string, rep *Report) error {
+// writeReport writes mutants.json and mutants.md atomically to dir; root
+// is the module's root.
+func writeReport(root, dir string, rep *Report) error {
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
@@ -281,5 +283,16 @@ func writeReport(dir string, rep *Report) error {
 	if err := campaign.WriteFile(filepath.Join(dir, "mutants.json"), append(b, '\n')); err != nil {
 		return err
 	}
-	return campaign.WriteFile(filepath.Join(dir, "mutants.md"), []byte(render(rep)))
+	return campaign.WriteFile(filepath.Join(dir, "mutants.md"), []byte(render(rep, rootFrom(dir, root))))
+}
+
+// rootFrom is the module's root seen from the report's folder dir, as a
+// relative link takes it ("..", "../.."): the report's links to the
+// patches resolve wherever -out puts it.
+func rootFrom(dir, root string) string {
+	rel, err := filepath.Rel(dir, root)
+	if err != nil {
+		return ".."
+	}
+	return filepath.ToSlash(rel)
 }

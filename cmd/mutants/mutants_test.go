@@ -178,7 +178,7 @@ func TestRenderCountsOnlyTheNamedCheck(t *testing.T) {
 		one, other, mk("c", "not-landed-yet", nil, 0), ctl, // c is pending: not counted
 		eq, // equivalent at the boundary: not counted
 	}}
-	md := render(rep)
+	md := render(rep, "..")
 	for _, want := range []string{
 		"5 of the 6 mutants have a row at this commit",
 		"**Score: 1 of 3 mutants found by the check they name, over 1 distinct checks.** 1 of the others fired their check only on seeds the unpatched tree fails too (control fails). 1 more name a check",
@@ -201,7 +201,7 @@ func TestRenderCountsOnlyTheNamedCheck(t *testing.T) {
 	legacy.Campaigns[0].Controls = nil // a row of a run before controls
 	summarize(legacy)
 	legacy.Control = ""
-	if md := render(&Report{Seeds: 10, Results: []*Result{legacy}}); !strings.Contains(md, "**Score: 0 of 1 mutants") ||
+	if md := render(&Report{Seeds: 10, Results: []*Result{legacy}}, ".."); !strings.Contains(md, "**Score: 0 of 1 mutants") ||
 		!strings.Contains(md, "1 fired their check but were measured before controls existed") ||
 		!strings.Contains(md, "| fired, no control run (not counted) |") {
 		t.Errorf("a row without a control is counted or not marked:\n%s", md)
@@ -243,11 +243,29 @@ func TestTargetedTests(t *testing.T) {
 	p := &Result{Mutant: &Mutant{Name: "p", Check: "retention", Scenario: "smoke"}, Fired: []string{}, Tests: "passes",
 		TestsCommand: "go test -short -count=1 ./workloads"}
 	n := &Result{Mutant: &Mutant{Name: "n", Check: "retention", Scenario: "smoke"}, Fired: []string{}}
-	md := render(&Report{Seeds: 10, Results: []*Result{r, p, n}})
+	md := render(&Report{Seeds: 10, Results: []*Result{r, p, n}}, "..")
 	for _, want := range []string{"targeted tests fail (`go test -short -count=1` of the packages the patch touches, then `./workloads`) |",
 		"| yes on `./core/coord ./workloads`: TestA |", "| no on `./workloads` |", "| - (not run) |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("render lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// TestReportLinksResolveFromItsFolder: a row links its patch from the
+// folder the report is written to: ../testdata/mutants/ from results/,
+// ../../testdata/mutants/ from results/mutants-silent/ (which once linked
+// ../testdata/mutants/, into results/).
+func TestReportLinksResolveFromItsFolder(t *testing.T) {
+	root := filepath.FromSlash("/repo")
+	rep := &Report{Seeds: 10, Results: []*Result{{Mutant: &Mutant{Name: "a-b", Check: "retention", Scenario: "smoke"}, Fired: []string{}}}}
+	for dir, want := range map[string]string{
+		"results":                 "| [`a-b`](../testdata/mutants/a-b.diff) |",
+		"results/mutants-silent":  "| [`a-b`](../../testdata/mutants/a-b.diff) |",
+		"results/bench/lone-lead": "| [`a-b`](../../../testdata/mutants/a-b.diff) |",
+	} {
+		if md := render(rep, rootFrom(filepath.Join(root, filepath.FromSlash(dir)), root)); !strings.Contains(md, want) {
+			t.Errorf("-out %s: render lacks %q:\n%s", dir, want, md)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 )
@@ -39,7 +40,10 @@ func controlText(c Campaign) string {
 // columns are the report's optional columns.
 type columns struct{ tests, makeTest bool }
 
-func render(rep *Report) string {
+// render is mutants.md for a report written in a folder from which the
+// module's root is root (slash-separated: ".." for results/, "../.." for
+// results/mutants-silent/): each row links its patch through it.
+func render(rep *Report, root string) string {
 	var b strings.Builder
 	renderHeader(&b, rep)
 	renderScore(&b, rep)
@@ -49,7 +53,7 @@ func render(rep *Report) string {
 	}
 	renderTableHead(&b, cols)
 	for _, r := range rep.Results {
-		renderRow(&b, r, cols)
+		renderRow(&b, r, cols, root)
 	}
 	renderByCheck(&b, rep)
 	renderFirst(&b, rep)
@@ -133,7 +137,7 @@ func renderTableHead(b *strings.Builder, cols columns) {
 	b.WriteString("\n|" + strings.Repeat("---|", n) + "\n")
 }
 
-func renderRow(b *strings.Builder, r *Result, cols columns) {
+func renderRow(b *strings.Builder, r *Result, cols columns, root string) {
 	m := r.Mutant
 	sc := "`" + m.Scenario + "`"
 	if v := m.VariantText(); v != "" {
@@ -162,7 +166,7 @@ func renderRow(b *strings.Builder, r *Result, cols columns) {
 	case r.Commit != "":
 		commit = "`" + r.Commit + "`"
 	}
-	fmt.Fprintf(b, "| [`%s`](../testdata/mutants/%s.diff) | %s | %s | %s | %s | %s | %s | %s | %s | %s |", m.Name, m.Name,
+	fmt.Fprintf(b, "| [`%s`](%s) | %s | %s | %s | %s | %s | %s | %s | %s | %s |", m.Name, path.Join(root, "testdata/mutants", m.Name+".diff"),
 		escape(m.Bug), named, sc, cells["random"], cells["pct"], firedText(r), control, statusText(r), commit)
 	if cols.tests {
 		fmt.Fprintf(b, " %s |", testsCell(r))

@@ -98,7 +98,7 @@ func run(ctx context.Context, cfg config) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := writeReport(outDir, rep); err != nil {
+	if err := writeReport(root, outDir, rep); err != nil {
 		return 0, err
 	}
 	return exitCode(rep), nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/workloads"
+	"github.com/ckptsim/ckptsim/workloads/campaign"
 )
 
 // job is one seed of one scenario with its options; group says which
@@ -65,8 +66,11 @@ const graceWall = 3 * time.Second
 
 // interrupts watches SIGINT and SIGTERM. The first cancels ctx (no new
 // seed starts), prints notice and, graceWall later, cancels abandon (the
-// running seeds are given up); a second calls quit and exits 130 at once.
-// stop ends the watch.
+// running seeds are given up); a second removes the temporary files of the
+// atomic writes in progress (campaign.AbandonWrites: the files they were
+// replacing stay as they were), calls quit and exits 130 at once. stop
+// ends the watch; a signal after it has its default effect (the process
+// killed), so the watch lasts until the last result is written.
 func interrupts(notice, quit func()) (ctx, abandon context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	abandon, giveUp := context.WithCancel(context.Background())
@@ -81,6 +85,7 @@ func interrupts(notice, quit func()) (ctx, abandon context.Context, stop func())
 		t := time.AfterFunc(graceWall, giveUp)
 		defer t.Stop()
 		if _, ok := <-ch; ok {
+			campaign.AbandonWrites()
 			quit()
 			os.Exit(exitInterrupted)
 		}

@@ -313,6 +313,15 @@ func positionalScenarios(fs *flag.FlagSet, pos []string) error {
 	return nil
 }
 
+// checkSeeds refuses a --seeds given below 1 (left out, each command's
+// default applies); it returns -1 to go on or exitUsage.
+func (f *runFlags) checkSeeds(fs *flag.FlagSet, stderr io.Writer) int {
+	if flagsSet(fs)["seeds"] && f.seeds < 1 {
+		return usagef(stderr, fs.Name(), "--seeds must be at least 1, got %d (leave it out for the default)", f.seeds)
+	}
+	return -1
+}
+
 // usagef prints a usage error and returns exitUsage.
 func usagef(stderr io.Writer, cmd, format string, args ...any) int {
 	fmt.Fprintf(stderr, "simrun %s: %s\n", cmd, fmt.Sprintf(format, args...))

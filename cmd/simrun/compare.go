@@ -49,6 +49,9 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	if c := parse(fs, args, stderr); c >= 0 {
 		return c
 	}
+	if c := f.checkSeeds(fs, stderr); c >= 0 {
+		return c
+	}
 	if ref == "" {
 		return usagef(stderr, "compare", "--scenario is required")
 	}
@@ -111,7 +114,8 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usagef(stderr, "compare", "--out: %v", err)
 	}
-	rest := execCampaign(&f, jobs, rep, journal, nil, stdout, stderr)
+	rest, stop := execCampaign(&f, jobs, rep, journal, nil, stdout, stderr)
+	defer stop() // a second interrupt while the results are written exits 130 too
 	rep.finish(rep.wall, rest < len(jobs))
 	w := stdout
 	if f.json {

@@ -90,6 +90,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if c := parse(fs, args, stderr); c >= 0 {
 		return c
 	}
+	if c := f.checkSeeds(fs, stderr); c >= 0 {
+		return c
+	}
 	var prior []record
 	if resumeDir != "" {
 		var code int
@@ -251,7 +254,8 @@ func (c *runCampaign) run(stdout, stderr io.Writer) int {
 	}
 	// a summary written while the campaign runs names the command that
 	// continues it, should the campaign be killed
-	rest := execCampaign(f, jobs, rep, journal, c.resumeCommands(jobs), stdout, stderr)
+	rest, stop := execCampaign(f, jobs, rep, journal, c.resumeCommands(jobs), stdout, stderr)
+	defer stop() // a second interrupt while the results are written exits 130 too
 	rep.Resume = c.resumeCommands(jobs[rest:])
 	rep.finish(rep.wall, rest < len(jobs))
 	summary := stdout
@@ -334,10 +338,13 @@ func (c *runCampaign) openOut(planned int) (*campaign.Journal, time.Duration, er
 // stdout, counts them into rep, appends each to the journal (when there is
 // one) as it finishes and rewrites the summary from time to time. A first
 // interrupt starts no new seed and gives the running ones graceWall; a
-// second exits at once, the journal synced. It returns the index of the
-// first job that did not finish (len(jobs): all did).
+// second exits 130 at once, the journal synced and no temporary file of
+// campaign.WriteFile left. It returns the index of the first job that did
+// not finish (len(jobs): all did) and stop, which ends the watch on
+// interrupts: the caller calls it once the results are written (closeOut),
+// so that a second interrupt while they are written exits the same way.
 func execCampaign(f *runFlags, jobs []job, rep *report, journal *campaign.Journal, resume []string,
-	stdout, stderr io.Writer) int {
+	stdout, stderr io.Writer) (int, func()) {
 	prog := newProgress(stderr, len(jobs))
 	ctx, abandon, stop := interrupts(func() {
 		prog.note("simrun: interrupted: no new seeds start; the running ones get %v to finish (interrupt again to quit at once)", graceWall)
@@ -350,7 +357,6 @@ func execCampaign(f *runFlags, jobs []job, rep *report, journal *campaign.Journa
 		}
 		prog.note("simrun: interrupted again: exiting at once; %s", where)
 	})
-	defer stop()
 	finished := make([]bool, len(jobs))
 	start := wallNow()
 	lastSummary := start
@@ -396,9 +402,9 @@ func execCampaign(f *runFlags, jobs []job, rep *report, journal *campaign.Journa
 		if abandon.Err() != nil {
 			prog.note("simrun: gave up on the seeds still running after %v", graceWall)
 		}
-		return rest
+		return rest, stop
 	}
-	return len(jobs)
+	return len(jobs), stop
 }
 
 // resumeCommands returns the commands that run the jobs that did not

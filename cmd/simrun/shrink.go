@@ -46,6 +46,9 @@ func shrinkCmd(args []string, stdout, stderr io.Writer) int {
 	if c := parse(fs, args, stderr); c >= 0 {
 		return c
 	}
+	if c := f.checkSeeds(fs, stderr); c >= 0 {
+		return c
+	}
 	if ref == "" {
 		return usagef(stderr, "shrink", "--scenario is required")
 	}

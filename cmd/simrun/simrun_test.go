@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -167,10 +168,17 @@ func TestBadInput(t *testing.T) {
 		{"bad budget", []string{"--scenario", "smoke", "--budget", "-5"}, []string{"negative step budget"}},
 		{"bad parallel", []string{"--scenario", "smoke", "--parallel", "0"}, []string{"--parallel must be at least 1"}},
 		{"unknown flag", []string{"--seedz", "3"}, []string{"flag provided but not defined: -seedz"}},
+		{"zero seeds", []string{"--scenario", "smoke", "--seeds", "0"}, []string{"simrun run: --seeds must be at least 1, got 0"}},
+		{"negative seeds", []string{"--scenario", "smoke", "--seeds", "-3"}, []string{"simrun run: --seeds must be at least 1, got -3"}},
+		{"fault at the end of the run", []string{"--scenario", "testdata/late-fault.yaml"},
+			[]string{"testdata/late-fault.yaml:14:10: faults.failover.at[0]: 10m0s is not before the end of the fault window (run.duration 10m0s)"}},
+		{"fault after the end of the run", []string{"--scenario", "testdata/late-step-down.yaml"},
+			[]string{"testdata/late-step-down.yaml:16:9: faults.step_down.at[1]: 15m0s is not before the end of the fault window (run.duration 10m0s)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, cmd := range [][]string{{"run"}, {"replay"}} {
-				if cmd[0] == "replay" && (slices.Contains(tc.args, "--shard") || slices.Contains(tc.args, "--parallel")) {
+				if cmd[0] == "replay" && (slices.Contains(tc.args, "--shard") || slices.Contains(tc.args, "--parallel") ||
+					slices.Contains(tc.args, "--seeds")) {
 					continue
 				}
 				r := simrunExec(t, append(cmd, tc.args...)...)
@@ -185,6 +193,15 @@ func TestBadInput(t *testing.T) {
 	}
 	simrunExec(t, "nonsense").want(t, exitUsage)
 	simrunExec(t, "replay").want(t, exitUsage) // no --scenario
+	// an explicit --seeds below 1 is refused by every command that takes
+	// it (left out, the default applies)
+	for _, cmd := range []string{"compare", "shrink"} {
+		r := simrunExec(t, cmd, "--scenario", "smoke", "--seeds", "0")
+		r.want(t, exitUsage)
+		if w := "simrun " + cmd + ": --seeds must be at least 1, got 0"; !strings.Contains(r.stderr, w) {
+			t.Errorf("%s: stderr lacks %q:\n%s", cmd, w, r.stderr)
+		}
+	}
 }
 
 // TestPlantedBug: H4 with trigger-errors=silent fails liveness; the
@@ -507,6 +524,110 @@ func TestInterruptGivesUp(t *testing.T) {
 			}
 			if err != nil || !sum.Interrupted || sum.Seeds != 2 || !slices.Equal(sum.Resume, []string{binary + " run --resume " + out}) {
 				t.Errorf("summary.json: interrupted %v, %d seeds, resume %q (%v)", sum.Interrupted, sum.Seeds, sum.Resume, err)
+			}
+		})
+	}
+}
+
+// TestInterruptAgainWhileWriting: a second SIGTERM that lands while the
+// campaign writes its results (the first one's grace over: results.jsonl
+// sorted, the summary written) exits 130 at once, as a second signal does
+// anywhere, and leaves in the folder only the documented files, never a
+// temporary file of the atomic writer; results.jsonl keeps every finished
+// seed. A binary built with the ckptsim_testhooks tag pauses the write of
+// $CKPTSIM_PAUSE_WRITE with its temporary file written
+// (workloads/campaign/testhook.go).
+func TestInterruptAgainWhileWriting(t *testing.T) {
+	hooked := filepath.Join(t.TempDir(), "simrun-hooks")
+	if out, err := exec.Command("go", "build", "-tags", "ckptsim_testhooks", "-o", hooked, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags ckptsim_testhooks: %v\n%s", err, out)
+	}
+	documented := map[string]bool{resultsFile: true, manifestFile: true, "summary.json": true, "summary.txt": true}
+	for _, file := range []string{resultsFile, "summary.json"} {
+		t.Run(file, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			cmd := exec.Command(hooked, "run", "--scenario", "testdata/good.yaml", "--scenario", "testdata/slow.yaml",
+				"--seeds", "2", "--parallel", "1", "--out", out, "--json")
+			cmd.Env = append(os.Environ(), "CKPTSIM_PAUSE_WRITE="+file)
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			errPipe, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			var mu sync.Mutex
+			var stderr strings.Builder
+			noticed, paused := make(chan struct{}), make(chan struct{})
+			errDone := make(chan struct{})
+			go func() {
+				defer close(errDone)
+				es := bufio.NewScanner(errPipe)
+				for es.Scan() {
+					mu.Lock()
+					stderr.WriteString(es.Text() + "\n")
+					mu.Unlock()
+					switch {
+					case strings.HasPrefix(es.Text(), "simrun: interrupted: "):
+						close(noticed)
+					case strings.HasPrefix(es.Text(), "campaign: paused writing "+filepath.Join(out, file)):
+						close(paused)
+					}
+				}
+			}()
+			logs := func() string { mu.Lock(); defer mu.Unlock(); return stderr.String() }
+			wait := func(ch chan struct{}, what string) {
+				t.Helper()
+				select {
+				case <-ch:
+				case <-time.After(30 * time.Second):
+					t.Fatalf("%s: not within 30s\n%s", what, logs())
+				}
+			}
+			sc := bufio.NewScanner(stdout)
+			for range 2 { // good.yaml's seeds
+				if !sc.Scan() {
+					t.Fatalf("the campaign ended early:\n%s", logs())
+				}
+			}
+			cmd.Process.Signal(syscall.SIGTERM)
+			wait(noticed, "the first SIGTERM noticed")
+			wait(paused, "the write of "+file+" paused") // after the 3 s grace
+			cmd.Process.Signal(syscall.SIGTERM)
+			done := make(chan error, 1)
+			go func() {
+				for sc.Scan() {
+				}
+				<-errDone
+				done <- cmd.Wait()
+			}()
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("still running 30s after the second SIGTERM (the paused write waits a minute)\n%s", logs())
+			}
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
+				t.Errorf("exit %v, want %d\n%s", err, exitInterrupted, logs())
+			}
+			if !strings.Contains(logs(), "interrupted again: exiting at once; every finished seed is in") {
+				t.Errorf("stderr:\n%s", logs())
+			}
+			ents, err := os.ReadDir(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range ents {
+				if !documented[e.Name()] {
+					t.Errorf("%s holds %s, not a file of a results folder (a temporary file left behind?)", out, e.Name())
+				}
+			}
+			if got := (*report)(nil).outcomesFrom(t, out); !slices.Equal(got, []uint64{0, 1}) {
+				t.Errorf("results.jsonl holds seeds %v, want good.yaml's 0 and 1", got)
 			}
 		})
 	}

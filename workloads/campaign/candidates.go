@@ -67,7 +67,10 @@ func candidates(s *workloads.Scenario, seed uint64) []candidate {
 	}
 	out = append(out, kindCandidates(s)...)
 	for _, d := range shorter(s.Run.Duration.D) {
-		add(fmt.Sprintf("duration %v -> %v", s.Run.Duration.D, d), func(c *workloads.Scenario) { c.Run.Duration = workloads.Dur(d) })
+		add(fmt.Sprintf("duration %v -> %v", s.Run.Duration.D, d), func(c *workloads.Scenario) {
+			c.Run.Duration = workloads.Dur(d)
+			c.Faults.DropFrom(d) // the fixed times the shorter run would never inject
+		})
 	}
 	return append(out, rateCandidates(s)...)
 }

@@ -53,6 +53,31 @@ func TestShrinkCanDropEveryFaultKind(t *testing.T) {
 	}
 }
 
+// TestShrinkShortensWithinTheFaultWindow: a shorter run drops the fixed
+// fault times it would never inject (schema_change at 9s, once the run is
+// 8s), which validation refuses, so every duration step still validates.
+func TestShrinkShortensWithinTheFaultWindow(t *testing.T) {
+	s := parseEvery(t)
+	n := 0
+	for _, c := range candidates(s, 1) {
+		if !strings.HasPrefix(c.what, "duration ") {
+			continue
+		}
+		n++
+		if _, err := workloads.Parse("c.yaml", c.s.YAML()); err != nil {
+			t.Errorf("%s: %v", c.what, err)
+		}
+		for _, at := range c.s.Faults.SchemaChange.At {
+			if at.D >= c.s.Run.Duration.D {
+				t.Errorf("%s: schema_change at %v kept", c.what, at.D)
+			}
+		}
+	}
+	if n == 0 || len(s.Faults.SchemaChange.At) != 2 {
+		t.Errorf("%d duration steps; the scenario's schema_change times %v (want two, unchanged)", n, s.Faults.SchemaChange.At)
+	}
+}
+
 // TestShrinkBakesTheSwarmSeed: the first swarm step replaces the swarm by
 // the faults the failing seed drew, and both swarm steps keep the options
 // it drew (workloads.SwarmConfig).

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,5 +59,50 @@ func TestWriteFileReplaces(t *testing.T) {
 	ents, _ := os.ReadDir(filepath.Dir(path))
 	if string(b) != "second" || len(ents) != 1 {
 		t.Fatalf("content %q, %d entries (temporary files left?)", b, len(ents))
+	}
+}
+
+// TestAbandonWrites: a process exiting in the middle of a WriteFile
+// (AbandonWrites, then exit) leaves no temporary file and the old
+// contents; later writes fail.
+func TestAbandonWrites(t *testing.T) {
+	t.Cleanup(func() {
+		beforeRename = nil
+		temps.Lock()
+		temps.abandoned = false
+		temps.Unlock()
+	})
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.json")
+	if err := WriteFile(path, []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	paused, release := make(chan string), make(chan struct{})
+	beforeRename = func(tmp, _ string) {
+		paused <- tmp
+		<-release
+	}
+	done := make(chan error)
+	go func() { done <- WriteFile(path, []byte("new")) }()
+	tmp := <-paused
+	if _, err := os.Stat(tmp); err != nil {
+		t.Fatalf("no temporary file while the write is paused: %v", err)
+	}
+	AbandonWrites()
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("after AbandonWrites %d entries, want s.json alone (temporary file left?)", len(ents))
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Errorf("content %q, want the old one", b)
+	}
+	close(release)
+	if err := <-done; err == nil {
+		t.Error("the write cut short returned no error")
+	}
+	if err := WriteFile(path, []byte("later")); !errors.Is(err, ErrAbandoned) {
+		t.Errorf("a write after AbandonWrites: %v, want ErrAbandoned", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d entries, want s.json alone", len(ents))
 	}
 }

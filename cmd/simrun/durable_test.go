@@ -67,7 +67,7 @@ func sameResults(t *testing.T, what, want, got string) {
 	if d := cmp.Diff(wo, gord); d != "" {
 		t.Errorf("%s: results.jsonl order differs:\n%s", what, d)
 	}
-	if d := cmp.Diff(stableSummary(t, want), stableSummary(t, got), cmpopts.IgnoreUnexported(report{}, group{}, seedRef{}, probeStats{})); d != "" {
+	if d := cmp.Diff(stableSummary(t, want), stableSummary(t, got), cmpopts.IgnoreUnexported(report{}, group{}, seedRef{}, probeStats{}, probeReport{})); d != "" {
 		t.Errorf("%s: summary differs (-uninterrupted +%s):\n%s", what, what, d)
 	}
 }

@@ -30,7 +30,13 @@ type probeStats struct {
 // declares, how often it was hit and where; a probe no seed hit is unhit.
 type probeReport struct {
 	Probes []*probeStats `json:"probes"`
-	Unhit  []string      `json:"unhit"`
+	// Unhit: the probes no seed hit whose row (workloads.ProbeTable) this
+	// campaign ran; NotRun: how many more probes were not hit and belong
+	// to rows it did not run (a campaign of one scenario judges only its
+	// own probes).
+	Unhit  []string `json:"unhit"`
+	NotRun int      `json:"unhit_rows_not_run"`
+	rows   map[string]bool
 }
 
 func newProbeReport() *probeReport {
@@ -70,15 +76,23 @@ func (p *probeReport) probe(name string) *probeStats {
 	return nil
 }
 
-// finish lists the probes no seed hit.
-func (p *probeReport) finish() {
+// finish lists the probes no seed hit, given the rows the campaign ran.
+func (p *probeReport) finish(rows []string) {
 	if p == nil {
 		return
 	}
-	p.Unhit = p.Unhit[:0]
+	p.rows = map[string]bool{}
+	for _, r := range rows {
+		p.rows[r] = true
+	}
+	p.Unhit, p.NotRun = p.Unhit[:0], 0
 	for _, s := range p.Probes {
-		if s.Hits == 0 {
+		switch {
+		case s.Hits > 0:
+		case p.rows[s.MustHit]:
 			p.Unhit = append(p.Unhit, s.Probe)
+		default:
+			p.NotRun++
 		}
 	}
 }
@@ -111,21 +125,34 @@ func (p *probeReport) writeText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\ncode probes (env.Probe; the row that must hit each: workloads.ProbeTable)\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-30s\thits\tseeds\t %-s\n", "probe", "hit in (seeds)")
+	if slices.ContainsFunc(p.Probes, func(s *probeStats) bool { return s.Hits > 0 || p.rows[s.MustHit] }) {
+		fmt.Fprintf(tw, "%-30s\thits\tseeds\t %-s\n", "probe", "hit in (seeds)")
+	}
 	for _, s := range p.Probes {
+		if s.Hits == 0 && !p.rows[s.MustHit] {
+			continue // its row did not run
+		}
 		var where []string
 		for _, sc := range slices.Sorted(maps.Keys(s.Scenarios)) {
 			where = append(where, fmt.Sprintf("%s (%d)", sc, s.Scenarios[sc]))
 		}
-		if s.MustHit != "" && s.Scenarios[s.MustHit] == 0 {
+		if s.MustHit != "" && p.rows[s.MustHit] && s.Scenarios[s.MustHit] == 0 {
 			where = append(where, "UNHIT in "+s.MustHit+", which must hit it")
 		}
 		fmt.Fprintf(tw, "%-30s\t%d\t%d\t %s\n", s.Probe, s.Hits, s.Seeds, strings.Join(where, ", "))
 	}
 	tw.Flush()
+	more := ""
+	if p.NotRun > 0 {
+		more = fmt.Sprintf("; %d more belong to rows this campaign did not run", p.NotRun)
+	}
 	if len(p.Unhit) == 0 {
-		fmt.Fprintln(w, "unhit: none (every probe hit)")
+		if p.NotRun == 0 {
+			fmt.Fprintln(w, "unhit: none (every probe hit)")
+			return
+		}
+		fmt.Fprintf(w, "unhit: none of the probes whose row ran%s\n", more)
 		return
 	}
-	fmt.Fprintf(w, "unhit: %s (no seed of this campaign entered them)\n", strings.Join(p.Unhit, ", "))
+	fmt.Fprintf(w, "unhit: %s (no seed of this campaign entered them%s)\n", strings.Join(p.Unhit, ", "), more)
 }

@@ -161,7 +161,13 @@ func (r *report) finish(wall time.Duration, interrupted bool) {
 	r.SimPerWall = ratio(r.SimNs, r.WallNs)
 	r.Latency = r.lat.stats()
 	r.Buggify.finish()
-	r.Probes.finish()
+	var rows []string
+	for _, g := range r.groups {
+		if g != nil {
+			rows = append(rows, workloads.EntryLabel(g.Scenario, g.Variants))
+		}
+	}
+	r.Probes.finish(rows)
 	r.Groups = slices.DeleteFunc(slices.Clone(r.groups), func(g *group) bool { return g == nil })
 	slices.SortFunc(r.Failures, seedOrder)
 	for _, g := range r.Groups {

@@ -256,9 +256,7 @@ func (r *runner) main() {
 	r.gens.Buggify = r.s.buggifyConfig(r.opt.Buggify) != nil
 	if r.gens.Buggify {
 		r.gens.SiteCauses = true
-		r.w.Harness().OnBuggify(func(s env.Site, thread int32) {
-			r.gens.SiteFired(s.String(), thread)
-		})
+		r.w.Harness().OnBuggify(func(s env.Site, thread int32) { r.gens.SiteFired(s.String(), thread) })
 	}
 	if r.gens.Buggify || r.s.Cluster.ExecutorMax > 0 { // a saturated executor's rejection arms its thread too (FaultSaturated)
 		r.w.Harness().OnSpawn(r.gens.Spawned)

@@ -100,14 +100,12 @@ func ProbeNames() []string {
 	return out
 }
 
-// entryLabel is a campaign row's label for a scenario and its variant
-// string ("k=v,k=v"; "" or "fixed": none of its own).
-func entryLabel(scenario, variants string) string {
+// EntryLabel is a campaign row's label for a scenario and its variant
+// string ("k=v,k=v"; "" or "fixed": none of its own), as ProbeEntry.String
+// writes it.
+func EntryLabel(scenario, variants string) string {
 	if variants == "" || variants == "fixed" {
 		return scenario
 	}
 	return scenario + " " + strings.ReplaceAll(variants, ",", " ")
 }
-
-// EntryLabel is entryLabel, for simrun's report.
-func EntryLabel(scenario, variants string) string { return entryLabel(scenario, variants) }

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -58,14 +59,7 @@ func (a *Answers) Observe(o cluster.Obs) {
 // end (the end of the run): cutoff leaves the calls made just before the
 // end the time to return.
 func (a *Answers) Judge(end, cutoff time.Duration) {
-	calls := slices.Sorted(func(yield func(int64) bool) {
-		for n := range a.open {
-			if !yield(n) {
-				return
-			}
-		}
-	})
-	for _, n := range calls {
+	for _, n := range slices.Sorted(maps.Keys(a.open)) {
 		c := a.open[n]
 		if c.at > cutoff {
 			continue

@@ -71,11 +71,25 @@ type config struct {
 	testsTimeout time.Duration
 	keep         bool
 	cmdline      string
+	// defaultCampaign: measure each mutant over the default campaign
+	// (default.go) instead of its own scenario's campaigns.
+	defaultCampaign bool
+}
+
+// reportName is the base name of the report and journal files.
+func (c config) reportName() string {
+	if c.defaultCampaign {
+		return "default-campaign"
+	}
+	return "mutants"
 }
 
 // settings is the part of the configuration a row's measurement depends
 // on: a journal row is kept only under the same settings.
 func (c config) settings() string {
+	if c.defaultCampaign {
+		return fmt.Sprintf("default-campaign control-tries=%d", c.controlTries)
+	}
 	return fmt.Sprintf("seeds=%d pending-seeds=%d seed=%d control-tries=%d tests=%v make-test=%v",
 		c.seeds, c.pendingSeeds, c.first, c.controlTries, c.tests, c.makeTest)
 }
@@ -115,6 +129,14 @@ type Campaign struct {
 	// running beside it under -seed-parallel included); the controls'
 	// runs are not counted. Absent in rows measured before it was kept.
 	CPUS float64 `json:"cpu_s,omitempty"`
+	// FirstFail*: the first failing seed of any verdict (what a user sees
+	// first), kept by the default-campaign mode: seeds run up to it, the
+	// process's CPU seconds then (from /proc, in 10 ms ticks), its replay
+	// command and its check ids (its verdict when it carries none).
+	FirstFailRan    int      `json:"first_fail_seeds,omitempty"`
+	FirstFailCPUS   float64  `json:"first_fail_cpu_s,omitempty"`
+	FirstFailReplay string   `json:"first_fail_replay,omitempty"`
+	FirstFailChecks []string `json:"first_fail_checks,omitempty"`
 }
 
 // Result is one mutant's row.
@@ -178,12 +200,14 @@ type Report struct {
 	Seeds   int       `json:"seed_cap"`
 	Mutants int       `json:"mutants"` // patches in testdata/mutants; rows may be fewer
 	Results []*Result `json:"results"`
+	// Default: the default-campaign report's figures (default.go).
+	Default *DefaultSummary `json:"default_campaign,omitempty"`
 }
 
 func main() {
 	cfg, renderOnly := parseFlags()
 	if renderOnly {
-		if err := rerender(cfg.out); err != nil {
+		if err := rerender(cfg.out, cfg.reportName()); err != nil {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
 			os.Exit(1)
 		}
@@ -220,11 +244,17 @@ func parseFlags() (config, bool) {
 	flag.BoolVar(&cfg.testsOnly, "tests-only", false, "run only the targeted tests of the selected mutants and add them to their journal rows (campaigns kept as they are)")
 	flag.DurationVar(&cfg.testsTimeout, "tests-timeout", 15*time.Minute, "wall-clock limit of one mutant's targeted test run (a run cut off counts as failing)")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary copies")
+	flag.BoolVar(&cfg.defaultCampaign, "default-campaign", false,
+		"measure each mutant over the default campaign (simrun with no arguments, one seed at a time) up to its first detection: "+
+			"seeds and CPU seconds, to <out>/default-campaign.md and .json (journal <out>/default-campaign.journal.jsonl); -tests is off")
 	renderOnly := flag.Bool("render-only", false, "rewrite mutants.md from mutants.json without running anything")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "mutants: unexpected argument %q\n", flag.Arg(0))
 		os.Exit(64)
+	}
+	if cfg.defaultCampaign {
+		cfg.tests, cfg.makeTest = false, false
 	}
 	if only != "" {
 		cfg.only = map[string]bool{}
@@ -245,13 +275,14 @@ func under(root, p string) string {
 	return filepath.Join(root, p)
 }
 
-// rerender rewrites mutants.md from the mutants.json in out.
-func rerender(out string) error {
+// rerender rewrites NAME.md from the NAME.json in out (name: "mutants",
+// or "default-campaign").
+func rerender(out, name string) error {
 	root, err := gitOut(".", "rev-parse", "--show-toplevel")
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(under(root, out), "mutants.json")
+	path := filepath.Join(under(root, out), name+".json")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -267,23 +298,34 @@ func rerender(out string) error {
 		}
 	}
 	if moved {
-		return writeReport(root, under(root, out), &rep)
+		return writeReport(root, under(root, out), name, &rep)
 	}
 	dir := under(root, out)
-	return campaign.WriteFile(filepath.Join(dir, "mutants.md"), []byte(render(&rep, rootFrom(dir, root))))
+	return campaign.WriteFile(filepath.Join(dir, name+".md"), []byte(renderNamed(name, &rep, rootFrom(dir, root))))
 }
 
-// writeReport writes mutants.json and mutants.md atomically to dir; root
-// is the module's root.
-func writeReport(root, dir string, rep *Report) error {
+// renderNamed renders the report NAME.md.
+func renderNamed(name string, rep *Report, root string) string {
+	if name == "default-campaign" {
+		return renderDefault(rep, root)
+	}
+	return render(rep, root)
+}
+
+// writeReport writes NAME.json and NAME.md atomically to dir; root is the
+// module's root.
+func writeReport(root, dir, name string, rep *Report) error {
+	if name == "default-campaign" {
+		rep.Default = summarizeDefault(rep)
+	}
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := campaign.WriteFile(filepath.Join(dir, "mutants.json"), append(b, '\n')); err != nil {
+	if err := campaign.WriteFile(filepath.Join(dir, name+".json"), append(b, '\n')); err != nil {
 		return err
 	}
-	return campaign.WriteFile(filepath.Join(dir, "mutants.md"), []byte(render(rep, rootFrom(dir, root))))
+	return campaign.WriteFile(filepath.Join(dir, name+".md"), []byte(renderNamed(name, rep, rootFrom(dir, root))))
 }
 
 // rootFrom is the module's root seen from the report's folder dir, as a

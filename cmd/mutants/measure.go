@@ -200,53 +200,63 @@ func seedText(l seedLine, id string) string {
 // timeout.
 func simrunSeeds(bin, dir string, m *Mutant, parallel int, timeout time.Duration) seedsFunc {
 	return func(ctx context.Context, first uint64, n int, strategy string, each func(seedLine) bool) (float64, error) {
-		ctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
 		args := []string{"run", "--scenario", m.Scenario, "--seeds", fmt.Sprint(n), "--seed", fmt.Sprint(first),
 			"--strategy", strategy, "--json", "--parallel", fmt.Sprint(max(parallel, 1))}
 		args = append(args, m.VariantArgs()...)
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Dir = dir
-		var stderr bytes.Buffer
-		cmd.Stderr = &tail{buf: &stderr, max: 4096}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			return 0, err
-		}
-		if err := cmd.Start(); err != nil {
-			return 0, err
-		}
-		stopped := false
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		for sc.Scan() {
-			var l seedLine
-			if json.Unmarshal(sc.Bytes(), &l) != nil {
-				continue
-			}
-			if !each(l) {
-				stopped = true
-				_ = cmd.Process.Kill()
-				break
-			}
-		}
-		_, _ = io.Copy(io.Discard, out)
-		werr := cmd.Wait()
-		cpu := 0.0
-		if ps := cmd.ProcessState; ps != nil { // killed at the detecting seed: its CPU up to there
-			cpu = (ps.UserTime() + ps.SystemTime()).Seconds()
-		}
-		var ee *exec.ExitError
-		switch {
-		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			return cpu, errTimedOut
-		case stopped || ctx.Err() != nil:
-			return cpu, nil
-		case werr != nil && errors.As(werr, &ee) && ee.ExitCode() == 64:
-			return cpu, fmt.Errorf("simrun usage error: %s", strings.TrimSpace(stderr.String()))
-		}
-		return cpu, nil
+		return streamSeeds(ctx, bin, dir, args, timeout, func(l seedLine, _ func() float64) bool { return each(l) })
 	}
+}
+
+// streamSeeds runs bin (simrun) in dir with args (a run printing --json
+// lines) and hands each seed's line to each, with a function that reads
+// the process's CPU seconds so far, until each returns false; then it
+// kills the process. It returns the CPU seconds (user + system) the
+// process took up to there, from its rusage (0 when not measured).
+func streamSeeds(ctx context.Context, bin, dir string, args []string, timeout time.Duration, each func(seedLine, func() float64) bool) (float64, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &tail{buf: &stderr, max: 4096}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	cpuNow := func() float64 { return procCPU(cmd.Process.Pid) }
+	stopped := false
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var l seedLine
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			continue
+		}
+		if !each(l, cpuNow) {
+			stopped = true
+			_ = cmd.Process.Kill()
+			break
+		}
+	}
+	_, _ = io.Copy(io.Discard, out)
+	werr := cmd.Wait()
+	cpu := 0.0
+	if ps := cmd.ProcessState; ps != nil { // killed at the detecting seed: its CPU up to there
+		cpu = (ps.UserTime() + ps.SystemTime()).Seconds()
+	}
+	var ee *exec.ExitError
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return cpu, errTimedOut
+	case stopped || ctx.Err() != nil:
+		return cpu, nil
+	case werr != nil && errors.As(werr, &ee) && ee.ExitCode() == 64:
+		return cpu, fmt.Errorf("simrun usage error: %s", strings.TrimSpace(stderr.String()))
+	}
+	return cpu, nil
 }
 
 // mutantCopy copies the snapshot to a folder of base and applies the

@@ -71,7 +71,7 @@ func run(ctx context.Context, cfg config) (int, error) {
 	outDir := under(root, cfg.out)
 	s := &session{cfg: cfg, tree: t, journal: cfg.journal}
 	if s.journal == "" {
-		s.journal = filepath.Join(outDir, "mutants.journal.jsonl")
+		s.journal = filepath.Join(outDir, cfg.reportName()+".journal.jsonl")
 	}
 	s.journal = under(root, s.journal)
 	if cfg.testsOnly {
@@ -91,6 +91,9 @@ func run(ctx context.Context, cfg config) (int, error) {
 			if cerr != nil {
 				return &Result{Mutant: m, Cap: cfg.seeds, Fired: []string{}, Error: "the unpatched tree (the control) does not build: " + cerr.Error()}
 			}
+			if cfg.defaultCampaign {
+				return measureDefault(ctx, cfg, base, t, control, m)
+			}
 			return measure(ctx, cfg, base, t, control, m)
 		}
 	}
@@ -98,8 +101,16 @@ func run(ctx context.Context, cfg config) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := writeReport(root, outDir, rep); err != nil {
+	if err := writeReport(root, outDir, cfg.reportName(), rep); err != nil {
 		return 0, err
+	}
+	if cfg.defaultCampaign { // a measurement: a mutant the campaign misses is a figure, not a failure
+		for _, r := range rep.Results {
+			if r.Error != "" {
+				return 1, nil
+			}
+		}
+		return 0, nil
 	}
 	return exitCode(rep), nil
 }

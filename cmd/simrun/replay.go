@@ -29,8 +29,9 @@ fired on one virtual-time axis) in its artefact directory; --timeline FILE
 writes that page to FILE whatever the verdict.
 
 With --expect ID[,ID] the replay is a reproduction (make repro-hN runs one):
-it says whether one of the named checks fired (campaign.Found: a safety or
-liveness verdict carrying the id) and exits 0 when it did, 1 when not.
+it says first, on its own line, whether one of the named checks fired
+(campaign.Found: a safety or liveness verdict carrying the id), and exits
+0 when it did, 1 when not, whatever else fired.
 
 exit: the seed's verdict: 0 pass, 1 safety, 2 liveness, 3 crash, 4 budget or unknown;
 with --expect, 0 reproduced and 1 not; 64 usage or scenario error, or an --out or
@@ -97,6 +98,11 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return reportIOErrors(stderr, "replay", ioErrs, code)
 	}
+	// A reproduction's answer comes first: under a profile other checks
+	// may fire too, and the first line says whether the one asked for did.
+	if reproduced != "" {
+		fmt.Fprintln(stdout, reproduced)
+	}
 	var tracePath string
 	if trace {
 		if len(out.Events) <= traceInline {
@@ -108,9 +114,6 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	printOutcome(stdout, out)
 	if tracePath != "" {
 		fmt.Fprintf(stdout, "trace: %s (%d lines)\n", tracePath, len(out.Events))
-	}
-	if reproduced != "" {
-		fmt.Fprintln(stdout, reproduced)
 	}
 	return reportIOErrors(stderr, "replay", ioErrs, code)
 }

@@ -54,6 +54,10 @@ type Config struct {
 	CPU *CPUModel
 	// Buggify, when non-nil, switches core's rare paths (env.Site) on.
 	Buggify *BuggifyConfig
+	// Progress, when non-nil, receives the run's steps and virtual time as
+	// it goes, for a display in another goroutine; it changes nothing in
+	// the run.
+	Progress *Progress
 }
 
 // Outcome is how a run ended.
@@ -309,6 +313,9 @@ func (w *World) Run(main func()) Result {
 		panic("sim: scheduler returned before the run ended")
 	}
 	w.result.Steps = w.steps
+	if w.cfg.Progress != nil {
+		w.publish()
+	}
 	w.result.Switches = w.switches
 	w.result.Elapsed = time.Duration(w.now)
 	w.result.TraceHash = w.hash // before the teardown, which is not part of the run
@@ -413,6 +420,9 @@ func (w *World) pick() *thread {
 	}
 	w.steps++
 	w.mix(uint64(t.id), 0xD1)
+	if w.cfg.Progress != nil && w.steps&(progressEvery-1) == 0 {
+		w.publish()
+	}
 	return t
 }
 

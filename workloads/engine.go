@@ -145,7 +145,7 @@ func (r *runner) worldConfig() sim.Config {
 	if r.opt.MaxSteps > 0 {
 		cfg.MaxSteps = r.opt.MaxSteps
 	}
-	cfg.MaxHeap = r.opt.MaxHeap
+	cfg.MaxHeap, cfg.Progress = r.opt.MaxHeap, r.opt.Progress
 	strategy := s.Run.Strategy
 	if r.opt.Strategy != "" {
 		strategy = r.opt.Strategy

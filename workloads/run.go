@@ -62,6 +62,10 @@ type Options struct {
 	// Timeline, when set, is a file that receives the run's timeline page
 	// whatever the verdict.
 	Timeline string
+	// Progress, when set, receives the run's steps and virtual time as it
+	// goes (sim.Config.Progress), for a display of a long seed; it changes
+	// nothing in the run.
+	Progress *sim.Progress
 }
 
 // Outcome is one seed's result.
@@ -201,6 +205,10 @@ func (s *Scenario) clusterConfig(v map[string]string, f Faults) (cluster.Config,
 func dist(d Dist) cluster.Dist {
 	return cluster.Dist{Kind: d.Kind, Min: d.Min.D, Max: d.Max.D, Mean: d.Mean.D, Step: d.Step.D}
 }
+
+// Span is the virtual time a run of s covers: its duration and its heal
+// phase (the quiesce after them takes a few seconds more).
+func (s *Scenario) Span() time.Duration { return s.Run.Duration.D + s.heal() }
 
 // heal returns the liveness phase length.
 func (s *Scenario) heal() time.Duration {

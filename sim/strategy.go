@@ -74,8 +74,9 @@ type pct struct {
 	q       prioHeap
 }
 
-// pctHorizonBits bounds the log-uniform change points of a PCT run without
-// Config.PCTSteps: up to 2^24 (16.7 M) steps.
+// pctHorizonBits bounds the log-uniform change points of a PCT run that
+// has neither Config.PCTSteps nor a measured horizon (a World built with
+// New and no PCTSteps): up to 2^24 (16.7 M) steps.
 const pctHorizonBits = 24
 
 func newPCT(cfg Config, r *rand.Rand) *pct {
@@ -89,16 +90,56 @@ func newPCT(cfg Config, r *rand.Rand) *pct {
 			p.changes = append(p.changes, 1+r.Int64N(int64(k)))
 			continue
 		}
-		// No horizon given: a change point's step is drawn log-uniformly
-		// over 1..2^pctHorizonBits (a power of two uniformly, then a step
-		// below it), so a run of n steps gets each change point inside it
-		// with probability about log2(n)/pctHorizonBits, at its own scale,
-		// whatever its length.
+		// No horizon: a change point's step is drawn log-uniformly over
+		// 1..2^pctHorizonBits (a power of two uniformly, then a step below
+		// it). A run of n steps gets each change point inside it with
+		// probability about log2(n)/pctHorizonBits only: on a short run
+		// most fall after its end, so Run measures the horizon instead.
 		bits := 1 + r.IntN(pctHorizonBits)
 		p.changes = append(p.changes, 1+r.Int64N(int64(1)<<bits))
 	}
 	slices.Sort(p.changes)
 	return p
+}
+
+// HorizonRun says how the horizon of a PCT run is measured: when cfg is
+// PCT without PCTSteps it returns the configuration of the measuring run,
+// cfg under the random walk (same seed, budgets and buggify; no trace, no
+// recorded decisions, no progress), and true; otherwise cfg and false.
+// The PCT run then takes that run's step count as PCTSteps (WithHorizon).
+// The measuring run depends on the seed alone, so the PCT run's trace
+// still depends only on the configuration and the program.
+func HorizonRun(cfg Config) (Config, bool) {
+	if cfg.Strategy != StrategyPCT || cfg.PCTSteps > 0 {
+		return cfg, false
+	}
+	m := cfg
+	m.Strategy, m.Replay = StrategyRandom, nil
+	m.Trace, m.RecordDecisions, m.Progress = false, false, nil
+	return m, true
+}
+
+// WithHorizon returns cfg with PCTSteps set from a measuring run's step
+// count (at least 1).
+func WithHorizon(cfg Config, steps int64) Config {
+	cfg.PCTSteps = int(max(steps, 1))
+	return cfg
+}
+
+// Run builds a World for cfg, runs the program that program builds on it
+// and returns both. Under PCT without PCTSteps it first runs the program on
+// a second World under the random walk with the same seed (HorizonRun) and
+// gives PCT that run's step count as its horizon k, so that the d-1 change
+// points are spread over a run of about the PCT run's own length, as
+// PCT's bound needs, whatever that length: a PCT seed costs two runs.
+// program is called once per World and must build its state afresh.
+func Run(cfg Config, program func(w *World) func()) (*World, Result) {
+	if m, ok := HorizonRun(cfg); ok {
+		mw := New(m)
+		cfg = WithHorizon(cfg, mw.Run(program(mw)).Steps)
+	}
+	w := New(cfg)
+	return w, w.Run(program(w))
 }
 
 func (p *pct) spawned(w *World, t *thread) {

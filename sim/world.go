@@ -21,11 +21,13 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 type Config struct {
 	Seed     uint64
 	Strategy StrategyKind // default Random
-	// PCTDepth is d for PCT (default 3); PCTSteps the expected run length
-	// over which change points are spread uniformly (PCT's bound holds for
-	// runs of about that length). Zero: each change point's step is drawn
-	// log-uniformly over 1..2^24, so PCT works out of the box on a run of
-	// any length, at some cost to the bound.
+	// PCTDepth is d for PCT (default 3); PCTSteps the horizon k, the run
+	// length over which the d-1 change points are spread uniformly (PCT's
+	// bound holds for runs of about that length). Zero under Run: k is the
+	// step count of a measuring run of the same seed under the random walk
+	// (HorizonRun). Zero under New alone, which cannot run the program
+	// twice: each change point's step is drawn log-uniformly over 1..2^24,
+	// which on a short run puts most of them after its end.
 	PCTDepth int
 	PCTSteps int
 	// Replay is the decision list for StrategyReplay.

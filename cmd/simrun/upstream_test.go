@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,14 +10,17 @@ import (
 	"testing"
 )
 
-// upstreamRepro is an entry's upstream-repro field: "simrun run ARGS  #
-// check C; not with KEY=DEFAULT". ARGS include --profile upstream (and may
-// name a scenario file, .yaml, by its path from the repository root); C must
-// fire under them, the seed must pass without --profile, and C must not
-// fire under them with KEY=DEFAULT on top (the key that models the finding).
+// upstreamRepro is an entry's upstream-repro field: "simrun replay ARGS  #
+// not with KEY=VALUE". ARGS run one seed (--seed N, never --seeds) under
+// --profile upstream (and may name a scenario file, .yaml, by its path from
+// the repository root) with --expect C, the check that is the finding:
+// replay prints first whether C fired and exits 0 when it did, 1 when not,
+// whatever else the profile makes fire. C must fire under ARGS, must not
+// fire with KEY=VALUE on top (the key that models the finding, set to its
+// fix), and the seed must pass without --profile.
 type upstreamRepro struct {
-	entry, check, without string
-	args                  []string
+	entry, check, without, seed string
+	args                        []string
 }
 
 func loadUpstreamRepros(t *testing.T) []upstreamRepro {
@@ -38,15 +42,27 @@ func loadUpstreamRepros(t *testing.T) []upstreamRepro {
 				continue
 			}
 			cmd, note, _ := strings.Cut(v, "#")
-			check, without, _ := strings.Cut(strings.TrimSpace(note), ";")
 			r := upstreamRepro{entry: filepath.Base(name),
-				check:   strings.TrimSpace(strings.TrimPrefix(check, "check ")),
-				without: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(without), "not with "))}
+				without: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(note), "not with "))}
 			f := strings.Fields(cmd)
-			if len(f) < 4 || f[0] != "simrun" || f[1] != "run" || !slices.Contains(f, "--profile") || r.check == "" || r.without == "" {
-				t.Fatalf("%s: upstream-repro %q: want simrun run --profile NAME ...  # check C; not with K=V", r.entry, v)
+			value := func(flag string) (string, int) {
+				n, val := 0, ""
+				for i, a := range f {
+					if a == flag && i+1 < len(f) {
+						n, val = n+1, f[i+1]
+					}
+				}
+				return val, n
 			}
-			r.args = f[2:]
+			var nSeed, nExpect int
+			r.seed, nSeed = value("--seed")
+			r.check, nExpect = value("--expect")
+			if len(f) < 4 || f[0] != "simrun" || f[1] != "replay" || !slices.Contains(f, "--profile") ||
+				slices.Contains(f, "--seeds") || nSeed != 1 || nExpect != 1 || strings.Contains(r.check, ",") ||
+				!strings.Contains(r.without, "=") {
+				t.Fatalf("%s: upstream-repro %q: want simrun replay --scenario S --seed N --profile NAME ... --expect C  # not with K=V", r.entry, v)
+			}
+			r.args = f[1:]
 			// A scenario file is named from the repository root, as the
 			// entry's command runs; the test runs in cmd/simrun.
 			if i := slices.Index(r.args, "--scenario"); i >= 0 && i+1 < len(r.args) && strings.HasSuffix(r.args[i+1], ".yaml") {
@@ -58,47 +74,54 @@ func loadUpstreamRepros(t *testing.T) []upstreamRepro {
 	return out
 }
 
-// withoutProfile drops --profile NAME from args.
-func withoutProfile(args []string) []string {
-	i := slices.Index(args, "--profile")
+// without drops flag and its value from args.
+func without(args []string, flag string) []string {
+	i := slices.Index(args, flag)
+	if i < 0 {
+		return args
+	}
 	return slices.Delete(slices.Clone(args), i, i+2)
 }
 
-// TestUpstreamRepros runs every ledger entry's upstream-repro: the named
-// check fires under the profile, not once the finding's own key is back at
-// its default, and the seed passes without the profile.
+// TestUpstreamRepros runs every ledger entry's upstream-repro in-process,
+// as a maintainer types it: one seed runs, the first line of its report
+// says the finding's check fired and it exits 0; with the finding's key set
+// to its fix the first line says the check did not fire and it exits 1;
+// and the seed passes without the profile.
 func TestUpstreamRepros(t *testing.T) {
 	repros := loadUpstreamRepros(t)
 	if len(repros) == 0 {
 		t.Fatal("no ledger entry has an upstream-repro")
 	}
+	// Failing seeds leave their timelines under the temporary folder.
+	t.Setenv("TMPDIR", t.TempDir())
 	for _, r := range repros {
 		t.Run(strings.TrimSuffix(r.entry, ".md"), func(t *testing.T) {
-			t.Parallel()
-			run := func(args ...string) (string, []string) {
-				res := simrunExec(t, append(append([]string{"run"}, args...), "--seeds", "1", "--parallel", "1", "--json")...)
-				var o struct {
-					Verdict  string   `json:"verdict"`
-					Checks   []string `json:"checks"`
-					Profile  string   `json:"profile"`
-					Variants string   `json:"variants"`
+			replay := func(args []string) (int, []string) {
+				var out, errb bytes.Buffer
+				code := simrun(args, &out, &errb)
+				lines := strings.Split(out.String(), "\n")
+				var seeds []string
+				for _, l := range lines {
+					if s, ok := strings.CutPrefix(l, "seed: "); ok {
+						seeds = append(seeds, s)
+					}
 				}
-				if err := json.Unmarshal([]byte(res.stdout), &o); err != nil {
-					t.Fatalf("simrun run %v: %v\nstdout %s\nstderr %s", args, err, res.stdout, res.stderr)
+				if len(seeds) != 1 || seeds[0] != r.seed {
+					t.Errorf("simrun %v: ran seeds %v, want the one seed %s\nstderr %s", args, seeds, r.seed, errb.String())
 				}
-				if slices.Contains(args, "--profile") && (o.Profile == "" || !strings.Contains(o.Variants, "trigger-fence=")) {
-					t.Errorf("simrun run %v: record names profile %q, variants %q: want the profile and its pairs", args, o.Profile, o.Variants)
-				}
-				return o.Verdict, o.Checks
+				return code, lines
 			}
-			if _, checks := run(r.args...); !slices.Contains(checks, r.check) {
-				t.Errorf("under the profile %s did not fire (checks %v)", r.check, checks)
+			code, lines := replay(r.args)
+			if want := "reproduced: " + r.check + " fired ("; code != 0 || !strings.HasPrefix(lines[0], want) || !strings.Contains(lines[0], " seed "+r.seed+",") {
+				t.Errorf("under the profile: exit %d, first line %q: want 0 and %q...", code, lines[0], want)
 			}
-			if _, checks := run(append(slices.Clone(r.args), "--variant", r.without)...); slices.Contains(checks, r.check) {
-				t.Errorf("with %s on top of the profile %s still fired: the repro is not the finding's", r.without, r.check)
+			code, lines = replay(append(slices.Clone(r.args), "--variant", r.without))
+			if want := "not reproduced: none of " + r.check + " fired ("; code != 1 || !strings.HasPrefix(lines[0], want) {
+				t.Errorf("with %s on top of the profile: exit %d, first line %q: want 1 and %q... (the repro is not the finding's)", r.without, code, lines[0], want)
 			}
-			if v, checks := run(withoutProfile(r.args)...); v != "pass" {
-				t.Errorf("without the profile: %s %v, want pass", v, checks)
+			if code, lines = replay(without(without(r.args, "--profile"), "--expect")); code != 0 {
+				t.Errorf("without the profile: exit %d, want 0 (pass)\n%s", code, strings.Join(lines, "\n"))
 			}
 		})
 	}

@@ -46,12 +46,24 @@ type doc struct {
 	render func(root string) (string, error)
 }
 
-var docs = []doc{{readme, figures}, {rootReadme, readmeFigures}}
+var docs = []doc{{readme, figures}, {rootReadme, readmeFigures}, {longReadme, longTables}}
 
 func main() {
 	root := flag.String("root", ".", "the repository's root")
-	check := flag.Bool("check", false, "only check that the figures blocks of results/README.md and README.md are current (exit 1 if not)")
+	check := flag.Bool("check", false, "only check that the figures blocks of the pages are current (exit 1 if not)")
+	collect := flag.String("collect", "", "put the campaign folders named as arguments into "+longData+" under this group (then render)")
+	built := flag.String("built", "", "with -collect: the commit the campaigns' simrun binary was built from")
+	paused := flag.String("paused", "", "with -collect: the campaigns (comma-separated names) stopped with SIGSTOP for a while, whose wall time gives no rate")
 	flag.Parse()
+	if *collect != "" {
+		if *built == "" || flag.NArg() == 0 {
+			fail(errors.New("-collect GROUP needs -built COMMIT and campaign folders"))
+		}
+		if err := collectLong(*root, *collect, *built, strings.Split(*paused, ","), flag.Args()); err != nil {
+			fail(err)
+		}
+		fmt.Printf("resultsdoc: %s: %d campaigns of %s collected\n", longData, flag.NArg(), *collect)
+	}
 	stale := false
 	for _, d := range docs {
 		path := filepath.Join(*root, d.path)
@@ -61,6 +73,9 @@ func main() {
 		}
 		switch {
 		case doc == old:
+			if !*check {
+				fmt.Printf("resultsdoc: %s: unchanged\n", d.path)
+			}
 		case *check:
 			fmt.Fprintf(os.Stderr, "resultsdoc: %s: the figures block is stale; run go run ./cmd/resultsdoc (make results)\n", path)
 			stale = true
@@ -68,11 +83,31 @@ func main() {
 			if err := campaign.WriteFile(path, []byte(doc)); err != nil {
 				fail(err)
 			}
+			fmt.Printf("resultsdoc: %s: written, %s\n", d.path, changedLines(old, doc))
 		}
 	}
 	if stale {
 		os.Exit(1)
 	}
+}
+
+// changedLines says which lines of old the new page replaced, and with
+// how many.
+func changedLines(old, doc string) string {
+	a, b := strings.Split(old, "\n"), strings.Split(doc, "\n")
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	removed, added := len(a)-pre-suf, len(b)-pre-suf
+	if removed == 0 {
+		return fmt.Sprintf("%d lines added after line %d", added, pre)
+	}
+	return fmt.Sprintf("lines %d-%d (%d) replaced by %d lines", pre+1, pre+removed, removed, added)
 }
 
 // rendered is d's page as committed and with its block rendered afresh.

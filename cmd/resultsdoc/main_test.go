@@ -179,9 +179,9 @@ func TestSpliceNeedsMarkers(t *testing.T) {
 	}
 }
 
-// TestHuntList: results/long/hunt.sh -n prints, for every campaign folder
-// committed in results/long/hunt, the command its campaign.json records,
-// and names each campaign once.
+// TestHuntList: results/long/hunt.sh -n prints, for every campaign of the
+// hunt in results/long/campaigns.jsonl, the command its campaign.json
+// recorded, and names each campaign once.
 func TestHuntList(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
@@ -202,30 +202,82 @@ func TestHuntList(t *testing.T) {
 		}
 		byName[name] = f[2:]
 	}
-	dirs, _ := filepath.Glob(filepath.Join(root, "results", "long", "hunt", "*", "campaign.json"))
-	if len(dirs) == 0 {
-		t.Fatal("no results/long/hunt/*/campaign.json")
+	runs, err := readLong(root)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, p := range dirs {
-		var c struct {
-			Args []string `json:"args"`
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, &c); err != nil {
-			t.Fatal(err)
-		}
-		name := filepath.Base(filepath.Dir(p))
-		got, ok := byName[name]
-		if !ok {
-			t.Errorf("%s: no line in results/long/hunts.txt", name)
+	n := 0
+	for _, r := range runs {
+		if r.Group != "hunt" {
 			continue
 		}
-		if !slices.Equal(got, c.Args) {
-			t.Errorf("%s: hunt.sh runs %q, the campaign ran %q", name, got, c.Args)
+		n++
+		got, ok := byName[r.Name]
+		if !ok {
+			t.Errorf("%s: no line in results/long/hunts.txt", r.Name)
+			continue
 		}
+		if !slices.Equal(got, r.Args) {
+			t.Errorf("%s: hunt.sh runs %q, the campaign ran %q", r.Name, got, r.Args)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no campaign of the hunt in results/long/campaigns.jsonl")
+	}
+}
+
+// TestLongTablesFollowTheData: a campaign collected from its folder shows
+// in its group's table with its verdicts, rate and failing checks, and
+// collecting it again replaces its row.
+func TestLongTablesFollowTheData(t *testing.T) {
+	dir := t.TempDir()
+	camp := filepath.Join(dir, "run", "fixed-h9-x-pct")
+	if err := os.MkdirAll(camp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, s string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(camp, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("campaign.json", `{"args":["--scenario","h9","--seeds","10","--strategy","pct","--buggify","on","--out","/abs/fixed-h9-x-pct"],
+		"scenarios":[{"scenario":"h9","first_seed":7,"seeds":10}],"variants":"fixed","strategy":"pct","planned_seeds":10}`)
+	summary := `{"command":"simrun run --scenario h9 --out /abs/fixed-h9-x-pct","planned_seeds":10,"seeds":10,"parallel":2,
+		"verdicts":{"pass":PASS,"safety":SAFETY},"wall_ns":3600000000000,
+		"failures":[{"scenario":"h9","seed":9,"verdict":"safety","violation":"long text","checks":["deadlock","checkpoint-progress"]}]}`
+	write("summary.json", strings.NewReplacer("PASS", "9", "SAFETY", "1").Replace(summary))
+	if err := os.MkdirAll(filepath.Join(dir, "results", "long"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := collectLong(dir, "fixed5000", "abc1234", nil, []string{camp}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := longTables(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "| `fixed-h9-x-pct` | h9 | fixed | pct | on | 7 | 10 | 9 | 1 | 0 | 0 | 0 | 5 | `abc1234` | checkpoint-progress 1, deadlock 1; seeds 9 |"
+	if !strings.Contains(got, want) || !strings.Contains(got, "### The fixed design, 5 000 seeds") {
+		t.Errorf("tables lack\n%s\ngot:\n%s", want, got)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, longData))
+	if strings.Contains(string(b), "/abs") || strings.Contains(string(b), "long text") {
+		t.Errorf("campaigns.jsonl keeps a machine path or a violation's text:\n%s", b)
+	}
+	write("summary.json", strings.NewReplacer("PASS", "10", "SAFETY", "0").Replace(summary))
+	if err := collectLong(dir, "fixed5000", "abc1234", []string{"fixed-h9-x-pct"}, []string{camp}); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := readLong(dir)
+	if err != nil || len(runs) != 1 || runs[0].Verdicts["pass"] != 10 || !runs[0].Paused {
+		t.Errorf("collected again: %+v, %v; want one row, 10 passes, paused", runs, err)
+	}
+	if got, _ := longTables(dir); !strings.Contains(got, "| 10 | 10 | 0 | 0 | 0 | 0 | paused |") {
+		t.Errorf("a paused campaign's rate is not \"paused\":\n%s", got)
+	}
+	if err := collectLong(dir, "nosuch", "abc1234", nil, []string{camp}); err == nil {
+		t.Error("-collect into an unknown group succeeded")
 	}
 }
 

@@ -14,8 +14,9 @@
 # -b is the simrun binary (default: built from the checkout's HEAD into DIR/simrun-HASH); the
 # campaigns of 2026-12-01 each ran the binary of their "built" column. -d is the folder the
 # campaigns are written to (default campaign-out/hunt). Afterwards
-#   python3 results/long/collect-hunt.py DIR results/long/hunt
-# copies the summaries into results/long/hunt and prints the table of results/long/README.md.
+#   go run ./cmd/resultsdoc -collect hunt -built COMMIT DIR/NAME...
+# puts each campaign's summary into results/long/campaigns.jsonl and renders the table of
+# results/long/README.md.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 list=$here/hunts.txt

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
+	"reflect"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"slices"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -201,6 +204,10 @@ type World struct {
 	probes   []int // hits per env.Probe
 	onNote   func(at time.Duration, thread, msg string)
 	onSpawn  func(parent, child int32)
+	// spawnPCs[id] is where thread id was spawned: the call stack of the
+	// code that called Go, the simulator's own frames left out (Harness.Threads
+	// resolves it). Recorded at the spawn; nothing reads it during the run.
+	spawnPCs [][]uintptr
 	// Slabs for the objects a run makes by the ten thousand.
 	threadSlab slab[thread]
 	mutexSlab  slab[mutex]
@@ -280,6 +287,11 @@ type ThreadInfo struct {
 	Exited   bool          // its function returned (or panicked) before the run ended
 	ExitAt   time.Duration // when, if Exited
 	Panicked bool          // it ended by a panic that reached the simulator
+	// Spawner is the spawn record: the functions on the stack of the code
+	// that called Go, innermost first (package-qualified, as
+	// runtime.Frame.Function gives them: "github.com/ckptsim/ckptsim/core/exec.(*Pool).addWorker"),
+	// the simulator's own frames left out; at most 24.
+	Spawner []string
 }
 
 // Threads returns the thread table, in spawn order: every thread started
@@ -290,9 +302,37 @@ func (w *Harness) Threads() []ThreadInfo {
 	out := make([]ThreadInfo, len(w.threads))
 	for i, t := range w.threads {
 		out[i] = ThreadInfo{ID: t.id, Name: t.name, Parent: t.parent, Spawned: time.Duration(t.spawnAt),
-			Exited: t.exited, ExitAt: time.Duration(t.exitAt), Panicked: t.panicked}
+			Exited: t.exited, ExitAt: time.Duration(t.exitAt), Panicked: t.panicked, Spawner: spawner(w.spawnPCs[i])}
 	}
 	return out
+}
+
+// spawnStack records the stack of the code spawning a thread (its caller
+// of Go, and that caller's callers): program counters only, resolved by
+// spawner when the table is read.
+func spawnStack() []uintptr {
+	var pcs [32]uintptr
+	n := runtime.Callers(3, pcs[:]) // runtime.Callers, spawnStack, spawn
+	return slices.Clone(pcs[:n])
+}
+
+// simPackage is this package's path, whose frames a spawn record leaves out.
+var simPackage = reflect.TypeFor[World]().PkgPath()
+
+// spawner resolves a spawn stack to function names, innermost first, the
+// simulator's own frames (Go, GoRunner, ...) left out; at most 24.
+func spawner(pcs []uintptr) []string {
+	var out []string
+	fr := runtime.CallersFrames(pcs)
+	for {
+		f, more := fr.Next()
+		if f.Function != "" && !strings.HasPrefix(f.Function, simPackage+".") && !strings.HasPrefix(f.Function, "runtime.") {
+			out = append(out, f.Function)
+		}
+		if !more || len(out) == 24 {
+			return out
+		}
+	}
 }
 
 func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
@@ -505,6 +545,7 @@ func (w *World) spawn(name string, body Runner) *thread {
 		}
 	}
 	w.threads = append(w.threads, t)
+	w.spawnPCs = append(w.spawnPCs, spawnStack())
 	c := w.coroutine()
 	c.t, c.body = t, body
 	t.co, t.at = c, c.at

@@ -158,14 +158,15 @@ func (r *runner) worldConfig() sim.Config {
 	// A run that does not end an hour of virtual time after its phases is
 	// livelocked; the budget says so instead of hanging.
 	cfg.MaxTime = s.Run.Duration.D + s.heal() + time.Hour
-	if cfg.PCTSteps == 0 {
-		cfg.PCTSteps = 200_000
-	}
 	return cfg
 }
 
 func (r *runner) run(out Outcome) Outcome {
-	r.w = sim.New(r.worldConfig())
+	cfg := r.worldConfig()
+	if m, ok := sim.HorizonRun(cfg); ok {
+		cfg = sim.WithHorizon(cfg, r.measure(m))
+	}
+	r.w = sim.New(cfg)
 	r.tl.attach(r.w)
 	r.ccfg.Sched.Observe = func(f sched.Firing) { r.tl.firings = append(r.tl.firings, f) } // the timeline's hand-offs
 	res := r.w.Run(r.main)
@@ -198,6 +199,17 @@ func (r *runner) run(out Outcome) Outcome {
 		r.writeTimeline(&out)
 	}
 	return out
+}
+
+// measure is PCT's horizon (sim.HorizonRun, as sim.Run measures it): the
+// same seed, variants and budgets run once under the random walk, on a
+// runner of its own that judges nothing and writes nothing, and its step
+// count is the k over which the PCT run spreads its change points. A PCT
+// seed costs two runs.
+func (r *runner) measure(m sim.Config) int64 {
+	mr := &runner{s: r.s, opt: r.opt, ccfg: r.ccfg, faults: r.faults, swarm: r.swarm, options: r.options, planted: r.planted}
+	mr.w = sim.New(m)
+	return mr.w.Run(mr.main).Steps
 }
 
 // report turns the run's findings into the verdict: each finding is a
@@ -342,31 +354,39 @@ func (r *runner) monitor() {
 }
 
 // threads judges timer-threads, dispatch-bound and worker-died from the
-// simulator's thread table: the roles core names its scheduler threads by
-// at spawn, the bounds of the scheduler's configuration, and the keep-alive
+// simulator's thread table: each thread's role read from its spawn record
+// (schedRoles: which executor spawned it, for which package; never its
+// name), the bounds of the scheduler's configuration, and the keep-alive
 // after which an idle dispatch thread may be reaped.
 func (r *runner) threads() {
 	cfg := r.ccfg.Sched
-	th := oracle.Threads{TimerRole: "checkpoint-timer-", TimerMax: -1, KeepAlive: cfg.KeepAlive}
+	th := oracle.Threads{TimerMax: -1, KeepAlive: cfg.KeepAlive}
 	if th.KeepAlive <= 0 {
 		th.KeepAlive = 60 * time.Second // sched.Config's default
 	}
-	switch r.c.Sched.Design() {
+	design := r.c.Sched.Design()
+	switch design {
 	case sched.Shared:
-		th.TimerMax, th.DispatchRole, th.DispatchMax = 2, "checkpoint-dispatcher-", cfg.Bound()
+		th.TimerMax, th.DispatchMax = 2, cfg.Bound()
 	case sched.SharedInline:
 		th.TimerMax = 2
 	case sched.LeaderFollower: // one pool of at most bound threads, the leader among them; no timer threads
-		th.TimerMax, th.DispatchRole, th.DispatchMax = 0, "checkpoint-scheduler-", cfg.Bound()
-	default: // per-pipeline: every lease has its own timer threads, replaced on a reset
-		th.TimerRole = ""
+		th.TimerMax, th.DispatchMax = 0, cfg.Bound()
 	}
 	closed := r.closedAt
 	if closed == 0 {
 		closed = r.w.Elapsed() // the run ended before the harness closed the scheduler
 	}
-	th.Judge(&r.find, threadTable(r.w.Harness().Threads()), r.lease.BodyEnds, closed)
+	table := threadTable(design, r.w.Harness().Threads())
+	if onThreadTable != nil {
+		onThreadTable(design, table)
+	}
+	th.Judge(&r.find, table, r.lease.BodyEnds, closed)
 }
+
+// onThreadTable, when set (by a test), sees each run's thread table as the
+// thread checks get it.
+var onThreadTable func(sched.Design, []oracle.Thread)
 
 func (r *runner) now() time.Duration { return r.w.Elapsed() }
 
@@ -417,11 +437,12 @@ func lockEdges(g *sim.LockGraph) []oracle.LockEdge {
 }
 
 // threadTable hands the simulator's thread table to the thread checks as
-// plain values.
-func threadTable(ts []sim.ThreadInfo) []oracle.Thread {
+// plain values, each thread with its role from its spawn record.
+func threadTable(design sched.Design, ts []sim.ThreadInfo) []oracle.Thread {
+	roles := schedRoles(design, ts)
 	out := make([]oracle.Thread, len(ts))
 	for i, t := range ts {
-		out[i] = oracle.Thread{ID: t.ID, Name: t.Name, Spawned: t.Spawned, Exited: t.Exited, ExitAt: t.ExitAt}
+		out[i] = oracle.Thread{ID: t.ID, Name: t.Name, Role: roles[i], Spawned: t.Spawned, Exited: t.Exited, ExitAt: t.ExitAt}
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package oracle
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -11,45 +12,40 @@ import (
 // Threads holds the scheduler's thread checks: timer-threads,
 // dispatch-bound and worker-died. They judge from the simulator's own
 // thread table (handed over as []Thread: every thread spawned through the
-// env seam, its name, when it was spawned and when its function returned), the
-// lease decorator's record of when the last body each thread ran returned,
-// the harness's configuration and the time it closed the scheduler; never
-// from the scheduler's or the pool's own counters.
-//
-// A role is the name prefix core gives a scheduler thread at spawn, followed
-// by its number ("checkpoint-dispatcher-3").
+// env seam, when it was spawned and when its function returned, and the
+// role the harness read from its spawn record), the lease decorator's
+// record of when the last body each thread ran returned, the harness's
+// configuration and the time it closed the scheduler; never from the
+// scheduler's or the pool's own counters, and never from the names core
+// gives its threads (a name appears in messages only).
 type Threads struct {
-	// TimerRole names the shared timer threads; TimerMax bounds how many are
-	// alive at once (-1: no bound).
-	TimerRole string
-	TimerMax  int
-	// DispatchRole names the threads that run bodies from the dispatch side
-	// (the shared design's pool, the leader-follower pool); "" for designs
-	// without one. DispatchMax bounds how many are alive at once.
-	DispatchRole string
-	DispatchMax  int
+	// TimerMax bounds how many RoleTimer threads are alive at once (-1: no
+	// bound); DispatchMax how many RoleDispatch threads (the shared
+	// design's pool, the leader-follower pool).
+	TimerMax    int
+	DispatchMax int
 	// KeepAlive is how long a dispatch thread stays idle before the pool may
 	// reap it (the scheduler's configuration).
 	KeepAlive time.Duration
 }
 
+// The roles of scheduler threads: the harness assigns them from each
+// thread's spawn record (which executor spawned it, and whose executor it
+// is), never from its name.
+const (
+	RoleTimer    = "timer"    // a shared timer thread of the scheduler
+	RoleDispatch = "dispatch" // a thread that runs bodies from the dispatch side
+)
+
 // Thread is one row of the simulator's thread table, as the harness hands
 // it over after the run (sim.World.Threads, in spawn order).
 type Thread struct {
 	ID      int32
-	Name    string        // as given to Go (a role and a number: "checkpoint-dispatcher-3")
+	Name    string        // as given to Go: for messages only
+	Role    string        // RoleTimer, RoleDispatch, or "" (not a bounded scheduler thread)
 	Spawned time.Duration // virtual time of the spawn
 	Exited  bool          // its function returned (or panicked) before the run ended
 	ExitAt  time.Duration // when, if Exited
-}
-
-// Role reports whether name is role followed by a thread number.
-func Role(name, role string) bool {
-	if role == "" || !strings.HasPrefix(name, role) {
-		return false
-	}
-	n := name[len(role):]
-	return n != "" && strings.Trim(n, "0123456789") == ""
 }
 
 // Judge checks the thread table of one run. closedAt is when the harness
@@ -57,16 +53,14 @@ func Role(name, role string) bool {
 // thread id to when the last lease body it ran returned.
 func (th Threads) Judge(f *Findings, table []Thread, bodyEnd map[int32]time.Duration, closedAt time.Duration) {
 	if th.TimerMax >= 0 {
-		if n, at := peak(table, th.TimerRole); n > th.TimerMax {
-			f.Add(TimerThreads, at, "scheduler", "%d %s threads alive at once (the world's thread table), want at most %d",
-				n, th.TimerRole+"N", th.TimerMax)
+		if n, at, names := peak(table, RoleTimer); n > th.TimerMax {
+			f.Add(TimerThreads, at, "scheduler", "%d timer threads alive at once (the world's thread table, roles from spawn records: %s), want at most %d",
+				n, names, th.TimerMax)
 		}
 	}
-	if th.DispatchRole != "" {
-		if n, at := peak(table, th.DispatchRole); n > th.DispatchMax {
-			f.Add(DispatchBound, at, "scheduler", "%d %s threads alive at once (the world's thread table), bound %d",
-				n, th.DispatchRole+"N", th.DispatchMax)
-		}
+	if n, at, names := peak(table, RoleDispatch); n > th.DispatchMax {
+		f.Add(DispatchBound, at, "scheduler", "%d dispatch threads alive at once (the world's thread table, roles from spawn records: %s), bound %d",
+			n, names, th.DispatchMax)
 	}
 	th.died(f, table, bodyEnd, closedAt)
 }
@@ -80,7 +74,7 @@ func (th Threads) died(f *Findings, table []Thread, bodyEnd map[int32]time.Durat
 	var dead []string
 	var first time.Duration
 	for _, t := range table {
-		if !t.Exited || t.ExitAt >= closedAt || !(Role(t.Name, th.DispatchRole) || Role(t.Name, th.TimerRole)) {
+		if !t.Exited || t.ExitAt >= closedAt || t.Role == "" {
 			continue
 		}
 		idleSince := t.Spawned
@@ -105,23 +99,25 @@ func (th Threads) died(f *Findings, table []Thread, bodyEnd map[int32]time.Durat
 	}
 }
 
-// peak returns the most threads of a role alive at once and when that
-// count was first reached. A thread is alive from its spawn until its
-// function returned (until the end of the run if it never did); at one
-// virtual instant, exits count before spawns.
-func peak(table []Thread, role string) (int, time.Duration) {
+// peak returns the most threads of a role alive at once, when that count
+// was first reached, and the names of those alive then (up to five). A
+// thread is alive from its spawn until its function returned (until the
+// end of the run if it never did); at one virtual instant, exits count
+// before spawns.
+func peak(table []Thread, role string) (int, time.Duration, string) {
 	type edge struct {
 		at    time.Duration
 		delta int
+		name  string
 	}
 	var es []edge
 	for _, t := range table {
-		if !Role(t.Name, role) {
+		if t.Role != role {
 			continue
 		}
-		es = append(es, edge{t.Spawned, +1})
+		es = append(es, edge{t.Spawned, +1, t.Name})
 		if t.Exited {
-			es = append(es, edge{t.ExitAt, -1})
+			es = append(es, edge{t.ExitAt, -1, t.Name})
 		}
 	}
 	slices.SortStableFunc(es, func(a, b edge) int {
@@ -132,11 +128,24 @@ func peak(table []Thread, role string) (int, time.Duration) {
 	})
 	n, best := 0, 0
 	var at time.Duration
+	alive := map[string]int{}
+	var names string
 	for _, e := range es {
 		n += e.delta
+		alive[e.name] += e.delta
 		if n > best {
 			best, at = n, e.at
+			var live []string
+			for _, k := range slices.Sorted(maps.Keys(alive)) {
+				if alive[k] > 0 {
+					live = append(live, k)
+				}
+			}
+			if len(live) > 5 {
+				live = append(live[:5], "...")
+			}
+			names = strings.Join(live, ", ")
 		}
 	}
-	return best, at
+	return best, at, names
 }

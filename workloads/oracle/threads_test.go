@@ -9,37 +9,25 @@ import (
 	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
-func TestRole(t *testing.T) {
-	for name, want := range map[string]bool{
-		"checkpoint-dispatcher-3":  true,
-		"checkpoint-dispatcher-":   false,
-		"checkpoint-dispatcher-3x": false,
-		"checkpoint-timer-1":       false,
-	} {
-		if got := Role(name, "checkpoint-dispatcher-"); got != want {
-			t.Errorf("Role(%q) = %v, want %v", name, got, want)
-		}
-	}
-}
-
 func s(d int) time.Duration { return time.Duration(d) * time.Second }
 
 func TestThreadsPeakCountsExitsBeforeSpawns(t *testing.T) {
-	th := Threads{TimerRole: "t-", TimerMax: 2, DispatchRole: "d-", DispatchMax: 2, KeepAlive: s(60)}
+	th := Threads{TimerMax: 2, DispatchMax: 2, KeepAlive: s(60)}
 	table := []Thread{
-		{ID: 1, Name: "d-1", Spawned: s(0)},
-		{ID: 2, Name: "d-2", Spawned: s(0), Exited: true, ExitAt: s(70)}, // reaped idle
-		{ID: 3, Name: "d-3", Spawned: s(70)},                             // replaces it at the same instant
-		{ID: 4, Name: "t-1", Spawned: s(0)},
+		{ID: 1, Name: "d-1", Role: RoleDispatch, Spawned: s(0)},
+		{ID: 2, Name: "d-2", Role: RoleDispatch, Spawned: s(0), Exited: true, ExitAt: s(70)}, // reaped idle
+		{ID: 3, Name: "d-3", Role: RoleDispatch, Spawned: s(70)},                             // replaces it at the same instant
+		{ID: 4, Name: "t-1", Role: RoleTimer, Spawned: s(0)},
 		{ID: 5, Name: "other-1", Spawned: s(0)},
+		{ID: 9, Name: "d-9", Spawned: s(0)}, // a dispatcher's name, no role: not counted
 	}
 	var f Findings
 	th.Judge(&f, table, nil, s(100))
 	if got := IDs(f.List()); len(got) != 0 {
 		t.Fatalf("a reap and a spawn at one instant, and an idle reap after the keep-alive, fired %v: %v", got, f.List())
 	}
-	table = append(table, Thread{ID: 6, Name: "d-4", Spawned: s(80)}, Thread{ID: 7, Name: "t-2", Spawned: s(1)},
-		Thread{ID: 8, Name: "t-3", Spawned: s(2)})
+	table = append(table, Thread{ID: 6, Name: "x-4", Role: RoleDispatch, Spawned: s(80)}, Thread{ID: 7, Name: "t-2", Role: RoleTimer, Spawned: s(1)},
+		Thread{ID: 8, Name: "t-3", Role: RoleTimer, Spawned: s(2)})
 	f = Findings{}
 	th.Judge(&f, table, nil, s(100))
 	got := f.List()
@@ -49,16 +37,19 @@ func TestThreadsPeakCountsExitsBeforeSpawns(t *testing.T) {
 	if got[0].At != s(2) || got[1].At != s(80) {
 		t.Fatalf("first over-bound instants: %v", got)
 	}
+	if !strings.Contains(got[1].Message, "d-1, d-3, x-4") { // counted by role, named in the message
+		t.Errorf("dispatch-bound does not name the threads alive: %s", got[1].Message)
+	}
 }
 
 func TestWorkerDiedFromThreadTable(t *testing.T) {
-	th := Threads{TimerRole: "t-", TimerMax: -1, DispatchRole: "d-", DispatchMax: 8, KeepAlive: s(60)}
+	th := Threads{TimerMax: -1, DispatchMax: 8, KeepAlive: s(60)}
 	table := []Thread{
-		{ID: 1, Name: "d-1", Spawned: s(0), Exited: true, ExitAt: s(65)},  // ran a body until 5 s, reaped at 65 s
-		{ID: 2, Name: "d-2", Spawned: s(0), Exited: true, ExitAt: s(10)},  // its body failed at 10 s and it ended
-		{ID: 3, Name: "d-3", Spawned: s(1), Exited: true, ExitAt: s(130)}, // ended after the scheduler closed
-		{ID: 4, Name: "x-1", Spawned: s(1), Exited: true, ExitAt: s(2)},   // not a scheduler thread
-		{ID: 5, Name: "t-1", Spawned: s(0), Exited: true, ExitAt: s(30)},  // a timer thread that ended mid-run
+		{ID: 1, Name: "d-1", Role: RoleDispatch, Spawned: s(0), Exited: true, ExitAt: s(65)},  // ran a body until 5 s, reaped at 65 s
+		{ID: 2, Name: "d-2", Role: RoleDispatch, Spawned: s(0), Exited: true, ExitAt: s(10)},  // its body failed at 10 s and it ended
+		{ID: 3, Name: "d-3", Role: RoleDispatch, Spawned: s(1), Exited: true, ExitAt: s(130)}, // ended after the scheduler closed
+		{ID: 4, Name: "x-1", Spawned: s(1), Exited: true, ExitAt: s(2)},                       // not a scheduler thread
+		{ID: 5, Name: "t-1", Role: RoleTimer, Spawned: s(0), Exited: true, ExitAt: s(30)},     // a timer thread that ended mid-run
 	}
 	bodies := map[int32]time.Duration{1: s(5), 2: s(10), 3: s(129)}
 	var f Findings

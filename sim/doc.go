@@ -47,16 +47,29 @@
 // Bugs", ASPLOS 2010) gives each thread a random priority, always runs the
 // highest, and lowers the running thread's priority at d-1 random steps; for
 // a program with n threads and k steps it finds any bug of depth d with
-// probability at least 1/(n·k^(d-1)) per run. Config.PCTSteps is k; left
-// at zero, each change point's step is drawn log-uniformly over 1..2^24, so
-// PCT needs no tuning to the run's length. Under PCT a thread that waits by
-// looping on Yield (or on Lock/Unlock) keeps its priority and starves the
-// thread it waits for: the run moves on only at a change point, and once
-// the d-1 change points have passed it never ends unless MaxSteps ends it
-// (virtual time stands still while a thread can run, so MaxTime does not).
-// Wait on a Cond (or Sleep) instead: a blocked thread leaves the run queue
-// (TestPCTSpinWaitStarves). Replay follows a recorded decision list exactly
-// and reports a divergence.
+// probability at least 1/(n·k^(d-1)) per run, provided k is about the
+// run's length. Config.PCTSteps is k. Left at zero, Run (the package
+// function, which builds the program from a function of the World) sets
+// k from the run itself: it first runs the same seed under the random
+// walk and takes that run's step count, so a PCT seed costs two runs; the
+// measuring run depends on the seed alone, so the PCT run's trace stays a
+// function of the configuration (HorizonRun, WithHorizon; the workloads
+// engine does the same per seed). A World made with New and no PCTSteps
+// cannot run its program twice and draws each change point log-uniformly
+// over 1..2^24 instead, which on a short run puts most of them after its
+// end. On a planted 26-step lost update (TestPCTShortRace, seeds 0-999)
+// the random walk caught 440, PCT with the measured horizon 95, with
+// PCTSteps 26 101, with the log-uniform draw 23, and with the measured
+// horizon and PCTDepth 11 241: the horizon fixes the draw, but on a
+// shallow race in a short program the random walk, which may switch at
+// every step, stays ahead of PCT's d-1 switches. Under PCT a thread that
+// waits by looping on Yield (or on Lock/Unlock) keeps its priority and
+// starves the thread it waits for: the run moves on only at a change
+// point, and once the d-1 change points have passed it never ends unless
+// MaxSteps ends it (virtual time stands still while a thread can run, so
+// MaxTime does not). Wait on a Cond (or Sleep) instead: a blocked thread
+// leaves the run queue (TestPCTSpinWaitStarves). Replay follows a recorded
+// decision list exactly and reports a divergence.
 //
 // # Outcomes
 //

@@ -91,19 +91,39 @@ func Run(cfg RunConfig) Result {
 	if cfg.Ops == 0 {
 		cfg.Ops = 25
 	}
-	w := sim.New(sim.Config{Seed: cfg.Seed, Strategy: cfg.Strategy, MaxSteps: 1_000_000, MaxTime: time.Hour})
-	work := w.Rand(sim.StreamWorkload)
 	var events []porcupine.Event
 	id := 0
+	// sim.Run builds the program once per world: under PCT a random-walk
+	// run of the same seed first measures the horizon, so the history
+	// starts afresh in each.
+	_, res := sim.Run(sim.Config{Seed: cfg.Seed, Strategy: cfg.Strategy, MaxSteps: 1_000_000, MaxTime: time.Hour}, func(w *sim.World) func() {
+		events, id = nil, 0
+		return program(w, cfg, &events, &id)
+	})
+	r := Result{Config: cfg, Outcome: res.Outcome, Reason: res.Reason, Ops: id, TraceHash: res.TraceHash, History: events}
+	if res.Outcome != sim.OutcomeDone {
+		if res.Panic != nil {
+			r.Reason = fmt.Sprintf("panic in %s: %v", res.Panic.Thread, res.Panic.Value)
+		}
+		return r
+	}
+	r.Check, r.Info = porcupine.CheckEventsVerbose(Model, events, 10*time.Second)
+	return r
+}
+
+// program is one run's main: the cache, its origin and the clients, which
+// append to events (ids from *id) at every call and return.
+func program(w *sim.World, cfg RunConfig, events *[]porcupine.Event, id *int) func() {
+	work := w.Rand(sim.StreamWorkload)
 	call := func(client int, in Input) int {
-		id++
-		events = append(events, porcupine.Event{ClientId: client, Kind: porcupine.CallEvent, Value: in, Id: id})
-		return id
+		*id++
+		*events = append(*events, porcupine.Event{ClientId: client, Kind: porcupine.CallEvent, Value: in, Id: *id})
+		return *id
 	}
 	ret := func(client, id int, out any) {
-		events = append(events, porcupine.Event{ClientId: client, Kind: porcupine.ReturnEvent, Value: out, Id: id})
+		*events = append(*events, porcupine.Event{ClientId: client, Kind: porcupine.ReturnEvent, Value: out, Id: id})
 	}
-	res := w.Run(func() {
+	return func() {
 		o := &origin{e: w, rnd: w.Rand(sim.StreamFaults), mu: w.NewMutex("refresher.origin")}
 		c := New(w, o, Config{Lease: time.Second, Refresh: 600 * time.Millisecond, Buggy: cfg.Buggy})
 		c.Start()
@@ -142,14 +162,5 @@ func Run(cfg RunConfig) Result {
 		}
 		done.Unlock()
 		c.Close()
-	})
-	r := Result{Config: cfg, Outcome: res.Outcome, Reason: res.Reason, Ops: id, TraceHash: res.TraceHash, History: events}
-	if res.Outcome != sim.OutcomeDone {
-		if res.Panic != nil {
-			r.Reason = fmt.Sprintf("panic in %s: %v", res.Panic.Thread, res.Panic.Value)
-		}
-		return r
 	}
-	r.Check, r.Info = porcupine.CheckEventsVerbose(Model, events, 10*time.Second)
-	return r
 }

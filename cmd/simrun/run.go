@@ -362,7 +362,7 @@ func execCampaign(f *runFlags, jobs []job, rep *report, journal *campaign.Journa
 	lastSummary := start
 	prog.note("simrun: starting %d seeds on %d workers", len(jobs), f.parallel)
 	stopTick := prog.tick()
-	campaign.ExecuteUntil(ctx, abandon, len(jobs), f.parallel, func(i int) record { return newRecord(runJob(jobs[i])) },
+	campaign.ExecuteUntil(ctx, abandon, len(jobs), f.parallel, func(i int) record { return newRecord(prog.run(i, jobs[i])) },
 		func(i int, rec record) {
 			finished[i] = true
 			prog.seed(rec.Outcome)

@@ -3,8 +3,9 @@ package main
 // Golden tests of the command line: the files in testdata/golden hold
 // simrun command lines, each run in this process, with the exit code,
 // stdout and stderr it gave. Wall-clock figures are stopped at zero
-// (wallFrozen) and the test's temporary folder reads $TMP, so the text is
-// the same on every machine; a column that slips shows as a diff.
+// (wallFrozen), the test's temporary folder reads $TMP and the folder of
+// one replay's own (simrun-replay-NNN) reads simrun-replay-*, so the text
+// is the same on every machine; a column that slips shows as a diff.
 // Regenerate after a change on purpose:
 //
 //	go test ./cmd/simrun -run TestGolden -rewrite
@@ -19,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -46,13 +48,17 @@ func TestGolden(t *testing.T) {
 				}
 				return ""
 			case "simrun":
-				return strings.ReplaceAll(goldenRun(expand(d.Input)), tmp, "$TMP")
+				out := strings.ReplaceAll(goldenRun(expand(d.Input)), tmp, "$TMP")
+				return replayDir.ReplaceAllString(out, "simrun-replay-*")
 			}
 			d.Fatalf(t, "unknown command %s", d.Cmd)
 			return ""
 		})
 	})
 }
+
+// replayDir is the folder of one replay's own (os.MkdirTemp's digits).
+var replayDir = regexp.MustCompile(`simrun-replay-[0-9]+`)
 
 // goldenRun runs one command line in process and renders what it did.
 func goldenRun(line string) string {

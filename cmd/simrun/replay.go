@@ -9,9 +9,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ckptsim/ckptsim/sim"
 	"github.com/ckptsim/ckptsim/workloads"
 	"github.com/ckptsim/ckptsim/workloads/campaign"
 )
@@ -19,10 +22,17 @@ import (
 const replayAbout = `Runs one seed of a scenario again and prints its verdict, trace hash,
 checks, violations and artefact paths. The same scenario, seed, variants,
 strategy and budget give the same trace hash on every machine. --trace
-adds the readable trace (one line per scheduling step: step, virtual time,
-thread, operation, object): printed when it is short, else written to a
-file whose path is printed. With --out DIR it also writes DIR/trace.txt and
-DIR/outcome.json, and failing checks leave their visualisations there.
+adds the readable trace (one line per step that says what the run did:
+step, virtual time, thread, operation, object; the spawns of threads and
+the harness's notes of faults, phases and checks), leaving out the lock,
+unlock, wait, signal, broadcast and sleep lines of every scheduling point
+and saying how many; --trace=all keeps every line. The trace is printed
+when it is short, else written to trace.txt in the seed's artefact
+directory (a folder of this replay's own under the system's temporary
+folder) and its path printed. With --out DIR it writes DIR/trace.txt (as
+--trace chose: readable unless --trace=all) and DIR/outcome.json, and the
+seed's artefacts go under DIR. The trace hash is always that of the whole
+run, whatever the trace leaves out.
 A failing seed also leaves its timeline page (timeline.html: generations,
 checkpoints, faults, restores, expiries, hand-offs and the check that
 fired on one virtual-time axis) in its artefact directory; --timeline FILE
@@ -42,17 +52,89 @@ run (the verdict's code when it is worse).`
 // goes to a file.
 const traceInline = 200
 
+// traceMode is --trace: no trace (""), the readable one, or every line.
+// A bare --trace is the readable trace.
+type traceMode string
+
+const (
+	traceReadable traceMode = "readable"
+	traceAll      traceMode = "all"
+)
+
+func (m *traceMode) String() string { return string(*m) }
+
+func (m *traceMode) Set(s string) error {
+	if s == string(traceAll) || s == string(traceReadable) {
+		*m = traceMode(s)
+		return nil
+	}
+	on, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("want true, false or all")
+	}
+	*m = ""
+	if on {
+		*m = traceReadable
+	}
+	return nil
+}
+
+// IsBoolFlag lets --trace stand alone (flag.Value).
+func (m *traceMode) IsBoolFlag() bool { return true }
+
+// leftOut are the operations the readable trace leaves out, in the order
+// its count names them: the bookkeeping of a scheduling point, which says
+// nothing of what the system did.
+var leftOut = []string{"lock", "unlock", "trylock", "wait", "signal", "broadcast", "sleep"}
+
+// readable returns the events of the readable trace and how many of each
+// operation in leftOut it left out.
+func readable(events []sim.Event) ([]sim.Event, map[string]int) {
+	kept := make([]sim.Event, 0, len(events)/32)
+	left := map[string]int{}
+	for _, e := range events {
+		if slices.Contains(leftOut, e.Op) {
+			left[e.Op]++
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept, left
+}
+
+// leftOutNote says what the readable trace left out: "61558 lock, unlock,
+// wait, signal, broadcast and sleep lines left out; --trace=all keeps
+// them" ("": nothing).
+func leftOutNote(left map[string]int) string {
+	var ops []string
+	n := 0
+	for _, op := range leftOut {
+		if left[op] > 0 {
+			ops = append(ops, op)
+			n += left[op]
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	list := ops[0]
+	if len(ops) > 1 {
+		list = strings.Join(ops[:len(ops)-1], ", ") + " and " + ops[len(ops)-1]
+	}
+	return fmt.Sprintf("%d %s lines left out; --trace=all keeps them", n, list)
+}
+
 func replayCmd(args []string, stdout, stderr io.Writer) int {
 	var f runFlags
 	var ref, timelineFile, expect string
-	var trace bool
+	var trace traceMode
 	fs := newFlagSet("replay", "[--scenario] NAME|FILE [--seed S] [flags]", replayAbout, stdout, stderr)
 	fs.StringVar(&ref, "scenario", "", "scenario `name|file` (required)")
 	f.addSeed(fs, "the seed to replay (default 0)")
 	f.addRunOptions(fs)
 	f.addOut(fs, "write trace.txt, outcome.json and artefacts to `dir`")
 	f.addJSON(fs, "print the outcome as one JSON line instead of the report (the trace only goes to --out)")
-	fs.BoolVar(&trace, "trace", false, fmt.Sprintf("the readable trace: printed up to %d lines, else written to a file whose path is printed", traceInline))
+	fs.Var(&trace, "trace", fmt.Sprintf("the readable trace (no lock, unlock, wait, signal, broadcast or sleep lines; `all`: every line): printed up to %d lines, else written to trace.txt in the seed's artefact directory, whose path is printed", traceInline))
 	fs.StringVar(&timelineFile, "timeline", "", "write the run's timeline page (self-contained HTML) to `file`")
 	fs.StringVar(&expect, "expect", "", "check `ids` (comma-separated) the replay must fire: exit 0 when one did, 1 when none did")
 	if c := parse(fs, args, stderr); c >= 0 {
@@ -74,13 +156,21 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	opt := f.options(f.seed)
 	opt.Trace = true
 	opt.Timeline = timelineFile
-	opt.ArtifactDir = filepath.Join(os.TempDir(), "simrun-artifacts")
-	if f.out != "" {
-		opt.ArtifactDir = f.out
+	opt.ArtifactDir = f.out
+	if f.out == "" {
+		// a folder of this replay's own: another replay never writes there
+		if opt.ArtifactDir, err = os.MkdirTemp("", "simrun-replay-"); err != nil {
+			return usagef(stderr, "replay", "the artefact folder: %v", err)
+		}
+		defer os.Remove(opt.ArtifactDir) // when nothing was written there
 	}
-	out := runJob(job{sc: sc, opt: opt, replay: f.replayFlags()})
+	out := replayRun(job{sc: sc, opt: opt, replay: f.replayFlags()}, stderr)
+	events, left := out.Events, map[string]int(nil)
+	if trace != traceAll {
+		events, left = readable(out.Events)
+	}
 	ioErrs := out.IOErrors
-	if err := writeReplay(f.out, out); err != nil {
+	if err := writeReplay(f.out, out, events); err != nil {
 		ioErrs = append(ioErrs, fmt.Sprintf("writing %s: %v", f.out, err))
 	}
 	code := verdictExit(out.Verdict)
@@ -104,18 +194,42 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, reproduced)
 	}
 	var tracePath string
-	if trace {
-		if len(out.Events) <= traceInline {
-			stdout.Write(traceText(out))
-		} else if tracePath, err = writeTrace(f.out, opt.ArtifactDir, out); err != nil {
+	if trace != "" {
+		if len(events) <= traceInline {
+			stdout.Write(traceText(events))
+		} else if tracePath, err = writeTrace(f.out, opt.ArtifactDir, out, events); err != nil {
 			ioErrs, code = append(ioErrs, fmt.Sprintf("writing the trace: %v", err)), worse(code, exitCrash)
 		}
 	}
 	printOutcome(stdout, out)
-	if tracePath != "" {
-		fmt.Fprintf(stdout, "trace: %s (%d lines)\n", tracePath, len(out.Events))
+	if trace != "" {
+		fmt.Fprintln(stdout, traceLine(len(events), leftOutNote(left), tracePath))
 	}
 	return reportIOErrors(stderr, "replay", ioErrs, code)
+}
+
+// traceLine says how long the trace is, what it left out (note) and where
+// it is ("": printed above): "trace: 765 lines (61558 lock, ... left out;
+// --trace=all keeps them) written to PATH".
+func traceLine(lines int, note, path string) string {
+	s := fmt.Sprintf("trace: %d lines", lines)
+	if note != "" {
+		s += " (" + note + ")"
+	}
+	if path == "" {
+		return s + " printed above"
+	}
+	return s + " written to " + path
+}
+
+// replayRun runs the replay's one seed (runJob), showing its progress on
+// stderr while it runs long.
+func replayRun(j job, stderr io.Writer) workloads.Outcome {
+	prog := newProgress(stderr, 1)
+	prog.lone = true
+	stop := prog.tick()
+	defer func() { stop(); prog.end() }()
+	return prog.run(0, j)
 }
 
 // expectExit judges a reproduction: exit 0 when one of want fired
@@ -137,10 +251,10 @@ func reportIOErrors(stderr io.Writer, cmd string, errs []string, code int) int {
 	return code
 }
 
-// traceText is the readable trace, one line per event.
-func traceText(o workloads.Outcome) []byte {
+// traceText is a trace, one line per event.
+func traceText(events []sim.Event) []byte {
 	var b bytes.Buffer
-	for _, e := range o.Events {
+	for _, e := range events {
 		fmt.Fprintln(&b, e.String())
 	}
 	return b.Bytes()
@@ -148,12 +262,12 @@ func traceText(o workloads.Outcome) []byte {
 
 // writeTrace returns where the trace of a long replay is: dir/trace.txt
 // (writeReplay wrote it), else trace.txt in the seed's artefact folder.
-func writeTrace(dir, artifacts string, o workloads.Outcome) (string, error) {
+func writeTrace(dir, artifacts string, o workloads.Outcome, events []sim.Event) (string, error) {
 	if dir != "" {
 		return filepath.Join(dir, "trace.txt"), nil
 	}
 	path := filepath.Join(artifacts, fmt.Sprintf("%s-seed-%d", o.Scenario, o.Seed), "trace.txt")
-	return path, writeAtomic(path, traceText(o))
+	return path, writeAtomic(path, traceText(events))
 }
 
 // writableFile checks that path ("": none) can be written before a run
@@ -211,8 +325,9 @@ func printOutcome(w io.Writer, o workloads.Outcome) {
 	fmt.Fprintf(w, "replay: %s\n", o.Replay)
 }
 
-// writeReplay writes trace.txt and outcome.json to dir ("": nothing).
-func writeReplay(dir string, o workloads.Outcome) error {
+// writeReplay writes trace.txt (events) and outcome.json to dir ("":
+// nothing).
+func writeReplay(dir string, o workloads.Outcome, events []sim.Event) error {
 	if dir == "" {
 		return nil
 	}
@@ -220,7 +335,7 @@ func writeReplay(dir string, o workloads.Outcome) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(dir, "trace.txt"), traceText(o)); err != nil {
+	if err := writeAtomic(filepath.Join(dir, "trace.txt"), traceText(events)); err != nil {
 		return err
 	}
 	return writeAtomic(filepath.Join(dir, "outcome.json"), append(js, '\n'))

@@ -173,7 +173,7 @@ coverage:
 	GO=$(GO) results/coverage/run.sh
 	$(GO) run ./cmd/resultsdoc
 
-## findings: regenerate results/findings/README.md (the ledger's index) from the entries' front matter
+## findings: regenerate results/findings (README.md for maintainers, INDEX.md, the generated sections) from the entries' front matter and maintainer.yaml
 ## (go test ./cmd/findings fails while the committed index is stale)
 findings:
 	$(GO) run ./cmd/findings

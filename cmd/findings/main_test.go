@@ -8,21 +8,96 @@ import (
 	"testing"
 )
 
-// TestIndexIsCurrent fails when results/findings/README.md is not what the
-// entries' front matter renders (an entry added or changed without
-// go run ./cmd/findings), or when an entry does not validate.
+// TestIndexIsCurrent fails when a file the generator owns (INDEX.md,
+// README.md, the generated sections of the entries and reports) is not
+// what the entries' front matter and maintainer.yaml render (an entry
+// added or changed without go run ./cmd/findings), or when an entry or
+// maintainer.yaml does not validate.
 func TestIndexIsCurrent(t *testing.T) {
+	dir := filepath.Join("..", "..", "results", "findings")
+	files, err := RenderAll(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		got, err := os.ReadFile(filepath.Join(dir, f.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, f.Data) {
+			t.Errorf("results/findings/%s is stale: run go run ./cmd/findings (or make findings)", f.Name)
+		}
+	}
+}
+
+// TestReadmeForMaintainers: the README a maintainer reads first lists each
+// finding that matters most with its verdict, upstream location, one-seed
+// repro (or why there is none) and page; every PRESENT finding's page
+// carries its generated section; and every upstream commit an entry cites
+// has where it lives.
+func TestReadmeForMaintainers(t *testing.T) {
 	dir := filepath.Join("..", "..", "results", "findings")
 	entries, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	m, err := LoadMaintainer(dir, entries)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := Render(entries); !bytes.Equal(got, want) {
-		t.Fatalf("results/findings/README.md is stale: run go run ./cmd/findings (or make findings)")
+	if len(m.Top) < 5 {
+		t.Errorf("README lists %d findings that matter most, want at least 5", len(m.Top))
+	}
+	readme := string(RenderReadme(entries, m))
+	byID := map[string]Entry{}
+	for _, e := range entries {
+		byID[e.get("id")] = e
+	}
+	for _, top := range m.Top {
+		e := byID[top.ID]
+		for _, want := range []string{"[" + top.ID + "](" + e.File + ")", "verdict **" + e.get("verdict") + "**"} {
+			if !strings.Contains(readme, want) {
+				t.Errorf("README lacks %q", want)
+			}
+		}
+		if rp := e.get("upstream-repro"); rp != "" {
+			r, _ := ParseRepro(rp)
+			if !strings.Contains(readme, "`"+r.Command()+"`") {
+				t.Errorf("README lacks %s's one-seed repro %q", top.ID, r.Command())
+			}
+		}
+	}
+	for _, e := range entries {
+		if e.get("verdict") != "PRESENT" {
+			continue
+		}
+		if sec := Section(e, m); !strings.Contains(sec, "**Upstream code read** at") {
+			t.Errorf("%s: its generated section does not say where the upstream commit lives:\n%s", e.get("id"), sec)
+		}
+	}
+}
+
+func TestParseRepro(t *testing.T) {
+	r, err := ParseRepro("simrun replay --scenario smoke --seed 2 --profile upstream --expect checkpoint-progress  # not with restore-load=retries")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Seed != "2" || r.Check != "checkpoint-progress" || r.Fix != "restore-load=retries" ||
+		r.Command() != "go run ./cmd/simrun replay --scenario smoke --seed 2 --profile upstream --expect checkpoint-progress" {
+		t.Errorf("got %+v", r)
+	}
+	for _, bad := range []string{
+		"simrun run --scenario smoke --seed 2 --profile upstream --expect c  # not with k=v",              // a campaign
+		"simrun replay --scenario smoke --seeds 1 --seed 2 --profile upstream --expect c  # not with k=v", // --seeds
+		"simrun replay --scenario smoke --profile upstream --expect c  # not with k=v",                    // no seed
+		"simrun replay --scenario smoke --seed 2 --profile upstream  # not with k=v",                      // no check
+		"simrun replay --scenario smoke --seed 2 --profile upstream --expect a,b  # not with k=v",         // two checks
+		"simrun replay --scenario smoke --seed 2 --expect c  # not with k=v",                              // no profile
+		"simrun replay --scenario smoke --seed 2 --profile upstream --expect c",                           // no fix
+	} {
+		if _, err := ParseRepro(bad); err == nil {
+			t.Errorf("ParseRepro(%q) accepted", bad)
+		}
 	}
 }
 

@@ -14,7 +14,7 @@
 # other, so that a cell's runs see different moments of the machine; the
 # tables take the median over them (make bench-idle: 3 rounds of 20 s, as
 # one window's CPU figure swings with the host's stops,
-# results/bench/experiments/idle-switches).
+# results/bench/experiments/README.md, idle-switches).
 # INTERVALS in Go duration syntax (default 1s,10s). Leader-follower has no
 # JDK peer. Before each result a comment line records the load (as
 # side.sh). Needs a built test binary ($BENCH_TEST, default: built here)

@@ -32,7 +32,7 @@ var idleWall = flag.Duration("idle.wall", 3*time.Second, "wall time BenchmarkIdl
 // with GOMAXPROCS 1 (env=wall1: no idle P for the
 // runtime to wake a second thread for on each firing, which is most of
 // the difference in context switches to the JDK peer,
-// results/bench/experiments/idle-switches). After setup
+// results/bench/experiments/README.md, idle-switches). After setup
 // and one interval of warm-up (threads started on demand are started), one
 // op is one window of -idle.wall wall time (default 3 s; three rounds of
 // 20 s for the record, make bench-idle), over which it reports:
@@ -54,7 +54,7 @@ var idleWall = flag.Duration("idle.wall", 3*time.Second, "wall time BenchmarkIdl
 //	                   involuntary, getrusage) per second of wall time: a
 //	                   count, which a host that stops the virtual machine
 //	                   does not move, where it charges the stopped time as
-//	                   CPU (results/bench/experiments/idle-switches: over
+//	                   CPU (results/bench/experiments/README.md, idle-switches: over
 //	                   three runs of a cell there, cpu-% moved by up to
 //	                   6.6x, 1.6-2.3x at the median, the switches per
 //	                   firing by 2-7% at the median)

@@ -61,7 +61,7 @@ func startCPU() cpuMeter {
 // reportSwitches reports context switches per op (ctxsw/op): a count,
 // which a host that stops the virtual machine during the run does not
 // move, where it charges the stopped time as CPU to whichever thread the
-// guest thought was running (results/bench/experiments/stalls, wakeups).
+// guest thought was running (results/bench/experiments/README.md, stalls, wakeups).
 func (m cpuMeter) reportSwitches(b *testing.B, ops int) {
 	if ops > 0 {
 		_, switches := usage()

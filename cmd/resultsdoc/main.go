@@ -384,7 +384,7 @@ func triggerP50(b *strings.Builder, root string) error {
 	b.WriteString("- **Trigger delay p50 per design** (from the intended schedule; the default env `env.Default()`, " +
 		"`BenchmarkTriggerPrecise`" + onOne + ", beside the JDK peer; median over rounds):\n\n")
 	table("p50-ns")
-	b.WriteString("- **Process CPU per firing**, the same runs (user + system over the measured firings; a host that stops the virtual machine charges the stopped time as CPU, `bench/experiments/stalls`):\n\n")
+	b.WriteString("- **Process CPU per firing**, the same runs (user + system over the measured firings; a host that stops the virtual machine charges the stopped time as CPU: [experiments](bench/experiments/README.md#stalls), stalls):\n\n")
 	table("cpu-ns/op")
 	source(b, "bench/trigger-precise.txt", code(goSide.command), code(goSide.commit)+", "+goSide.date)
 	source(b, "bench/trigger-jdk.txt", code(jdk.command), code(jdk.commit)+", "+jdk.date)

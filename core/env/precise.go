@@ -74,7 +74,7 @@ type PreciseWall struct {
 	// wait then holds its P for all of it) saved 1.3-2.6 context switches
 	// and some CPU per firing on the project machine, and lost the timing
 	// wherever timed waits overlap, since the slots are then taken for
-	// whole intervals (results/bench/experiments/wakeups, "Holding the P
+	// whole intervals (results/bench/experiments/README.md, wakeups, "Holding the P
 	// instead").
 	Park time.Duration
 	// Spin is how long before a deadline it stops sleeping and spins
@@ -95,7 +95,7 @@ type PreciseWall struct {
 	// Poll sleeps the kernel phase on a timerfd read through the Go
 	// runtime's network poller instead of a futex in a raw system call,
 	// and skips the Go-park phase and the slots (see waitPoll). On in
-	// Default; results/bench/experiments/wakeups, "The poller instead".
+	// Default; results/bench/experiments/README.md, wakeups, "The poller instead".
 	Poll bool
 	// SpinBudget is the most of one core the process's waits may spin
 	// away, averaged over about a second (default DefaultSpinBudget, 2%;
@@ -105,7 +105,7 @@ type PreciseWall struct {
 	// the spin is paid off. A member that fires a few times a second stays
 	// precise; one with hundreds of firings a second (500 pipelines at a
 	// 1 s interval) would otherwise spin away 10-20% of a core for
-	// microseconds it has no use for (results/bench/experiments/spin).
+	// microseconds it has no use for (results/bench/experiments/README.md, spin).
 	// The budget is the process's: every PreciseWall wait draws on one
 	// (see spinBudget), at the rate of the wait's own PreciseWall.
 	SpinBudget float64
@@ -135,7 +135,7 @@ var (
 	adaptLead = newAdaptive(DefaultLead, 10*time.Microsecond, 250*time.Microsecond, 10*time.Microsecond, adaptK)
 	// Poll's own: the poller's wake-ups have a lateness of their own.
 	// The wider ceilings are not tuned: most runs with Poll
-	// (results/bench/experiments/wakeups, "The poller instead") had a
+	// (results/bench/experiments/README.md, wakeups, "The poller instead") had a
 	// fixed Lead, taken before exec.Timer reported the use of a lead that
 	// a wait overran (without which an adaptive lead never learns a
 	// lateness above its start).
@@ -152,7 +152,7 @@ var (
 // firings above the median on time too. At the 75th it spun 10-50 µs and
 // cost about half the CPU per firing, and the median firing is still
 // within microseconds; a quarter of the firings end as late as the wake-up
-// beyond the lead, which the p99 shows (results/bench/experiments/spin).
+// beyond the lead, which the p99 shows (results/bench/experiments/README.md, spin).
 const leadPollK = 32
 
 func (p PreciseWall) adaptiveSpin() *adaptive {

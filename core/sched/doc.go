@@ -28,11 +28,11 @@
 //     (under 1 µs in the wall benchmarks) against the shared hand-off's
 //     (about 20 µs in results/README.md's record; 5-9 µs since the timer
 //     thread yields to the dispatcher it woke, env.HandedOff,
-//     results/bench/experiments/handoff). With a timer lead (PreciseWall's)
+//     results/bench/experiments/README.md, handoff). With a timer lead (PreciseWall's)
 //     the shared design hands a task over at the claim, within the lead,
 //     not at the deadline (exec.ClaimRunner): the dispatcher sleeps out the
 //     lead and fires the task at its deadline, so the hand-off's wake-up is
-//     no longer between deadline and body (results/bench/experiments/claim).
+//     no longer between deadline and body (results/bench/experiments/README.md, claim).
 //     A cancel within the lead still keeps the body from running.
 //
 // Every exec.Timer, the shared designs' timer threads included, uses the

@@ -33,18 +33,12 @@ var allowed = []Allow{
 		Reason: "record of the mutation run: cmd/mutants keeps its command line (-out outside the repository) as run"},
 	{File: `results/(README|mutants)\.md`, Match: `\/work/mutout5`,
 		Reason: "generated from results/mutants.json's recorded command (cmd/mutants, cmd/resultsdoc)"},
-	{File: `results/bench/experiments/lone-lead/(README|mutants)\.md`, Match: `\/tmp/mut(/j\.jsonl)?`,
-		Reason: "copy of a cmd/mutants report (no mutants.json beside it): its Generated-by line quotes the command as run, and the README quotes that"},
-	{File: `results/bench/experiments/idle-switches/(idle-switches|poll1)\.txt`, Match: `\/work/(idle-bench|idlepoll)\.test`,
-		Reason: "record of a benchmark: run.sh writes its arguments, the test binary's path, in the first line"},
 	{File: `results/findings/upstream-jdk\.txt`, Match: `\/tmp/seatunnel-checkout,?`,
 		Reason: "record of the JDK peer run: its header names where the upstream sources read were placed"},
 	{File: `results/long/run-fixed5000\.sh`, Match: `\/work/long5k(/simrun-1c091b7)?`,
 		Reason: "script of a past campaign, kept as it ran (results/long/README.md)"},
 	{File: `results/long/timer-lead/run\.sh`, Match: `\/tmp/(simrun-lead|lead-out(/.*)?)`,
 		Reason: "script of a past campaign, kept as it ran (results/long/README.md)"},
-	{File: `results/bench/experiments/(regression-ab/ab|lead-quantile/ab|spin/lead-wait/ab[23]|spin/quantile/run)\.sh`, Match: `\/work/(ab|abq|abl)`,
-		Reason: "script of a past experiment, kept as it ran: the folder of its binaries and outputs (AB overrides it where the script reads AB)"},
 }
 
 // repoRoot is the repository's root, or the test is skipped outside a

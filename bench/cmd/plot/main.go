@@ -397,7 +397,7 @@ func count(x float64) string {
 func tables(w io.Writer, rows []*row) {
 	fmt.Fprintln(w, "### Trigger delay, design x pipelines (medians over runs)")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Context switches per firing are a count, which a host that stops the virtual machine does not move; CPU per firing is charged that time (`experiments/stalls`). Spin per firing is the part of it env.PreciseWall spent spinning to deadlines (env.ReadSpinStats), and over budget per firing its waits that the spin budget sent to sleep instead. Runs recorded before a figure existed show –.")
+	fmt.Fprintln(w, "Context switches per firing are a count, which a host that stops the virtual machine does not move; CPU per firing is charged that time (`experiments/README.md`, stalls). Spin per firing is the part of it env.PreciseWall spent spinning to deadlines (env.ReadSpinStats), and over budget per firing its waits that the spin budget sent to sleep instead. Runs recorded before a figure existed show –.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| benchmark | design | pipelines | p50 | p99 | CPU/firing | spin/firing | over budget/firing | context switches/firing | p99.9 | timer late p50 | hop p50 | threads |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -833,7 +833,7 @@ func idleTable(w io.Writer, rows []*row) {
 	envs := []string{"precise", "precise1", "wall", "wall1", "jdk"}
 	fmt.Fprintln(w, "### Idle member: CPU, context switches, threads, RSS and the longest stop-the-world pause (default env / it on one P / Wall / Wall on one P / JDK peer)")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Medians over runs. Context switches per firing are a count, which a host that stops the virtual machine does not move; CPU is charged that time (`experiments/idle-switches`). Spin % is the part of the CPU env.PreciseWall spent spinning to deadlines, over budget % the share of its waits that the spin budget sent to sleep instead, p50 the firings' delay from their due times. Runs recorded before a figure existed show –.")
+	fmt.Fprintln(w, "Medians over runs. Context switches per firing are a count, which a host that stops the virtual machine does not move; CPU is charged that time (`experiments/README.md`, idle-switches). Spin % is the part of the CPU env.PreciseWall spent spinning to deadlines, over budget % the share of its waits that the spin budget sent to sleep instead, p50 the firings' delay from their due times. Runs recorded before a figure existed show –.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| design | pipelines | interval | CPU % of a core | spin % of a core | over budget % | p50 | context switches/firing | threads | RSS MiB | longest STW (JDK: safepoint) | longest time to stop |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")

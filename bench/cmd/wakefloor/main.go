@@ -1,8 +1,9 @@
 // Command wakefloor is the least a periodic timed wake can cost in a Go
 // process: one goroutine that sleeps to absolute deadlines period apart
-// and does nothing else, N times, then exits. It is the Go half of
-// results/bench/experiments/wake-floor, whose Java half (Wake.java) does
-// the same on a JDK thread; both run under perf stat there, which counts
+// and does nothing else, N times, then exits. It is the Go half of the
+// wake-floor experiment (results/bench/experiments/README.md), whose Java
+// half (Wake.java, in git at ec830c5:results/bench/experiments/wake-floor/)
+// does the same on a JDK thread; both ran under perf stat, which counts
 // the process's CPU and context switches, so the two sides are measured
 // alike. Modes:
 //

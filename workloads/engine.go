@@ -587,8 +587,12 @@ func (r *runner) pipes() []oracle.Pipe {
 	for j := range r.s.Cluster.Jobs {
 		for p := range r.s.Cluster.Pipelines {
 			_, finished := r.fin.SourcesFinished(int64(j), p)
-			out = append(out, oracle.Pipe{Job: int64(j), Pipeline: p,
-				Status: r.c.PipelineStatus(int64(j), p), Finished: finished, Canceled: r.prog.Canceled(int64(j), p)})
+			q := oracle.Pipe{Job: int64(j), Pipeline: p,
+				Status: r.c.PipelineStatus(int64(j), p), Finished: finished, Canceled: r.prog.Canceled(int64(j), p)}
+			if finished {
+				q.Unclosed = r.fin.Unclosed(int64(j), p)
+			}
+			out = append(out, q)
 		}
 	}
 	return out

@@ -282,7 +282,7 @@ var checks = []Check{
 		"a cancel that leaves a trigger chain armed, a restore or re-arm that revives a canceled pipeline",
 		"TestCancelStops; the harness's cancel planted without its Manager.Cancel call (ObsCanceled alone) fails lifecycle seeds 0 and 1 (`checkpoint 41 allocated after the harness's cancel of the job returned at 3m30s`)"},
 	{BoundedFinish, Liveness, Harness | Boundary,
-		"the pipelines whose sources the harness finished (ObsSourcesFinished, workload.finish_after) and each one's status key in the simulated status store at the end of the run",
-		"every pipeline whose sources the harness finished ends FINISHED (its COMPLETED_POINT completed and no restore followed)", "a final checkpoint lost to a clean, a restore or a rejected trigger",
+		"the harness's intent (the pipelines whose sources it finished: ObsSourcesFinished, workload.finish_after; the jobs it canceled), each task's end as the boundary showed it (told of a final checkpoint it acknowledged: ObsAck, ObsNotified; or closed idle: ObsTaskClosed) and each pipeline's status key in the simulated status store at the end of the run (the value the job master reads)",
+		"every pipeline whose sources the harness finished ends with every task seen to close and FINISHED in the status store (its COMPLETED_POINT completed and no later write undid it)", "a final checkpoint lost to a clean, a restore or a rejected trigger",
 		"found the final trigger lost to a rejection (BUGGIFY executor-rejects, idle-close-late seed 8; TestReadyToCloseDuringStepDownStillFinishes) and a finished pipeline left FAILED by a failed re-delivery (idle-close-late PCT seeds 5600174, 5600446); mutants `completed-point-never-finishes`, `final-trigger-not-rearmed`, `ready-to-close-trigger-dropped`, `finished-never-restored` (both BUGGIFY on)"},
 }

@@ -101,17 +101,24 @@ func (fi *Finish) finished(job int64, pipeline int) {
 			"the status store was told FINISHED, but the harness never finished this pipeline's sources: it must stay alive")
 		return
 	}
+	if open := fi.Unclosed(job, pipeline); len(open) > 0 {
+		fi.f.Once(FinishBeforeClose, fi.now(), subj,
+			"told FINISHED with tasks %v neither acknowledging a final barrier and told of that final checkpoint, nor closed idle (sources finished at %v)",
+			open, p.sourcesAt)
+	}
+}
+
+// Unclosed lists the tasks of a pipeline the boundary never showed closing:
+// neither told of a final checkpoint they acknowledged nor closed idle.
+func (fi *Finish) Unclosed(job int64, pipeline int) []int {
+	p := fi.pipe(job, pipeline)
 	var open []int
 	for t := range fi.tasks {
 		if !p.finalTold[t] && !p.closedIdle[t] {
 			open = append(open, t)
 		}
 	}
-	if len(open) > 0 {
-		fi.f.Once(FinishBeforeClose, fi.now(), subj,
-			"told FINISHED with tasks %v neither acknowledging a final barrier and told of that final checkpoint, nor closed idle (sources finished at %v)",
-			open, p.sourcesAt)
-	}
+	return open
 }
 
 // SourcesFinished reports whether the harness finished the pipeline's

@@ -158,6 +158,10 @@ type Pipe struct {
 	Status   string
 	Finished bool
 	Canceled bool // the harness canceled its job (ObsCanceled)
+	// Unclosed are the tasks the boundary never showed closing since the
+	// harness finished the sources (Finish.Unclosed): neither told of a
+	// final checkpoint they acknowledged nor closed idle.
+	Unclosed []int
 }
 
 // finishedStatus is the status a pipeline whose final COMPLETED_POINT
@@ -183,18 +187,21 @@ func (p *Progress) Stalled(pipes []Pipe, healAt, within time.Duration) []Pipe {
 	return stuck
 }
 
-// Unfinished judges bounded-finish: every pipeline whose sources the
-// harness finished ends the run with FINISHED in the status store (its
-// COMPLETED_POINT completed and no restore followed).
+// Unfinished judges bounded-finish, from the harness's intent and the
+// boundary: every pipeline whose sources the harness finished (and whose
+// job it did not cancel) must end with every task closed as the boundary
+// saw it (told of a final checkpoint it acknowledged, or closed idle:
+// Pipe.Unclosed empty) and with FINISHED in the status store (the status
+// the job master reads; a later write may have overwritten it).
 func (p *Progress) Unfinished(pipes []Pipe) {
 	var open []Pipe
 	for _, q := range pipes {
-		if q.Finished && !q.Canceled && q.Status != finishedStatus {
+		if q.Finished && !q.Canceled && (q.Status != finishedStatus || len(q.Unclosed) > 0) {
 			open = append(open, q)
 		}
 	}
 	if len(open) > 0 {
-		p.f.Add(BoundedFinish, p.now(), "pipelines", "%d bounded pipelines did not finish (status store not FINISHED at the end): %s",
+		p.f.Add(BoundedFinish, p.now(), "pipelines", "%d bounded pipelines did not finish (tasks the boundary never saw close, or the status store not FINISHED at the end): %s",
 			len(open), names(open))
 	}
 }
@@ -207,6 +214,9 @@ func names(ps []Pipe) string {
 		st := q.Status
 		if st == "" {
 			st = "no status"
+		}
+		if len(q.Unclosed) > 0 {
+			st += fmt.Sprintf("; tasks %v never closed", q.Unclosed)
 		}
 		out = append(out, fmt.Sprintf("%d/%d (%s)", q.Job, q.Pipeline, st))
 	}

@@ -80,12 +80,12 @@ func TestProgressFromStoredCheckpoints(t *testing.T) {
 	store(s(130), 0, 1) // within the window
 	store(s(200), 0, 2) // after the window
 	now = s(300)
-	pipes := []Pipe{{0, 0, "RUNNING", false, false}, {0, 1, "RUNNING", false, false}, {0, 2, "RUNNING", false, false},
-		{0, 3, "FINISHED", true, false},  // the harness finished it: it may stop
-		{0, 4, "FINISHED", false, false}, // says FINISHED on its own: not excused
-		{0, 5, "RUNNING", true, false},   // the harness finished it, it never finished
-		{0, 6, "CANCELED", false, true},  // the harness canceled its job: it may stop
-		{0, 7, "CANCELED", true, true}}   // finished, then canceled: need not finish
+	pipes := []Pipe{{Job: 0, Pipeline: 0, Status: "RUNNING", Finished: false, Canceled: false}, {Job: 0, Pipeline: 1, Status: "RUNNING", Finished: false, Canceled: false}, {Job: 0, Pipeline: 2, Status: "RUNNING", Finished: false, Canceled: false},
+		{Job: 0, Pipeline: 3, Status: "FINISHED", Finished: true, Canceled: false},  // the harness finished it: it may stop
+		{Job: 0, Pipeline: 4, Status: "FINISHED", Finished: false, Canceled: false}, // says FINISHED on its own: not excused
+		{Job: 0, Pipeline: 5, Status: "RUNNING", Finished: true, Canceled: false},   // the harness finished it, it never finished
+		{Job: 0, Pipeline: 6, Status: "CANCELED", Finished: false, Canceled: true},  // the harness canceled its job: it may stop
+		{Job: 0, Pipeline: 7, Status: "CANCELED", Finished: true, Canceled: true}}   // finished, then canceled: need not finish
 	stuck := p.Stalled(pipes, s(100), s(60))
 	if len(stuck) != 3 || stuck[0].Pipeline != 0 || stuck[1].Pipeline != 2 || stuck[2].Pipeline != 4 {
 		t.Fatalf("stalled %v, want pipelines 0, 2 and 4", stuck)
@@ -98,6 +98,14 @@ func TestProgressFromStoredCheckpoints(t *testing.T) {
 	if got := f.List(); len(got) != 1 || got[0].Check != BoundedFinish || !strings.Contains(got[0].Message, "1 bounded pipelines") ||
 		!strings.Contains(got[0].Message, "0/5") {
 		t.Fatalf("bounded-finish: %v", got)
+	}
+	// FINISHED in the store is not enough: the boundary must have shown
+	// every task close (a status overwritten to FINISHED, a lost final).
+	f = Findings{}
+	p.Unfinished([]Pipe{{Job: 1, Pipeline: 0, Status: "FINISHED", Finished: true, Unclosed: []int{2}},
+		{Job: 1, Pipeline: 1, Status: "FINISHED", Finished: true}})
+	if got := f.List(); len(got) != 1 || !strings.Contains(got[0].Message, "1/0 (FINISHED; tasks [2] never closed)") {
+		t.Fatalf("bounded-finish with a task the boundary never saw close: %v", got)
 	}
 }
 

@@ -268,15 +268,24 @@ func (p *page) svg(l *Lane, win Window, detail bool, class string) {
 	}
 	top := topH + 12*(min(len(here), 4)-1)
 	top = max(top, topH)
-	h := top + len(rows)*(rowH+rowGap) + axisH
+	plotBottom := top + len(rows)*(rowH+rowGap)
+	h := plotBottom + axisH
 	width := labelW + plotW + 20
+	var causes []cause // the whole run's drawing writes out why each check fired, below its axis
+	if detail && class == "full" {
+		for _, i := range here {
+			c := causeOf(i, d.Checks[i], plot{win: win}.x(d.Checks[i].AtNs), h)
+			h += c.height()
+			causes = append(causes, c)
+		}
+	}
 	var b strings.Builder
 	pl := plot{win: win, b: &b}
 	fmt.Fprintf(&b, "<svg class=\"timeline %s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" data-start-ns=\"%d\" data-end-ns=\"%d\">\n",
 		class, width, h, width, h, win.StartNs, win.EndNs)
 	if d.HealNs > 0 && pl.in(d.HealNs, d.EndNs) {
 		fmt.Fprintf(&b, "<rect class=\"healed\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>faults off from %s</title></rect>\n",
-			pl.x(d.HealNs), top, pl.x(d.EndNs)-pl.x(d.HealNs), h-top-axisH, dur(d.HealNs))
+			pl.x(d.HealNs), top, pl.x(d.EndNs)-pl.x(d.HealNs), plotBottom-top, dur(d.HealNs))
 	}
 	for i, r := range rows {
 		y := float64(top + i*(rowH+rowGap))
@@ -286,7 +295,7 @@ func (p *page) svg(l *Lane, win Window, detail bool, class string) {
 		r.draw(pl, y)
 		b.WriteString("</g>\n")
 	}
-	axis(pl, float64(h-axisH))
+	axis(pl, float64(plotBottom))
 	for k, i := range here {
 		c := d.Checks[i]
 		x := pl.x(c.AtNs)
@@ -297,7 +306,10 @@ func (p *page) svg(l *Lane, win Window, detail bool, class string) {
 		}
 		fmt.Fprintf(&b, "<g class=\"check-mark\" data-check=\"%d\" data-at-ns=\"%d\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"+
 			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">✖ %s (%s)</text><title>%s at %s: %s</title></g>\n",
-			i, c.AtNs, x, x, ty-9, h-axisH, tx, ty, anchor, esc(c.ID), dur(c.AtNs), esc(c.ID), dur(c.AtNs), esc(c.Message))
+			i, c.AtNs, x, x, ty-9, plotBottom, tx, ty, anchor, esc(c.ID), dur(c.AtNs), esc(c.ID), dur(c.AtNs), esc(c.Message))
+	}
+	for _, c := range causes {
+		c.draw(&b, plotBottom)
 	}
 	b.WriteString("</svg>\n")
 	p.b.WriteString(b.String())
@@ -565,24 +577,30 @@ func axis(pl plot, y float64) {
 	pl.b.WriteString("</g>\n")
 }
 
-const legend = `<p class="legend">
-<svg width="14" height="12"><rect class="cp stored" x="0" y="2" width="14" height="8"/></svg> checkpoint stored
-<svg width="14" height="12"><rect class="cp aborted" x="0" y="2" width="14" height="8"/></svg> aborted
-<svg width="14" height="12"><rect class="cp open" x="0" y="2" width="14" height="8"/></svg> open at the end
-<svg width="8" height="12"><line class="barrier" x1="4" x2="4" y1="0" y2="6"/><line class="ack" x1="4" x2="4" y1="6" y2="12"/></svg> barrier received (top) / ack (bottom)
-<svg width="12" height="12"><g class="mark fault"><path d="M6 1 l5 9 h-10 z"/></g></svg> fault injected
-<svg width="12" height="12"><g class="mark restore"><circle cx="6" cy="6" r="4.5"/></g></svg> restore
-<svg width="12" height="12"><g class="mark watchdog"><path d="M6 9 l4 -7 h-8 z"/></g></svg> watchdog fired (effect starts)
-<svg width="12" height="12"><g class="mark expiry"><path d="M6 2 l4 4 l-4 4 l-4 -4 z"/></g></svg> effect failed a generation
-<svg width="12" height="12"><g class="mark fenced"><path d="M6 2 l4 4 l-4 4 l-4 -4 z"/></g></svg> effect fenced / no-op
-<svg width="12" height="12"><g class="mark stop"><path d="M6 1 l5 5 l-5 5 l-5 -5 z"/></g></svg> trigger stopped, cancel, finished
-<svg width="14" height="12"><g class="handoff"><rect x="0" y="3" width="14" height="6"/></g></svg> trigger due → body started
-<svg width="14" height="12"><g class="handoff watchdog"><rect x="0" y="3" width="14" height="6"/></g></svg> watchdog due → ran
-<svg width="14" height="12"><rect class="op" x="0" y="2" width="14" height="8"/></svg> porcupine operation
-<svg width="14" height="12"><rect class="op illegal" x="0" y="2" width="14" height="8"/></svg> in the illegal partition
-<svg width="10" height="12"><g class="check-mark"><line x1="5" x2="5" y1="0" y2="12"/></g></svg> check fired
-<span class="healed-key">&nbsp;&nbsp;&nbsp;</span> faults off
-</p>
+// legend is the key to the drawings, one line per group.
+const legend = `<div class="legend">
+<div><b>checkpoints</b>
+<span><svg width="14" height="12"><rect class="cp stored" x="0" y="2" width="14" height="8"/></svg> stored</span>
+<span><svg width="14" height="12"><rect class="cp aborted" x="0" y="2" width="14" height="8"/></svg> aborted</span>
+<span><svg width="14" height="12"><rect class="cp open" x="0" y="2" width="14" height="8"/></svg> open at the end</span>
+<span><svg width="8" height="12"><line class="barrier" x1="4" x2="4" y1="0" y2="6"/><line class="ack" x1="4" x2="4" y1="6" y2="12"/></svg> barrier received (top) / ack (bottom)</span></div>
+<div><b>faults</b>
+<span><svg width="12" height="12"><g class="mark fault"><path d="M6 1 l5 9 h-10 z"/></g></svg> fault injected</span>
+<span><svg width="12" height="12"><g class="mark restore"><circle cx="6" cy="6" r="4.5"/></g></svg> restore</span>
+<span><svg width="12" height="12"><g class="mark stop"><path d="M6 1 l5 5 l-5 5 l-5 -5 z"/></g></svg> trigger stopped, cancel, finished</span>
+<span><span class="healed-key">&nbsp;&nbsp;&nbsp;</span> faults off</span></div>
+<div><b>watchdogs</b>
+<span><svg width="12" height="12"><g class="mark watchdog"><path d="M6 9 l4 -7 h-8 z"/></g></svg> watchdog fired (effect starts)</span>
+<span><svg width="12" height="12"><g class="mark expiry"><path d="M6 2 l4 4 l-4 4 l-4 -4 z"/></g></svg> effect failed a generation</span>
+<span><svg width="12" height="12"><g class="mark fenced"><path d="M6 2 l4 4 l-4 4 l-4 -4 z"/></g></svg> effect fenced / no-op</span></div>
+<div><b>hand-offs</b>
+<span><svg width="14" height="12"><g class="handoff"><rect x="0" y="3" width="14" height="6"/></g></svg> trigger due → body started</span>
+<span><svg width="14" height="12"><g class="handoff watchdog"><rect x="0" y="3" width="14" height="6"/></g></svg> watchdog due → ran</span></div>
+<div><b>checks</b>
+<span><svg width="14" height="12"><rect class="op" x="0" y="2" width="14" height="8"/></svg> porcupine operation</span>
+<span><svg width="14" height="12"><rect class="op illegal" x="0" y="2" width="14" height="8"/></svg> in the illegal partition</span>
+<span><svg width="10" height="12"><g class="check-mark"><line x1="5" x2="5" y1="0" y2="12"/></g></svg> check fired (its cause written out under the whole run)</span></div>
+</div>
 `
 
 const style = `
@@ -592,8 +610,10 @@ dl.meta{display:grid;grid-template-columns:max-content auto;gap:2px 12px;margin:
 code{font:12px ui-monospace,"DejaVu Sans Mono",monospace;background:#f3f3f3;padding:1px 4px}
 .verdict-pass{color:#2e7d32;font-weight:600}.verdict-safety,.verdict-liveness,.verdict-crash,.verdict-budget{color:#c62828;font-weight:600}
 ol.checks{margin:0 0 6px;padding-left:22px}ol.checks li:target{background:#fff3cd}
-.legend{color:#444;font-size:12px}.legend svg{vertical-align:middle;margin:0 2px 0 8px}
-.healed-key{background:#eef7ee;border:1px solid #cfe6cf;margin-left:8px}
+.legend{color:#444;font-size:12px;display:grid;grid-template-columns:max-content;row-gap:2px;margin:8px 0}
+.legend>div{white-space:nowrap}.legend b{display:inline-block;width:90px;font-weight:600;color:#333}
+.legend span{margin-right:14px}.legend svg{vertical-align:middle;margin:0 3px 0 0}
+.legend .healed-key{background:#eef7ee;border:1px solid #cfe6cf;margin-right:3px}
 section.lane{border:1px solid #e2c4c4;background:#fffafa;padding:6px 8px;margin:8px 0;overflow-x:auto}
 details.lane{margin:1px 0}details.lane summary{cursor:pointer;color:#333}details.lane[open]{background:#fafafa}
 svg.spark{vertical-align:middle;background:#f4f4f4;margin-right:6px}
@@ -606,6 +626,7 @@ svg.timeline{display:block;font:11px system-ui,"DejaVu Sans",sans-serif}
 .handoff rect{fill:#80cbc4}.handoff line{stroke:#00695c;stroke-width:1.5}.handoff.watchdog rect{fill:#ffcc80}.handoff.watchdog line{stroke:#ef6c00}
 .op{fill:#90a4ae;fill-opacity:.75;stroke:#455a64;stroke-width:.5}.op.illegal{fill:#ef9a9a;stroke:#b71c1c}.op.cut{stroke-dasharray:3 2;fill-opacity:.35}
 .check-mark line{stroke:#c62828;stroke-width:2}.check-mark text{fill:#c62828;font-weight:700}
+.cause .leader{stroke:#c62828;stroke-width:1;stroke-dasharray:3 3}.cause text{fill:#5d1010}.cause text.head{fill:#c62828;font-weight:700}
 .axis line{stroke:#888}.axis text{fill:#555;text-anchor:middle;font-size:10px}
 `
 

@@ -258,3 +258,57 @@ func TestWriteIsAtomicAndEscapes(t *testing.T) {
 		t.Errorf("check text not kept verbatim: %q", text(items[0]))
 	}
 }
+
+// TestLegendAndCause: the legend is one line per group, and the whole
+// run's drawing of the failing lane writes out the check's cause below
+// its axis: the check, its time and lane, the claim and each observation
+// its message cites on a line of its own; the closer drawings do not.
+func TestLegendAndCause(t *testing.T) {
+	d := sample(2, 10)
+	d.Checks[0].Message = "failure notification of generation 3 has no cause in it: no fault injected into it; recent causes of other generations: #57 of generation 2, triggered at 50s"
+	_, doc := render(t, d)
+	legend := all(doc, func(n *html.Node) bool { return hasClass(n, "legend") })
+	if len(legend) != 1 {
+		t.Fatalf("%d legends", len(legend))
+	}
+	var groups []string
+	for c := legend[0].FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.Data == "div" {
+			groups = append(groups, strings.Fields(text(c))[0])
+		}
+	}
+	if want := "checkpoints faults watchdogs hand-offs checks"; strings.Join(groups, " ") != want {
+		t.Errorf("legend groups %q, want %q", groups, want)
+	}
+	causes := all(doc, func(n *html.Node) bool { return hasClass(n, "cause") })
+	if len(causes) != 1 {
+		t.Fatalf("%d causes written out, want 1 (the whole run's drawing only)", len(causes))
+	}
+	var lines []string
+	for _, n := range all(causes[0], func(n *html.Node) bool { return n.Type == html.ElementNode && n.Data == "text" }) {
+		lines = append(lines, text(n))
+	}
+	want := []string{
+		"✖ generation-justified at 53s (job 1 pipeline 7): why it fired",
+		"failure notification of generation 3 has no cause in it:",
+		"· no fault injected into it",
+		"· recent causes of other generations: #57 of generation 2, triggered at 50s",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("cause lines:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	for p := causes[0].Parent; p != nil; p = p.Parent {
+		if p.Data == "svg" && !hasClass(p, "full") {
+			t.Errorf("the cause is drawn in %q, want the whole run's drawing", attr(p, "class"))
+		}
+	}
+}
+
+// TestWrap: wrap breaks at spaces within the width and indents the rest.
+func TestWrap(t *testing.T) {
+	got := wrap("· a bb ccc dddd eeeee", 10)
+	want := []string{"· a bb ccc", "    dddd", "    eeeee"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("wrap: %q, want %q", got, want)
+	}
+}

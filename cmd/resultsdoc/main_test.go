@@ -436,3 +436,44 @@ BenchmarkTrigger/design=shared-inline/pipelines=10-2 1000 400000 cpu-ns/op 30000
 		}
 	}
 }
+
+// TestAreaIndexFollowsTheFolder: an area's README lists every file of its
+// folder with the header the file carries, and a new file makes the
+// committed README stale.
+func TestAreaIndexFollowsTheFolder(t *testing.T) {
+	dir := t.TempDir()
+	area := filepath.Join(dir, "results", "x")
+	files := map[string]string{
+		"README.md": "# X\n\n" + beginMarker + "\n" + endMarker + "\n",
+		"run.sh":    "#!/bin/sh\n# run.sh OUT: measures x. More words.\n# Second line.\nset -eu\n",
+		"x.txt":     "command: results/x/run.sh x.txt\ncommit: abc1234\ndate: 2026-12-06T00:00Z\nBenchmarkX 1 2 ns/op\nBenchmarkX 1 3 ns/op\n",
+		"sub/a.png": "png",
+		"s.yaml":    "name: s\ndescription: \"Shrunk from y, seed 3 (safety). More.\"\n",
+		".hidden":   "x",
+	}
+	for p, s := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(area, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(area, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := areaIndex(dir, "results/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| [`run.sh`](run.sh) | run.sh OUT: measures x. |  |  |",
+		"| [`s.yaml`](s.yaml) | Shrunk from y, seed 3 (safety). |  |  |",
+		"| [`sub/a.png`](sub/a.png) | screenshot |  |  |",
+		"| [`x.txt`](x.txt) | 2 results in the Go benchmark format | `results/x/run.sh x.txt` | `abc1234`, 2026-12-06T00:00Z |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("index lacks\n%s\ngot:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "hidden") || strings.Contains(got, "README.md`]") {
+		t.Errorf("index lists a dot file or the README itself:\n%s", got)
+	}
+}

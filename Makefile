@@ -179,9 +179,10 @@ findings:
 	$(GO) run ./cmd/findings
 	$(GO) run ./cmd/resultsdoc
 
-## results: regenerate the figures block of results/README.md from the committed data files
-## (results/bench/*.txt, mutants.json, hazards.json, the findings entries, the coverage report;
-## go test ./cmd/resultsdoc fails while the committed block is stale)
+## results: regenerate the figures blocks of README.md and results/README.md from the committed data
+## files (results/bench/*.txt, mutants.json, hazards.json, the findings entries, the coverage report),
+## results/long/README.md's tables from results/long/campaigns.jsonl and the index of each area's
+## README; it prints each page and whether it changed (go test ./cmd/resultsdoc fails while one is stale)
 results:
 	$(GO) run ./cmd/resultsdoc
 

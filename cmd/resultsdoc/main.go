@@ -8,10 +8,15 @@
 // the coverage report and the embedded scenarios. Each figure names the file
 // it came from and that file's command and commit lines, so no figure in
 // either block is typed by hand; README.md's prose quotes none and points at
-// its block.
+// its block. It also renders the tables of results/long/README.md from
+// results/long/campaigns.jsonl (one line per long campaign, put there with
+// -collect) and, in the README of each area without a command of its own
+// (areas), an index of the folder's files with the command and commit each
+// records. It prints each page it rendered and whether it changed.
 //
 //	go run ./cmd/resultsdoc          # rewrite the blocks (make results)
 //	go run ./cmd/resultsdoc -check   # exit 1 when a committed block is stale
+//	go run ./cmd/resultsdoc -collect GROUP -built COMMIT DIR...   # campaign folders into campaigns.jsonl
 //
 // go test ./cmd/resultsdoc fails while a committed block differs from what
 // this command writes.

@@ -132,6 +132,7 @@ type runner struct {
 	prog     *oracle.Progress
 	fin      *oracle.Finish
 	ans      *oracle.Answers
+	status   *oracle.Status
 	causes   *oracle.Causes
 	lat      *oracle.Latency
 	closedAt time.Duration // when main closed the scheduler (0: it did not)
@@ -285,6 +286,8 @@ func (r *runner) main() {
 	r.fin.Attach(r.c)
 	r.ans = oracle.NewAnswers(&r.find, r.w.Elapsed)
 	r.ans.Attach(r.c)
+	r.status = oracle.NewStatus(&r.find, r.w.Elapsed)
+	r.status.Attach(r.c)
 	idle := oracle.NewIdle(&r.find, r.w.Elapsed)
 	idle.Tasks = r.s.Cluster.Tasks
 	idle.Attach(r.c)
@@ -573,6 +576,9 @@ func (r *runner) liveness(out *Outcome) {
 		}
 	}
 	r.prog.Unfinished(pipes)
+	if r.status != nil {
+		r.status.Judge(pipes, r.now()-answerGrace)
+	}
 	r.prog.Restarted()
 	if r.wm != nil && r.wm.used {
 		r.wm.live.Judge(&r.find, r.now(), r.healAt)

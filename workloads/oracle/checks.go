@@ -75,6 +75,7 @@ const (
 	BlockedForever     = "blocked-forever"
 	SavepointOutcome   = "savepoint-outcome"
 	CallsAnswered      = "calls-answered"
+	StatusJustified    = "status-justified"
 
 	// Lifecycle calls the harness drove (progress.go).
 	CancelStops = "cancel-stops"
@@ -276,6 +277,11 @@ var checks = []Check{
 		"every call made 30 s or more before the end of the run has been answered by its end. A periodic checkpoint a clean aborts leaves no boundary mark (core, as SeaTunnel, tells its tasks nothing of an abort), so a pending checkpoint core loses instead of aborting is judged through the calls that wait for it: a savepoint request's future",
 		"calls core never answers: a pending checkpoint dropped without its future completing (a savepoint waiting on it never answered), a call blocked on a lock or a future for good",
 		"found the clean that dropped a registration landing between its copy and its clear of the pending map (F041: windows seeds 31 and 33 of the default campaign at 606128e; BUGGIFY clean-slow and register-late widen it); mutants `clean-copies-then-clears` (F041 back: windows seeds 129, 168, 178 of 0-199, the unpatched tree passing them), `savepoint-never-completes`"},
+	{StatusJustified, Safety, Harness | Boundary | VirtualTime,
+		"each pipeline's status key in the simulated status store at the end of the run, the status writes (ObsStatusSet), the failures reported to the job master (ObsFailure), the restores the harness began (ObsRestoreBegin) and its cancels of jobs (ObsCallIn Manager.Cancel)",
+		"a pipeline left FAILED had a failure reported to the job master since its last restore began; one left CANCELED had its job canceled by the harness (a status written in the last 30 s of the run is not judged)",
+		"a failure that writes FAILED and then returns without reporting it (the generation's future ended by a cancel or a finish during the write: probe fail-lost-the-future), a stale FAILED or CANCELED write",
+		"pending: the audited cancel-versus-failure race"},
 	{CancelStops, Safety, Harness | Boundary,
 		"the harness's cancel of a job (ObsCanceled, after coord.Manager.Cancel returned, run.cancel) and IDCounter.Next returns (ObsAllocate) per pipeline",
 		"a pipeline whose job's cancel returned allocates no checkpoint id afterwards (and is exempt from checkpoint-progress and bounded-finish)",

@@ -1,0 +1,113 @@
+package oracle
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ckptsim/ckptsim/workloads/cluster"
+)
+
+// Status is status-justified: the value a pipeline's status key holds in
+// the status store at the end of the run (what the job master and a user
+// read) is justified by what the boundary showed. FAILED needs a failure
+// reported to the job master (JobMaster.HandleCheckpointError) since the
+// pipeline's last restore began: a FAILED that nobody was told of fails
+// nothing over, and the pipeline sits in a state its master does not know
+// (the audited race where a failure writes FAILED, then finds the
+// generation's future ended by a cancel or a finish, and returns without
+// a report). CANCELED needs the harness's cancel of the job. (FINISHED
+// without the harness finishing the sources is finish-unasked's.) A status
+// written within the grace before the end is not judged: its report may
+// still be on its way.
+type Status struct {
+	f     *Findings
+	now   func() time.Duration
+	pipes map[cluster.PipelineID]*statusPipe
+	// cancels: jobs whose cancel the harness began (Manager.Cancel entered), with when
+	cancels map[int64]time.Duration
+}
+
+type statusPipe struct {
+	restoreAt  time.Duration // the last restore's begin (-1: none)
+	reportedAt time.Duration // the last failure reported to the job master (-1: none)
+	reason     string        // its reason
+	writeAt    time.Duration // the last status write's entry
+	writeValue string
+}
+
+const (
+	failedStatus   = "FAILED"
+	canceledStatus = "CANCELED"
+)
+
+// NewStatus returns status-justified, reporting to f.
+func NewStatus(f *Findings, now func() time.Duration) *Status {
+	return &Status{f: f, now: now, pipes: map[cluster.PipelineID]*statusPipe{}, cancels: map[int64]time.Duration{}}
+}
+
+// Attach subscribes to the cluster's boundary observations (before Start).
+func (s *Status) Attach(c View) { c.OnBoundary(s.Observe) }
+
+func (s *Status) pipe(job int64, pipeline int) *statusPipe {
+	k := cluster.PipelineID{Job: job, Pipeline: pipeline}
+	p, ok := s.pipes[k]
+	if !ok {
+		p = &statusPipe{restoreAt: -1, reportedAt: -1, writeAt: -1}
+		s.pipes[k] = p
+	}
+	return p
+}
+
+// Observe records restores, failure reports, status writes and cancels.
+func (s *Status) Observe(o cluster.Obs) {
+	switch o.Kind {
+	case cluster.ObsRestoreBegin:
+		s.pipe(o.Job, o.Pipeline).restoreAt = s.now()
+	case cluster.ObsFailure:
+		p := s.pipe(o.Job, o.Pipeline)
+		p.reportedAt, p.reason = s.now(), o.Value
+	case cluster.ObsStatusSet:
+		p := s.pipe(o.Job, o.Pipeline)
+		p.writeAt, p.writeValue = s.now(), o.Value
+	case cluster.ObsCallIn:
+		if o.Value == "Manager.Cancel" {
+			if _, ok := s.cancels[o.Job]; !ok {
+				s.cancels[o.Job] = s.now()
+			}
+		}
+	}
+}
+
+// Judge judges each pipeline's status at the end of the run (Pipe.Status:
+// the store's value then); a status written after cutoff is left alone.
+func (s *Status) Judge(pipes []Pipe, cutoff time.Duration) {
+	for _, q := range pipes {
+		p := s.pipe(q.Job, q.Pipeline)
+		if p.writeAt > cutoff {
+			continue
+		}
+		subj := Subject(q.Job, q.Pipeline)
+		cancel, canceled := s.cancels[q.Job]
+		switch q.Status {
+		case failedStatus:
+			if p.reportedAt >= 0 && p.reportedAt >= p.restoreAt {
+				continue
+			}
+			since := "in the whole run"
+			if p.restoreAt >= 0 {
+				since = fmt.Sprintf("since its last restore began at %v", p.restoreAt)
+			}
+			also := ""
+			if canceled {
+				also = fmt.Sprintf("; the harness canceled its job at %v", cancel)
+			}
+			s.f.Once(StatusJustified, s.now(), subj,
+				"the status store ends FAILED (written at %v), but no failure was reported to the job master %s%s: the store and the master disagree, and nothing fails the pipeline over",
+				p.writeAt, since, also)
+		case canceledStatus:
+			if !canceled {
+				s.f.Once(StatusJustified, s.now(), subj, "the status store ends CANCELED (written at %v), but the harness never canceled the job", p.writeAt)
+			}
+		}
+	}
+}

@@ -208,6 +208,17 @@ func TestFoundSeeds(t *testing.T) {
 		// ack-slow; core/coord idleAcked, F043).
 		{"windows", 17, "", "an idle close recorded after a clean took its checkpoint", ""},
 		{"windows", 44, "", "the same", ""},
+		// A savepoint completed in the generation a restore had just
+		// installed (during the restore's RUNNING write, BUGGIFY
+		// status-slow): its finish cleaned and wrote SUSPEND, then the
+		// restore's reload cleared the shutdown flag and resumed, and the
+		// ended generation took checkpoints on (ended-stays-ended; windows
+		// seeds 0, 10, 12, 13, 17 and 30 more of 0-199 before the fix; with
+		// a cancel of the job, cancel-stops: the cancel found the future
+		// done and left the chain running; core/coord endedGen, F044).
+		{"windows", 0, "", "an ended generation revived by the restore in flight", ""},
+		{"windows", 10, "", "the same", ""},
+		{"windows", 12, "", "the same", ""},
 	} {
 		var s *Scenario
 		var err error

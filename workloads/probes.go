@@ -61,6 +61,7 @@ var ProbeTable = []ProbeRow{
 	{Probe: "savepoint-part-fails", Entry: ProbeEntry{Name: "windows"}},
 	{Probe: "job-restore-part-fails", Entry: ProbeEntry{Name: "windows"}},
 	{Probe: "retain-listed", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "trigger-generation-ended", Entry: ProbeEntry{Name: "windows"}},
 	{Probe: "task-cancel-after-fire", Entry: ProbeEntry{Name: "smoke"}},
 	{Probe: "task-skipped-cancelled", Entry: ProbeEntry{Name: "smoke"}},
 	{Probe: "task-runs-after-cancel", Entry: ProbeEntry{Name: "smoke"}},

@@ -279,6 +279,7 @@ func (c *Coordinator) finish(gen uint64, t Type) {
 	if cur != gen {
 		return // a restore already replaced the generation
 	}
+	c.endedGen.Store(gen) // before the clean: a restore in flight may clear the shutdown flag after it (F044)
 	c.clean(ReasonCompleted, gen)
 	c.updateStatus(gen, st)
 	if c.cfg.Variants.FinishFuture == variant.FinishCurrent {

@@ -114,8 +114,13 @@ type Coordinator struct {
 	// finishedFinal: a generation finished with the COMPLETED_POINT (its
 	// notice reached every task); Restore leaves the pipeline alone then.
 	finishedFinal atomic.Bool
-	fut           *Future[GenStatus] // guarded by genMu; replaced by restore
-	mapMu         env.Mutex
+	// endedGen is the last generation a finish (SUSPEND, FINISHED) or a
+	// cancel began to end: no checkpoint is triggered in it any more,
+	// whatever the shutdown flag says (a restore in flight clears that
+	// flag after its own clean; F044). Stored before the ending's clean.
+	endedGen atomic.Uint64
+	fut      *Future[GenStatus] // guarded by genMu; replaced by restore
+	mapMu    env.Mutex
 
 	periodicMu   env.Mutex  // "coord.periodic": the live periodic chain
 	periodicTok  uint64     // guarded by periodicMu: the live chain's token

@@ -510,6 +510,7 @@ func (c *Coordinator) SchemaChangeAfter() bool {
 // generation CANCELED.
 func (c *Coordinator) Cancel() {
 	gen, f := c.Generation()
+	c.endedGen.Store(gen) // even an ended generation's chain stops here (F044)
 	if f.Done() {
 		return
 	}

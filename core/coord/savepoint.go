@@ -17,7 +17,7 @@ func (c *Coordinator) savepointWriter() SavepointWriter {
 // with a sleep on the calling thread (never on the timer queue); with
 // savepoint-wait=under-lock (upstream, H5) coord.lock is held across it.
 func (c *Coordinator) StartSavepoint(w SavepointWriter) (*Future[*Completed], error) {
-	if c.shutdown.Load() || c.isCompleted() {
+	if c.shutdown.Load() || c.isCompleted() || c.endedGen.Load() == c.genNow.Load() { // an ended generation takes no savepoint (F044)
 		return nil, ErrShutdown
 	}
 	if !c.allTaskReady.Load() {

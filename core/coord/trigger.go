@@ -206,7 +206,11 @@ func (c *Coordinator) triggerLocked(now time.Time, typ Type, tok, gen uint64) er
 		env.Hit(c.e, env.ProbeTriggerStaleAfterLock)
 		return nil
 	}
-	if c.isCompleted() || c.shutdown.Load() { // guard 5
+	ended := c.endedGen.Load() == c.genNow.Load()
+	if ended && !c.isCompleted() && !c.shutdown.Load() {
+		env.Hit(c.e, env.ProbeTriggerGenerationEnded)
+	}
+	if c.isCompleted() || c.shutdown.Load() || ended { // guard 5
 		c.stopped("completed or shut down")
 		if typ.SchemaChange() && c.cfg.Variants.DroppedSchemaChange == variant.DroppedSchemaEnds {
 			// The clean that shut the generation down already ended any

@@ -130,6 +130,13 @@ const (
 	// landed before it (coord retain; F042). Widened by SiteRestoreListSlow
 	// and SiteStoreSlow.
 	ProbeRetainListed
+	// ProbeTriggerGenerationEnded: a trigger passed the shutdown flag but
+	// its generation had ended (a savepoint's SUSPEND, a final's FINISHED or
+	// a cancel began ending it): a restore in flight had cleared the flag
+	// after a savepoint completed in the generation it installed (coord
+	// triggerLocked; F044). Widened by SiteStatusSlow (the restore's
+	// RUNNING write, during which the savepoint completes).
+	ProbeTriggerGenerationEnded
 	// ProbeTaskCancelAfterFire: a Cancel found its task's timer entry
 	// already fired and the task not yet settled: its body is queued for
 	// a dispatch thread (whose check may still skip it) or running (a
@@ -217,7 +224,7 @@ var probeNames = [...]string{"", "register-late", "trigger-stale-after-lock", "r
 	"idle-ack-after-clean", "complete-stale-generation", "complete-replaced-during-store",
 	"complete-after-clean", "barrier-partial", "notify-partial", "task-error-stale",
 	"savepoint-aborted", "savepoint-part-fails", "job-restore-part-fails",
-	"retain-listed", "task-cancel-after-fire", "task-skipped-cancelled",
+	"retain-listed", "trigger-generation-ended", "task-cancel-after-fire", "task-skipped-cancelled",
 	"task-runs-after-cancel", "pool-reap-declined", "pool-worker-reaped", "pool-rejects-saturated",
 	"pool-rejects-shutdown", "timer-claim-cancelled", "timer-claim-dropped", "epoch-drops-pending",
 	"epoch-drops-partition", "epoch-extended", "revoke-with-pending", "stale-registration",

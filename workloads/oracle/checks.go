@@ -76,6 +76,7 @@ const (
 	SavepointOutcome   = "savepoint-outcome"
 	CallsAnswered      = "calls-answered"
 	StatusJustified    = "status-justified"
+	EndedStaysEnded    = "ended-stays-ended"
 
 	// Lifecycle calls the harness drove (progress.go).
 	CancelStops = "cancel-stops"
@@ -282,6 +283,11 @@ var checks = []Check{
 		"a pipeline left FAILED had a failure reported to the job master since its last restore began; one left CANCELED had its job canceled by the harness (a status written in the last 30 s of the run is not judged)",
 		"a failure that writes FAILED and then returns without reporting it (the generation's future ended by a cancel or a finish during the write: probe fail-lost-the-future), a stale FAILED or CANCELED write",
 		"pending: the audited cancel-versus-failure race"},
+	{EndedStaysEnded, Safety, Harness | Boundary,
+		"the status writes (ObsStatusSet: SUSPEND after a savepoint, FINISHED and CANCELED end a generation, RUNNING begins a restored one) and IDCounter.Next returns (ObsAllocate), per pipeline",
+		"once the status store is told a pipeline's generation ended, no checkpoint id is allocated for it until a restore begins or writes RUNNING (an end written while a restore is in flight may be the old generation's, the whole-job restore not yet at this pipeline, which its RUNNING write then re-starts; or the generation the restore installed, ended by a savepoint before the restore resumed it)",
+		"a trigger chain that outlives its generation's end: revived by a restore in flight (F044), left armed by a finish or a cancel",
+		"found a savepoint that completed during a restore's RUNNING write, the restore then clearing the shutdown flag its finish had set (F044)"},
 	{CancelStops, Safety, Harness | Boundary,
 		"the harness's cancel of a job (ObsCanceled, after coord.Manager.Cancel returned, run.cancel) and IDCounter.Next returns (ObsAllocate) per pipeline",
 		"a pipeline whose job's cancel returned allocates no checkpoint id afterwards (and is exempt from checkpoint-progress and bounded-finish)",

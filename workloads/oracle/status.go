@@ -28,6 +28,8 @@ type Status struct {
 }
 
 type statusPipe struct {
+	endAt      time.Duration // the first ending status write (SUSPEND, FINISHED, CANCELED) since the last RUNNING write or restore begun (-1: none)
+	endValue   string
 	restoreAt  time.Duration // the last restore's begin (-1: none)
 	reportedAt time.Duration // the last failure reported to the job master (-1: none)
 	reason     string        // its reason
@@ -36,8 +38,10 @@ type statusPipe struct {
 }
 
 const (
-	failedStatus   = "FAILED"
-	canceledStatus = "CANCELED"
+	failedStatus    = "FAILED"
+	canceledStatus  = "CANCELED"
+	suspendedStatus = "SUSPEND"
+	runningStatus   = "RUNNING"
 )
 
 // NewStatus returns status-justified, reporting to f.
@@ -52,7 +56,7 @@ func (s *Status) pipe(job int64, pipeline int) *statusPipe {
 	k := cluster.PipelineID{Job: job, Pipeline: pipeline}
 	p, ok := s.pipes[k]
 	if !ok {
-		p = &statusPipe{restoreAt: -1, reportedAt: -1, writeAt: -1}
+		p = &statusPipe{restoreAt: -1, reportedAt: -1, writeAt: -1, endAt: -1}
 		s.pipes[k] = p
 	}
 	return p
@@ -62,13 +66,28 @@ func (s *Status) pipe(job int64, pipeline int) *statusPipe {
 func (s *Status) Observe(o cluster.Obs) {
 	switch o.Kind {
 	case cluster.ObsRestoreBegin:
-		s.pipe(o.Job, o.Pipeline).restoreAt = s.now()
+		p := s.pipe(o.Job, o.Pipeline)
+		p.restoreAt, p.endAt = s.now(), -1 // a restore begun after the end re-starts the pipeline
+	case cluster.ObsAllocate:
+		if p := s.pipe(o.Job, o.Pipeline); p.endAt >= 0 {
+			s.f.Once(EndedStaysEnded, s.now(), Subject(o.Job, o.Pipeline),
+				"checkpoint %d allocated after the status store was told %s at %v, with no restore begun and no RUNNING written since: an ended generation took a checkpoint",
+				o.ID, p.endValue, p.endAt)
+		}
 	case cluster.ObsFailure:
 		p := s.pipe(o.Job, o.Pipeline)
 		p.reportedAt, p.reason = s.now(), o.Value
 	case cluster.ObsStatusSet:
 		p := s.pipe(o.Job, o.Pipeline)
 		p.writeAt, p.writeValue = s.now(), o.Value
+		switch o.Value {
+		case runningStatus: // a restore's generation begins
+			p.endAt = -1
+		case suspendedStatus, finishedValue, canceledStatus:
+			if p.endAt < 0 {
+				p.endAt, p.endValue = s.now(), o.Value
+			}
+		}
 	case cluster.ObsCallIn:
 		if o.Value == "Manager.Cancel" {
 			if _, ok := s.cancels[o.Job]; !ok {

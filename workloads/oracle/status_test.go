@@ -1,0 +1,83 @@
+package oracle
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ckptsim/ckptsim/workloads/cluster"
+)
+
+// TestEndedStaysEnded: after an ending status write, an allocation is a
+// finding until a restore begins or writes RUNNING; a restore in flight
+// before the end does not excuse it (F044: the savepoint ended the
+// generation the restore had installed).
+func TestEndedStaysEnded(t *testing.T) {
+	var now time.Duration
+	var f Findings
+	st := NewStatus(&f, func() time.Duration { return now })
+	at := func(sec int, o cluster.Obs) { now = s(sec); st.Observe(o) }
+	set := func(sec, p int, v string) {
+		at(sec, cluster.Obs{Kind: cluster.ObsStatusSet, Job: 0, Pipeline: p, Value: v})
+	}
+	alloc := func(sec, p int, id int64) {
+		at(sec, cluster.Obs{Kind: cluster.ObsAllocate, Job: 0, Pipeline: p, ID: id})
+	}
+	// Pipeline 0: a whole-job restore begins, the old generation's
+	// savepoint ends it, the restore reaches it and writes RUNNING: fine.
+	at(1, cluster.Obs{Kind: cluster.ObsRestoreBegin, Job: 0, Pipeline: 0})
+	set(2, 0, "SUSPEND")
+	set(3, 0, "RUNNING")
+	alloc(4, 0, 7)
+	// Pipeline 1: ended, then a restore begins (its RUNNING write still
+	// waiting for the status lock): fine.
+	set(2, 1, "FINISHED")
+	at(3, cluster.Obs{Kind: cluster.ObsRestoreBegin, Job: 0, Pipeline: 1})
+	alloc(4, 1, 8)
+	if got := f.List(); len(got) != 0 {
+		t.Fatalf("allocations after a restore re-started the pipeline: %v", got)
+	}
+	// Pipeline 2: the restore begins and writes RUNNING, then a savepoint
+	// ends the generation it installed, and ids keep coming (F044).
+	at(1, cluster.Obs{Kind: cluster.ObsRestoreBegin, Job: 0, Pipeline: 2})
+	set(1, 2, "RUNNING")
+	set(2, 2, "SUSPEND")
+	at(3, cluster.Obs{Kind: cluster.ObsRestoreEnd, Job: 0, Pipeline: 2})
+	alloc(5, 2, 9)
+	alloc(7, 2, 10)
+	got := f.List()
+	if len(got) != 1 || got[0].Check != EndedStaysEnded || !strings.Contains(got[0].Message, "checkpoint 9 allocated after the status store was told SUSPEND at 2s") {
+		t.Fatalf("want one ended-stays-ended on checkpoint 9: %v", got)
+	}
+}
+
+// TestStatusJustified: a pipeline left FAILED needs a failure reported to
+// the job master since its last restore began; CANCELED needs the
+// harness's cancel; a status written within the grace is not judged.
+func TestStatusJustified(t *testing.T) {
+	var now time.Duration
+	var f Findings
+	st := NewStatus(&f, func() time.Duration { return now })
+	at := func(sec int, o cluster.Obs) { now = s(sec); st.Observe(o) }
+	at(1, cluster.Obs{Kind: cluster.ObsStatusSet, Job: 0, Pipeline: 0, Value: "FAILED"})
+	at(1, cluster.Obs{Kind: cluster.ObsFailure, Job: 0, Pipeline: 0, Value: "CHECKPOINT_EXPIRED"}) // reported: fine
+	at(2, cluster.Obs{Kind: cluster.ObsFailure, Job: 0, Pipeline: 1})
+	at(3, cluster.Obs{Kind: cluster.ObsRestoreBegin, Job: 0, Pipeline: 1})
+	at(4, cluster.Obs{Kind: cluster.ObsStatusSet, Job: 0, Pipeline: 1, Value: "FAILED"}) // reported before the restore only
+	at(5, cluster.Obs{Kind: cluster.ObsCallIn, Job: 1, Pipeline: -1, Value: "Manager.Cancel"})
+	at(6, cluster.Obs{Kind: cluster.ObsStatusSet, Job: 1, Pipeline: 0, Value: "FAILED"})   // the audited race: lost the future to the cancel
+	at(7, cluster.Obs{Kind: cluster.ObsStatusSet, Job: 0, Pipeline: 2, Value: "CANCELED"}) // job 0 never canceled
+	at(90, cluster.Obs{Kind: cluster.ObsStatusSet, Job: 0, Pipeline: 3, Value: "FAILED"})  // within the grace
+	now = s(100)
+	st.Judge([]Pipe{{Job: 0, Pipeline: 0, Status: "FAILED"}, {Job: 0, Pipeline: 1, Status: "FAILED"},
+		{Job: 1, Pipeline: 0, Status: "FAILED"}, {Job: 0, Pipeline: 2, Status: "CANCELED"}, {Job: 0, Pipeline: 3, Status: "FAILED"}}, s(70))
+	got := f.List()
+	if len(got) != 3 {
+		t.Fatalf("want 3 status-justified findings (0/1, 1/0, 0/2): %v", got)
+	}
+	for i, want := range []string{"since its last restore began at 3s", "the harness canceled its job at 5s", "the harness never canceled the job"} {
+		if got[i].Check != StatusJustified || !strings.Contains(got[i].Message, want) {
+			t.Errorf("finding %d: %v; want %q", i, got[i], want)
+		}
+	}
+}

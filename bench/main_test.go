@@ -70,6 +70,7 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
 		fmt.Println("peer: go")
+		fmt.Println("cpu-clock: " + cpuClock)
 		for _, u := range units {
 			fmt.Println(u)
 		}

@@ -15,6 +15,13 @@
 # machine's Ps and one (the benchmark name's -N suffix says which; none
 # for one P).
 #
+# Each round begins with the bare Go runtime's periodic timed wake
+# (BenchmarkWakeFloor, SAMPLES wakes one -trigger.spacing apart), once per
+# -cpu value, a fresh process each: the floor under the Go cells' CPU per
+# firing, measured in the same run (the tables' goal of issue 46). Both
+# sides count CPU with one clock, the sum of /proc/self/task/*/schedstat
+# around each cell's window (the files' "cpu-clock: schedstat" line).
+#
 # Before each result a comment line records the load it ran under
 # (/proc/pressure/cpu some avg10 and the 1-minute load average);
 # benchfmt ignores it. -tails DIR writes every sample of both sides to
@@ -62,6 +69,16 @@ gocell() {
 			-test.benchtime "${n}x" -test.timeout 60m $cpuflag $gotails | grep -E '^(Benchmark|goos:|goarch:|pkg:|cpu:)' >>"$outgo.tmp"
 	done
 }
+floorcell() {
+	for c in $cpus; do
+		cpuflag=
+		[ "$c" = 0 ] || cpuflag="-test.cpu $c"
+		load >>"$outgo.tmp"
+		# shellcheck disable=SC2086
+		$wrap "$bin" -test.run '^$' -test.bench '^BenchmarkWakeFloor$' \
+			-test.benchtime "${n}x" -test.timeout 60m $cpuflag | grep -E '^(Benchmark|goos:|goarch:|pkg:|cpu:)' >>"$outgo.tmp"
+	done
+}
 jdkcell() {
 	load >>"$outjdk.tmp"
 	# shellcheck disable=SC2086
@@ -82,6 +99,7 @@ cmd="bench/side.sh -r $rounds -n $n -d $(echo $designs | tr ' ' ,) -p $(echo $pi
 	java -cp "$dir" TriggerPeer -n 0
 } >"$outjdk.tmp"
 for r in $(seq "$rounds"); do
+	floorcell
 	for d in $designs; do
 		for p in $pipelines; do
 			if [ "$d" = leader-follower ]; then

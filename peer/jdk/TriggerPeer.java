@@ -83,6 +83,9 @@ public class TriggerPeer {
         System.out.println("goos: linux");
         System.out.println("goarch: amd64");
         System.out.println("pkg: github.com/ckptsim/ckptsim/bench");
+        if (idleSeconds == 0) {
+            System.out.println("cpu-clock: schedstat"); // cpu-ns/op: threadCpu, as the Go side's
+        }
         if (idleSeconds > 0) {
             for (String d : designs) {
                 for (int p : pipelines) {
@@ -179,11 +182,15 @@ public class TriggerPeer {
         if (!r.warmed.await(2 * iv + 10_000_000_000L, TimeUnit.NANOSECONDS)) {
             throw new IllegalStateException("no firing after warm-up: " + design + " " + p);
         }
+        var threads0 = threadCpu();
         long cpu0 = os.getProcessCpuTime(), cs0 = contextSwitches();
         if (!r.done.await(3L * samples * spacingNs + 2 * iv + 10_000_000_000L, TimeUnit.NANOSECONDS)) {
             throw new IllegalStateException("timed out: " + design + " " + p);
         }
-        long cpu = os.getProcessCpuTime() - cpu0;
+        long cpu = threads0 != null ? threadCpuSince(threads0) : -1;
+        if (cpu < 0) { // no /proc: the process CPU time, in clock ticks (10 ms)
+            cpu = os.getProcessCpuTime() - cpu0;
+        }
         double cs = (double) (contextSwitches() - cs0) / samples;
         int threads = timers.stream().mapToInt(ScheduledThreadPoolExecutor::getPoolSize).sum();
         if (dispatch != null) {
@@ -209,6 +216,47 @@ public class TriggerPeer {
         System.out.printf("BenchmarkTrigger/design=%s/pipelines=%d-%d \t%d\t%d cpu-ns/op\t%.3f ctxsw/op\t%d goroutines\t%d hop-p50-ns\t%d hop-p99-ns\t%d p50-ns\t%d p99-ns\t%d p999-ns\t%d timer-late-p50-ns\t%d timer-late-p99-ns%n",
                 design, p, cores, samples, cpu / samples, cs, threads, q(r.hop, .5), q(r.hop, .99),
                 q(r.delay, .5), q(r.delay, .99), q(r.delay, .999), q(r.late, .5), q(r.late, .99));
+    }
+
+    // threadCpu is the time on CPU so far of each of the process's live
+    // threads, in nanoseconds, by thread id: field 1 of
+    // /proc/self/task/TID/schedstat, the read the Go side makes around the
+    // same window (bench/stats_test.go threadCPU), so that both sides count
+    // CPU with one clock; OperatingSystemMXBean.getProcessCpuTime is
+    // times(2), in 10 ms clock ticks (a multiple of 10 µs per firing at
+    // 1000 samples). Null where /proc cannot be read.
+    static java.util.Map<Long, Long> threadCpu() {
+        var out = new java.util.HashMap<Long, Long>();
+        try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+            for (var t : (Iterable<java.nio.file.Path>) tasks::iterator) {
+                try {
+                    String s = java.nio.file.Files.readString(t.resolve("schedstat"));
+                    out.put(Long.parseLong(t.getFileName().toString()), Long.parseLong(s.substring(0, s.indexOf(' '))));
+                } catch (java.io.IOException e) {
+                    // the thread ended between the listing and the read
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
+        return out;
+    }
+
+    // threadCpuSince is the CPU time the process's threads spent since start
+    // (a threadCpu reading): each live thread's time less its time at start;
+    // a thread born since counts whole, one that ended since (a JIT compiler
+    // thread the JVM retired) takes its time in the window with it. -1
+    // where /proc cannot be read.
+    static long threadCpuSince(java.util.Map<Long, Long> start) {
+        var now = threadCpu();
+        if (now == null) {
+            return -1;
+        }
+        long d = 0;
+        for (var e : now.entrySet()) {
+            d += e.getValue() - start.getOrDefault(e.getKey(), 0L);
+        }
+        return d;
     }
 
     // contextSwitches is the process's context switches so far, voluntary and

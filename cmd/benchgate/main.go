@@ -23,6 +23,21 @@
 // (wall-clock times on noisy machines) is printed with benchmath's
 // comparison but never fails the gate.
 //
+// A relative gate (-rel, repeatable) compares figures within head: each
+// head benchmark whose name matches a pattern against a reference
+// benchmark of the same run, on one unit, by ratio or difference of their
+// medians, whatever the baseline says:
+//
+//	-rel 'cpu-ns/op ^BenchmarkTriggerPrecise/ BenchmarkWakeFloor x3'
+//	-rel 'cpu-ns/op ^BenchmarkTriggerPrecise/ BenchmarkWakeFloor +50000'
+//
+// (x3: at most 3 times the reference's median; +50000: at most 50 000
+// more). A figure measured beside its floor in one process moves with the
+// machine as the floor does, so the gate holds across machines where an
+// absolute would not (issue 46: a design's CPU per firing against the bare
+// Go runtime's timed wake). A rule with no reference or no match in head
+// is a failure.
+//
 // Exit status: 0 pass, 1 a deterministic figure regressed, 2 a usage
 // error or a missing, unreadable or empty input (benchstat would have
 // exited 0).
@@ -35,10 +50,13 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchunit"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -57,6 +75,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	maxPct := fs.Float64("max", 10, "largest tolerated regression of a deterministic figure, in percent")
 	quiet := fs.Bool("quiet", false, "print only the regressions and missing figures, then one line of counts")
+	var rels []rel
+	fs.Func("rel", "a relative gate within head: 'UNIT PATTERN REFERENCE xRATIO' or 'UNIT PATTERN REFERENCE +DIFF' (repeatable)", func(v string) error {
+		r, err := parseRel(v)
+		if err == nil {
+			rels = append(rels, r)
+		}
+		return err
+	})
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -69,7 +95,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		var head *file
 		if head, err = load(fs.Arg(1), units); err == nil {
-			return compare(base, head, units, *maxPct, *quiet, stdout)
+			return compare(base, head, units, *maxPct, *quiet, rels, stdout)
 		}
 	}
 	fmt.Fprintln(stderr, "benchgate:", err)
@@ -114,7 +140,7 @@ func load(path string, units benchfmt.UnitMetadataMap) (*file, error) {
 
 // compare prints one line per figure of head (quiet: only the failing
 // ones, then a line of counts) and returns the exit status.
-func compare(base, head *file, units benchfmt.UnitMetadataMap, maxPct float64, quiet bool, w io.Writer) int {
+func compare(base, head *file, units benchfmt.UnitMetadataMap, maxPct float64, quiet bool, rels []rel, w io.Writer) int {
 	failed, passed, info, fresh := 0, 0, 0, 0
 	for _, k := range head.order {
 		old, ok := base.samples[k]
@@ -172,6 +198,11 @@ func compare(base, head *file, units benchfmt.UnitMetadataMap, maxPct float64, q
 			failed++
 		}
 	}
+	for _, r := range rels {
+		p, f := r.check(head, quiet, w)
+		passed += p
+		failed += f
+	}
 	if quiet {
 		fmt.Fprintf(w, "benchgate: %d gated figures within their limit, %d regressed or missing; %d figures not gated, %d new\n", passed, failed, info, fresh)
 	}
@@ -217,4 +248,89 @@ func delta(old, cur float64) float64 {
 // worse reports whether pct moves in the bad direction by more than max.
 func worse(better int, pct, max float64) bool {
 	return better < 0 && pct > max || better > 0 && pct < -max
+}
+
+// rel is one relative gate (-rel): every head figure of unit whose
+// benchmark matches pattern against the head figure of ref on the same
+// unit, by ratio (ratio true: median <= limit x ref's) or by difference
+// (median <= ref's + limit).
+type rel struct {
+	unit    string  // as benchfmt tidies it (cpu-ns/op: cpu-sec/op)
+	orig    string  // as given
+	scale   float64 // a value in unit is scale x the value in orig
+	pattern *regexp.Regexp
+	ref     string
+	ratio   bool
+	limit   float64
+	text    string
+}
+
+func parseRel(v string) (rel, error) {
+	f := strings.Fields(v)
+	if len(f) != 4 || len(f[3]) < 2 || (f[3][0] != 'x' && f[3][0] != '+') {
+		return rel{}, fmt.Errorf("-rel %q: want 'UNIT PATTERN REFERENCE xRATIO' or 'UNIT PATTERN REFERENCE +DIFF'", v)
+	}
+	re, err := regexp.Compile(f[1])
+	if err != nil {
+		return rel{}, fmt.Errorf("-rel %q: %w", v, err)
+	}
+	limit, err := strconv.ParseFloat(f[3][1:], 64)
+	if err != nil || limit < 0 {
+		return rel{}, fmt.Errorf("-rel %q: bad limit %q", v, f[3])
+	}
+	scale, unit := benchunit.Tidy(1, f[0])
+	if !(f[3][0] == 'x') {
+		limit *= scale
+	}
+	return rel{unit: unit, orig: f[0], scale: scale, pattern: re, ref: procs.ReplaceAllString(f[2], ""), ratio: f[3][0] == 'x', limit: limit, text: f[3]}, nil
+}
+
+// check prints one line per figure the rule gates (quiet: only the
+// failing ones) and returns how many passed and failed.
+func (r rel) check(head *file, quiet bool, w io.Writer) (passed, failed int) {
+	ref, ok := head.samples[key{r.ref, r.unit}]
+	if !ok {
+		fmt.Fprintf(w, "GONE  %s %s: the reference of -rel %s, missing from head\n", r.ref, r.orig, r.pattern)
+		return 0, 1
+	}
+	rm := median(ref)
+	for _, k := range head.order {
+		if k.unit != r.unit || k.name == r.ref || !r.pattern.MatchString(k.name) {
+			continue
+		}
+		m := median(head.samples[k])
+		var fig string
+		var bad bool
+		if r.ratio {
+			fig = fmt.Sprintf("%.4g = %.2fx %s's %.4g (limit %s)", m/r.scale, m/rm, r.ref, rm/r.scale, r.text)
+			bad = !(m <= r.limit*rm)
+		} else {
+			fig = fmt.Sprintf("%.4g = %s's %.4g %+.4g (limit %s)", m/r.scale, r.ref, rm/r.scale, (m-rm)/r.scale, r.text)
+			bad = !(m <= rm+r.limit)
+		}
+		verdict := "ok   "
+		if bad {
+			verdict = "FAIL "
+			failed++
+		} else {
+			passed++
+		}
+		if !quiet || bad {
+			fmt.Fprintf(w, "%s %s %s: %s\n", verdict, k.name, r.orig, fig)
+		}
+	}
+	if passed+failed == 0 {
+		fmt.Fprintf(w, "GONE  %s %s: no head figure matches -rel %s\n", r.pattern, r.orig, r.pattern)
+		failed++
+	}
+	return passed, failed
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

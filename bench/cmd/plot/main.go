@@ -35,7 +35,8 @@ type row struct {
 	full       string // name without the Benchmark prefix
 	keys       map[string]string
 	vals       map[string][]float64
-	procs      int // GOMAXPROCS by the name's -N suffix (1 where it has none); 0 for the JDK peer's row
+	procs      int    // GOMAXPROCS by the name's -N suffix (1 where it has none); 0 for the JDK peer's row
+	clock      string // the file's cpu-clock line: what cpu-ns/op counts ("" before it existed)
 }
 
 func (r *row) get(unit string) float64 {
@@ -115,7 +116,7 @@ func load(dir string) ([]*row, error) {
 
 func parse(res *benchfmt.Result, peer string) *row {
 	base, parts := res.Name.Parts()
-	x := &row{base: string(base), peer: peer, full: string(res.Name.Full()), keys: map[string]string{}, vals: map[string][]float64{}}
+	x := &row{base: string(base), peer: peer, full: string(res.Name.Full()), keys: map[string]string{}, vals: map[string][]float64{}, clock: res.GetConfig("cpu-clock")}
 	if peer != "jdk" {
 		x.procs = 1 // go test names a benchmark at GOMAXPROCS 1 without a suffix
 	}
@@ -394,6 +395,26 @@ func count(x float64) string {
 	return fmt.Sprintf("%.1f", x)
 }
 
+// wakeFloorTable prints BenchmarkWakeFloor's rows (the bare Go runtime's
+// periodic timed wake, measured beside the trigger cells), if any.
+func wakeFloorTable(w io.Writer, rows []*row) {
+	fl := pick(rows, func(r *row) bool { return r.base == "WakeFloor" && r.peer != "jdk" })
+	if len(fl) == 0 {
+		return
+	}
+	slices.SortStableFunc(fl, func(a, b *row) int { return b.procs - a.procs })
+	fmt.Fprintln(w, "### The bare Go runtime's periodic timed wake (BenchmarkWakeFloor, medians over runs)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "One goroutine sleeping (time.Sleep) to absolute deadlines 20 ms apart, the trigger cells' firing rate, and nothing else, in the same run as the trigger cells (bench/side.sh: once per GOMAXPROCS at the start of each round): the floor under a design's CPU per firing.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| GOMAXPROCS | CPU/wake | context switches/wake | late p50 | late p99 | CPU clock |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, r := range fl {
+		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s |\n", r.procs, us(r.get("cpu-ns/op")), count(r.get("ctxsw/op")), us(r.get("late-p50-ns")), us(r.get("late-p99-ns")), clockName(r))
+	}
+	fmt.Fprintln(w)
+}
+
 func tables(w io.Writer, rows []*row) {
 	fmt.Fprintln(w, "### Trigger delay, design x pipelines (medians over runs)")
 	fmt.Fprintln(w)
@@ -428,6 +449,9 @@ func tables(w io.Writer, rows []*row) {
 			us(r.get("timer-late-p50-ns")), us(r.get("hop-p50-ns")), r.get("goroutines"))
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, "CPU per firing, by the clock each benchmark counted it with (its file's `cpu-clock:` line): "+clocks(trig)+".")
+	fmt.Fprintln(w)
+	wakeFloorTable(w, rows)
 	idleTable(w, rows)
 	fmt.Fprintln(w, "### Saturation: measured (wall) and predicted (sim), delay from the intended schedule")
 	fmt.Fprintln(w)
@@ -654,9 +678,115 @@ func goals(w io.Writer, rows []*row) {
 	// on the machine's Ps and on one.
 	cpuGoal(w, rows, false)
 	cpuGoal(w, rows, true)
+	wakeFloorGoal(w, rows)
 	idleGoal(w, rows)
 	simGoals(w, rows)
 	fmt.Fprintln(w)
+}
+
+// clockName says what a row's cpu-ns/op counts, by its file's cpu-clock
+// line (bench and the JDK peer print it since issue 46; before, the Go
+// side read getrusage and the JDK peer getProcessCpuTime).
+func clockName(r *row) string {
+	switch {
+	case r == nil:
+		return "–"
+	case r.clock == "schedstat":
+		return "schedstat (the sum of /proc/self/task/*/schedstat field 1, ns on CPU, around the window)"
+	case r.clock != "":
+		return r.clock
+	case r.peer == "jdk":
+		return "getProcessCpuTime (times(2): 10 ms ticks)"
+	}
+	return "getrusage (user + system)"
+}
+
+// clocks lists the clock of cpu-ns/op of each benchmark of rows (the JDK
+// peer as one), in first-seen order: "TriggerPrecise: schedstat (...)".
+func clocks(rows []*row) string {
+	var names, seen []string
+	for _, r := range rows {
+		name := r.base
+		if r.peer == "jdk" {
+			name = "JDK peer"
+		}
+		line := name + ": " + clockName(r)
+		if len(r.vals["cpu-ns/op"]) == 0 || slices.Contains(seen, line) {
+			continue
+		}
+		seen = append(seen, line)
+		names = append(names, line)
+	}
+	return strings.Join(names, "; ")
+}
+
+// floorOn is the BenchmarkWakeFloor row run on one P (one) or on more.
+func floorOn(rows []*row, one bool) *row {
+	for _, r := range rows {
+		if r.base == "WakeFloor" && r.peer != "jdk" && oneP(r) == one {
+			return r
+		}
+	}
+	return nil
+}
+
+// wakeGoal is the most a design's CPU per firing may exceed the bare Go
+// runtime's periodic timed wake on the machine's Ps (issue 46's goal).
+const wakeGoal = 50e3
+
+// wakeFloorGoal prints issue 46's restated cost goal: on the machine's Ps
+// each default-env cell's CPU per firing at most the bare wake's
+// (BenchmarkWakeFloor, from the same run) plus 50 µs; on one P, at or
+// below the JDK peer's. Both with the clock each side counted with.
+func wakeFloorGoal(w io.Writer, rows []*row) {
+	fl := floorOn(rows, false)
+	cells, misses, figs := 0, 0, []string{}
+	var g0 *row
+	for _, d := range designList {
+		for _, p := range []int{10, 100, 500} {
+			g := trig(rows, defaultBench, d, p)
+			if g == nil || fl == nil {
+				continue
+			}
+			g0 = g
+			cells++
+			gc := val(g, "cpu-ns/op")
+			if !(gc <= val(fl, "cpu-ns/op")+wakeGoal) {
+				misses++
+			}
+			figs = append(figs, fmt.Sprintf("%s/%d %s (%+.0f µs, %.2fx)", d, p, us(gc), (gc-val(fl, "cpu-ns/op"))/1e3, gc/val(fl, "cpu-ns/op")))
+		}
+	}
+	status := "–"
+	fig := "no BenchmarkWakeFloor in these files (make bench-peer runs it beside the cells)"
+	if cells > 0 {
+		status = verdict(misses == 0)
+		fig = fmt.Sprintf("bare wake %s per wake (%s per wake on one P); %d of %d cells within; %s. Clock: %s, both sides", us(val(fl, "cpu-ns/op")), us(val(floorOn(rows, true), "cpu-ns/op")),
+			cells-misses, cells, strings.Join(figs, ", "), clockName(g0))
+	}
+	fmt.Fprintf(w, "| (cost, restated) default env CPU per firing on the machine's Ps <= the bare Go runtime's periodic timed wake (BenchmarkWakeFloor, one wake per 20 ms, same run) + 50 µs, every design x pipelines cell | %s | %s |\n", fig, status)
+	cells, misses, figs = 0, 0, nil
+	var j0 *row
+	for _, d := range designList {
+		for _, p := range []int{10, 100, 500} {
+			g, j := trigOn(rows, defaultBench, d, p, true), trig(rows, "jdk", d, p)
+			if g == nil || j == nil {
+				continue
+			}
+			g0, j0 = g, j
+			cells++
+			gc, jc := val(g, "cpu-ns/op"), val(j, "cpu-ns/op")
+			if !(gc <= jc) {
+				misses++
+			}
+			figs = append(figs, fmt.Sprintf("%s/%d %s vs %s (%.2fx)", d, p, us(gc), us(jc), gc/jc))
+		}
+	}
+	if cells == 0 {
+		return
+	}
+	fmt.Fprintf(w, "| (cost, restated) default env on one P (GOMAXPROCS 1) CPU per firing <= the JDK peer's, every design x pipelines cell where both run | %d of %d cells; %s. Clock: Go %s; JDK %s | %s |\n",
+		cells-misses, cells, strings.Join(figs, ", "), clockName(g0), clockName(j0), verdict(misses == 0))
 }
 
 // cpuGoal prints issue 27's first goal for the default env on one P (one)

@@ -282,7 +282,7 @@ var checks = []Check{
 		"each pipeline's status key in the simulated status store at the end of the run, the status writes (ObsStatusSet), the failures reported to the job master (ObsFailure), the restores the harness began (ObsRestoreBegin) and its cancels of jobs (ObsCallIn Manager.Cancel)",
 		"a pipeline left FAILED had a failure reported to the job master since its last restore began; one left CANCELED had its job canceled by the harness (a status written in the last 30 s of the run is not judged)",
 		"a failure that writes FAILED and then returns without reporting it (the generation's future ended by a cancel or a finish during the write: probe fail-lost-the-future), a stale FAILED or CANCELED write",
-		"pending: the audited cancel-versus-failure race"},
+		"mutant `expiry-failure-unreported` (expiries and smoke seeds 0-9 all fire it, with checkpoint-progress; the unpatched tree passes them); the audited cancel-versus-failure race (a failure that writes FAILED and then loses the future to a cancel) was not entered: windows with a job cancel at 30 s, 200 seeds, no finding"},
 	{EndedStaysEnded, Safety, Harness | Boundary,
 		"the status writes (ObsStatusSet: SUSPEND after a savepoint, FINISHED and CANCELED end a generation, RUNNING begins a restored one) and IDCounter.Next returns (ObsAllocate), per pipeline",
 		"once the status store is told a pipeline's generation ended, no checkpoint id is allocated for it until a restore begins or writes RUNNING (an end written while a restore is in flight may be the old generation's, the whole-job restore not yet at this pipeline, which its RUNNING write then re-starts; or the generation the restore installed, ended by a savepoint before the restore resumed it)",

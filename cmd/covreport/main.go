@@ -10,14 +10,21 @@
 // builds the binary, runs the default campaign with BUGGIFY off and on
 // (GOCOVERDIR), converts each with `go tool covdata textfmt` and runs
 //
-//	go run ./cmd/covreport -profile off=OFF.txt -profile on=ON.txt -out results/coverage
+//	go run ./cmd/covreport -profile off=OFF.txt -profile buggify=ON.txt \
+//		-aside variants=VARIANTS.txt -unit UNIT.txt -linked NM.txt -out results/coverage
 //
 // which writes results/coverage/README.md (the tables) and uncovered.md
-// (every block never run, with its first source line and why it is never
-// run: the reason results/coverage/reasons.txt gives its line range,
-// wall-only, defensive or gap, or "gap (no reason yet)"), atomically. The
-// first profile is the baseline; a block counts as reached by a profile
-// when any of its counters is non-zero.
+// (every block never run, with its first source line, its kind and why),
+// atomically. The first profile is the baseline; a block counts as reached
+// by a profile when any of its counters is non-zero.
+//
+// Why a block is never run comes from rules the tool applies, not from a
+// label typed per block (rules.classify): wall-only (a file of the
+// wall-mode list, or a function the linker leaves out of simrun), variant
+// (reached by the variant runs, -aside, and not by the campaign),
+// defensive (listed in results/coverage/defensive.txt with why and the
+// test that runs it, which must exist and, with -unit, run the block),
+// and gap otherwise.
 package main
 
 import (
@@ -48,7 +55,7 @@ type block struct {
 	aside                      []bool // per -aside profile: reached there, not counted
 	fn                         *function
 	covered, coveredByBaseline bool
-	reason                     *reason // why it is never run (annotate); nil: none given
+	class                      *classification // why it is never run (annotate)
 }
 
 type function struct {
@@ -89,24 +96,47 @@ func main() {
 	prefix := flag.String("prefix", "core/", "report files under this module-relative folder")
 	out := flag.String("out", "results/coverage", "where README.md and uncovered.md go")
 	header := flag.String("header", "", "a paragraph put under the title: the commands and the commit")
-	reasonsPath := flag.String("reasons", "results/coverage/reasons.txt",
-		"why blocks are never run: lines `PATH:FIRST-LAST KIND REASON` (KIND wall-only, defensive or gap); a missing file annotates nothing")
-	skip := flag.String("skip", "core/env/wall.go,core/env/precise.go,core/env/default_linux.go,core/env/default_other.go",
-		"comma-separated module-relative files not counted (the wall-mode env: a simulation never runs it)")
+	wall := flag.String("wall", strings.Join(wallFiles, ","),
+		"comma-separated module-relative files of wall mode: their blocks are wall-only")
+	linked := flag.String("linked", "", "`go tool nm` output of a simrun built with -gcflags=all=-l: a function it lacks is wall-only")
+	control := flag.String("control", "", "a text coverage profile of the variant runs' scenarios under the default values: a block it reaches is never variant-only")
+	unit := flag.String("unit", "", "a text coverage profile of core's unit tests (go test -coverprofile): a defensive block must be run by them")
+	defensive := flag.String("defensive", "results/coverage/defensive.txt",
+		"the defensive blocks: lines `PATH | FUNCTION | FIRST LINE | TEST | WHY`; a missing file lists none")
+	skip := flag.String("skip", "", "comma-separated module-relative files not counted at all")
 	flag.Parse()
 	if len(profiles) == 0 {
 		fmt.Fprintln(os.Stderr, "covreport: at least one -profile NAME=FILE")
 		os.Exit(64)
 	}
-	r, err := build(profiles, asides, *module, *root, *prefix, strings.Split(*skip, ","))
+	rs := &rules{wall: strings.Split(*wall, ","), unit: -1, control: -1, module: *module, dfile: *defensive}
+	if *control != "" {
+		rs.control = len(asides)
+		asides = append(asides, profile{"control", *control})
+	}
+	if *unit != "" {
+		rs.unit = len(asides)
+		asides = append(asides, profile{"unit", *unit})
+	}
+	var skipped []string
+	if *skip != "" {
+		skipped = strings.Split(*skip, ",")
+	}
+	r, err := build(profiles, asides, *module, *root, *prefix, skipped)
+	if err == nil && *linked != "" {
+		rs.linked, err = linkedSymbols(*linked)
+	}
+	if err == nil {
+		rs.defensive, err = readDefensive(*defensive)
+	}
+	if err == nil {
+		rs.tests, err = testNames(*root)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "covreport:", err)
 		os.Exit(1)
 	}
-	if err := r.annotate(*reasonsPath); err != nil {
-		fmt.Fprintln(os.Stderr, "covreport:", err)
-		os.Exit(1)
-	}
+	r.annotate(rs, *root)
 	var readme, unc strings.Builder
 	r.writeReadme(&readme, *header)
 	r.writeUncovered(&unc, *root)
@@ -122,6 +152,15 @@ func main() {
 	}
 }
 
+// wallFiles are the files of wall mode: the wall env (real clocks and
+// goroutines, the precise timed waits and their adaptive lead, the
+// platform's default env) and the OS file system. A simulation runs
+// sim.World and sim/simfs in their place.
+var wallFiles = []string{
+	"core/env/wall.go", "core/env/precise.go", "core/env/precise_poll.go", "core/env/adapt.go",
+	"core/env/default_linux.go", "core/env/default_other.go", "core/savepoint/osfs.go",
+}
+
 // report is the parsed profiles over the source tree.
 type report struct {
 	skipped []string
@@ -130,42 +169,63 @@ type report struct {
 	blocks  []*block
 	funcs   []*function
 	pkgs    []string
-	reasons []*reason // annotate; nil: none read
-	rfile   string    // where they came from
+	rules   *rules // annotate; nil: not applied
 }
 
-// reason says why the blocks in a line range of a file are never run.
-type reason struct {
-	file        string
-	first, last int
-	kind        string // one of reasonKinds
-	text        string
-	line        int // in the reasons file
-	used        bool
+// The kinds a block never run falls under, each from a rule covreport
+// applies (rules.classify), never from a label typed per block:
+//
+//   - wall-only: the block is in a file of the wall-mode list (-wall: the
+//     wall env and the OS file system, which a simulation never runs), or
+//     in a function the Go linker leaves out of simrun (-linked: the
+//     symbols of a simrun built with -gcflags=all=-l, so that no call is
+//     inlined away; a function not linked has no caller reachable from
+//     simrun's main, so only tests and tools run it);
+//   - variant: a run beside the campaign (-aside, the variant runs: every
+//     non-default value of every variant key) reached the block, and the
+//     default campaign did not: it runs under a non-default value only;
+//   - defensive: the block is listed in the defensive file (-defensive)
+//     with why no simulation reaches it and the test that runs it; the
+//     test must exist, and core's unit tests (-unit) must run the block,
+//     else it counts as "defensive (not run by a test)", with the gaps;
+//   - gap: none of the above: a simulation should reach it and does not.
+const (
+	kindWall      = "wall-only"
+	kindVariant   = "variant"
+	kindDefensive = "defensive"
+	kindGap       = "gap"
+	// kindUntested: listed as defensive, but the unit tests never ran
+	// the block, or the test the entry names does not exist.
+	kindUntested = "defensive (not run by a test)"
+)
+
+var kindOrder = []string{kindWall, kindVariant, kindDefensive, kindGap, kindUntested}
+
+// excluded says whether a kind leaves a block out of what the campaign
+// should reach: wall-only and variant blocks a simulation of the shipped
+// defaults cannot run, defensive ones a test shows it does not.
+func excluded(kind string) bool {
+	return kind == kindWall || kind == kindVariant || kind == kindDefensive
 }
 
-// The kinds of reason: code only wall mode or tools run (the OS file
-// system, command-line parsing), code that runs only under a variant
-// key's non-default value (upstream's or a hazard's behaviour kept as a
-// value; the default campaign runs the shipped defaults), a defensive
-// branch the design keeps unreachable (a nil check of a required
-// argument, an impossible error), or a gap: code a simulation should
-// reach and does not yet.
-var reasonKinds = []string{"wall-only", "variant", "defensive", "gap"}
+// defEntry is one line of the defensive file: the blocks never run of a
+// function whose first source line is first (or all of them, "*"), why no
+// simulation reaches them, and the test that runs them.
+type defEntry struct {
+	file, fn, first string
+	test, why       string
+	line            int // in the defensive file
+	used            bool
+}
 
-// unverified is the kind of a block whose reason says variant while the
-// -aside runs (the variants' own campaign) did not reach it either: the
-// claim is not shown, so the block counts with the gaps.
-const unverified = "variant (not reached by the variant runs)"
-
-// unannotated is the kind of a block never run that no reason covers.
-const unannotated = "gap (no reason yet)"
-
-// readReasons parses a reasons file: one `PATH:FIRST-LAST KIND REASON`
-// per line (PATH module-relative, FIRST-LAST source lines, inclusive;
-// `PATH:N` is one line); blank lines and lines starting with # are
-// skipped. A missing file is no reasons.
-func readReasons(path string) ([]*reason, error) {
+// readDefensive parses the defensive file: one
+// `PATH | FUNCTION | FIRST LINE | TEST | WHY` per line (PATH
+// module-relative; FUNCTION as covreport names it, `(*T).M`, `T.M` or
+// `F`; FIRST LINE the block's first source line, trimmed, or `*` for every
+// block of the function never run; TEST a Test or Fuzz function of the
+// module). Blank lines and lines starting with # are skipped; a missing
+// file lists nothing.
+func readDefensive(path string) ([]*defEntry, error) {
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -173,71 +233,195 @@ func readReasons(path string) ([]*reason, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []*reason
+	var out []*defEntry
 	for i, text := range strings.Split(string(data), "\n") {
 		text = strings.TrimSpace(text)
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
-		fields := strings.SplitN(text, " ", 3)
-		if len(fields) < 3 || strings.TrimSpace(fields[2]) == "" {
-			return nil, fmt.Errorf("%s:%d: want PATH:FIRST-LAST KIND REASON, got %q", path, i+1, text)
+		f := strings.Split(text, " | ")
+		for j := range f {
+			f[j] = strings.TrimSpace(f[j])
 		}
-		file, lines, ok := strings.Cut(fields[0], ":")
-		if !ok {
-			return nil, fmt.Errorf("%s:%d: no line range in %q", path, i+1, fields[0])
+		if len(f) != 5 || slices.Contains(f, "") {
+			return nil, fmt.Errorf("%s:%d: want PATH | FUNCTION | FIRST LINE | TEST | WHY, got %q", path, i+1, text)
 		}
-		r := &reason{file: file, kind: fields[1], text: strings.TrimSpace(fields[2]), line: i + 1}
-		a, b, isRange := strings.Cut(lines, "-")
-		if r.first, err = strconv.Atoi(a); err == nil {
-			r.last = r.first
-			if isRange {
-				r.last, err = strconv.Atoi(b)
-			}
+		if !strings.HasPrefix(f[3], "Test") && !strings.HasPrefix(f[3], "Fuzz") {
+			return nil, fmt.Errorf("%s:%d: %q is not a Test or Fuzz function", path, i+1, f[3])
 		}
-		if err != nil || r.first <= 0 || r.last < r.first {
-			return nil, fmt.Errorf("%s:%d: bad line range %q", path, i+1, lines)
-		}
-		if !slices.Contains(reasonKinds, r.kind) {
-			return nil, fmt.Errorf("%s:%d: kind %q: want one of %s", path, i+1, r.kind, strings.Join(reasonKinds, ", "))
-		}
-		out = append(out, r)
+		out = append(out, &defEntry{file: f[0], fn: f[1], first: f[2], test: f[3], why: f[4], line: i + 1})
 	}
 	return out, nil
 }
 
-// annotate reads the reasons file and gives each block never run the
-// first reason whose range holds it.
-func (r *report) annotate(path string) error {
-	rs, err := readReasons(path)
+// rules are what classify applies.
+type rules struct {
+	wall      []string        // module-relative files of wall mode
+	linked    map[string]bool // function symbols linked into simrun; nil: rule not applied
+	defensive []*defEntry
+	dfile     string
+	tests     map[string]bool // Test and Fuzz functions of the module's _test.go files
+	unit      int             // index of the unit tests' profile among the asides; -1: none
+	control   int             // index of the control runs' profile among the asides; -1: none
+	module    string
+}
+
+// classification is why a block never run is not run.
+type classification struct {
+	kind string
+	why  string
+	def  *defEntry
+}
+
+// linkedSymbols reads `go tool nm` output: the text symbols of a binary.
+func linkedSymbols(path string) (map[string]bool, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	r.reasons, r.rfile = rs, path
+	out := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || (f[1] != "T" && f[1] != "t") {
+			continue
+		}
+		out[stripTypeArgs(strings.Join(f[2:], " "))] = true
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no text symbols (want the output of go tool nm)", path)
+	}
+	return out, nil
+}
+
+// stripTypeArgs drops the instantiation brackets of a generic symbol:
+// pkg.F[go.shape.int] and pkg.(*T[...]).M are pkg.F and pkg.(*T).M.
+func stripTypeArgs(s string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// symbol is the linker's name of a function covreport parsed, or "" for
+// a function literal of a package-level initialiser (always kept: the
+// initialiser runs).
+func (rs *rules) symbol(f *function) string {
+	if strings.HasPrefix(f.name, "func@") {
+		return ""
+	}
+	return rs.module + "/" + pkgOf(f.file) + "." + f.name
+}
+
+// testNames lists the Test and Fuzz functions of the module's _test.go
+// files under root (the folders a Go package may live in).
+func testNames(root string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "results") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if name, ok := strings.CutPrefix(line, "func "); ok {
+				if i := strings.IndexByte(name, '('); i > 0 && (strings.HasPrefix(name, "Test") || strings.HasPrefix(name, "Fuzz")) {
+					out[name[:i]] = true
+				}
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// classify says why a block never run is not run, by the first rule that
+// holds: the wall-mode files, the linker, the variant runs, the defensive
+// file; a gap otherwise.
+func (rs *rules) classify(r *report, b *block, firstLine string) classification {
+	if slices.Contains(rs.wall, b.file) {
+		return classification{kind: kindWall, why: "a wall-mode file (-wall)"}
+	}
+	if rs.linked != nil {
+		if sym := rs.symbol(b.fn); sym != "" && !rs.linked[sym] {
+			return classification{kind: kindWall, why: "not linked into simrun (no caller reachable from its main)"}
+		}
+	}
+	var by []string
+	for i, h := range b.aside {
+		if h && i != rs.unit && i != rs.control {
+			by = append(by, r.asides[i])
+		}
+	}
+	if len(by) > 0 && rs.control >= 0 && b.aside[rs.control] {
+		return classification{kind: kindGap, why: "the control runs reach it under the default values: a scenario of the default campaign could"}
+	}
+	if len(by) > 0 {
+		return classification{kind: kindVariant, why: "reached by the " + strings.Join(by, ", ") + " run" + plural(len(by))}
+	}
+	for _, d := range rs.defensive {
+		if d.file != b.file || d.fn != b.fn.name || (d.first != "*" && d.first != firstLine) {
+			continue
+		}
+		d.used = true
+		switch {
+		case !rs.tests[d.test]:
+			return classification{kind: kindUntested, why: d.why + " (" + d.test + ": no such test)", def: d}
+		case rs.unit >= 0 && !b.aside[rs.unit]:
+			return classification{kind: kindUntested, why: d.why + " (" + d.test + "; the unit tests never run it)", def: d}
+		}
+		return classification{kind: kindDefensive, why: d.why + " (" + d.test + ")", def: d}
+	}
+	return classification{kind: kindGap}
+}
+
+// annotate classifies every block never run.
+func (r *report) annotate(rs *rules, root string) {
+	r.rules = rs
+	src := map[string][]string{}
 	for _, b := range r.blocks {
 		if b.covered {
 			continue
 		}
-		for _, rs := range r.reasons {
-			if rs.file == b.file && rs.first <= b.startLine && b.endLine <= rs.last {
-				b.reason, rs.used = rs, true
-				break
-			}
+		lines, ok := src[b.file]
+		if !ok {
+			lines = readLines(filepath.Join(root, filepath.FromSlash(b.file)))
+			src[b.file] = lines
 		}
+		first := ""
+		if b.startLine-1 < len(lines) {
+			first = strings.TrimSpace(lines[b.startLine-1])
+		}
+		c := rs.classify(r, b, first)
+		b.class = &c
 	}
-	return nil
 }
 
-// kindOf is a block's reason kind (unannotated without one). With -aside
-// profiles, a variant block none of them reached is unverified.
+// kindOf is a block's kind (a gap when no rules were applied).
 func (b *block) kindOf() string {
-	if b.reason == nil {
-		return unannotated
+	if b.class == nil {
+		return kindGap
 	}
-	if b.reason.kind == "variant" && len(b.aside) > 0 && !slices.Contains(b.aside, true) {
-		return unverified
-	}
-	return b.reason.kind
+	return b.class.kind
 }
 
 // build reads the profiles, keeps the blocks under prefix, and places
@@ -619,7 +803,8 @@ func (r *report) writeLeastReached(w io.Writer) {
 	}
 }
 
-// writeReasonTable sums the statements never run by reason kind.
+// writeReasonTable sums the statements never run by kind, and says by
+// which rule each kind is decided.
 func (r *report) writeReasonTable(w io.Writer) {
 	byKind := map[string][2]int{} // blocks, statements
 	for _, b := range r.blocks {
@@ -628,18 +813,12 @@ func (r *report) writeReasonTable(w io.Writer) {
 			byKind[b.kindOf()] = [2]int{k[0] + 1, k[1] + b.stmts}
 		}
 	}
-	src := "no reasons file"
-	if r.rfile != "" {
-		src = fmt.Sprintf("`%s`", r.rfile)
-	}
-	fmt.Fprintf(w, "Why the statements never run are not run (%s; each block with its reason in [`uncovered.md`](uncovered.md)): wall-only (only wall mode or tools run it), variant (runs only under a variant key's non-default value, which the default campaign never sets%s), defensive (kept unreachable by design), gap (a simulation should reach it and does not yet).\n\n", src, r.asideNote())
-	fmt.Fprintln(w, "| reason | blocks | statements |")
+	fmt.Fprintln(w, "Why the statements never run are not run: each block never run gets its kind from the first rule that holds (`cmd/covreport`, rules.classify; each block with its kind and why in [`uncovered.md`](uncovered.md)), never from a label typed per block:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, r.ruleText())
+	fmt.Fprintln(w, "| kind | blocks | statements |")
 	fmt.Fprintln(w, "|---|---|---|")
-	kinds := append(slices.Clone(reasonKinds), unannotated)
-	if len(r.asides) > 0 {
-		kinds = append(kinds, unverified)
-	}
-	for _, k := range kinds {
+	for _, k := range kindOrder {
 		fmt.Fprintf(w, "| %s | %d | %d |\n", k, byKind[k][0], byKind[k][1])
 	}
 	fmt.Fprintln(w)
@@ -650,17 +829,54 @@ func (r *report) writeReasonTable(w io.Writer) {
 			reached += b.stmts
 		}
 	}
-	runnable := total - byKind["wall-only"][1] - byKind["variant"][1]
-	fmt.Fprintf(w, "Of the **%d** statements a simulation of the shipped defaults can run (all %d but the wall-only %d and the variant-only %d), the campaign reached **%d (%s)**; every statement not reached and not wall-only or variant-only is a defensive branch or a gap above.\n\n",
-		runnable, total, byKind["wall-only"][1], byKind["variant"][1], reached, pct(reached, runnable))
+	runnable := total - byKind[kindWall][1] - byKind[kindVariant][1]
+	fmt.Fprintf(w, "Of the **%d** statements a simulation of the shipped defaults can run (all %d but the wall-only %d and the variant-only %d), the campaign reached **%d (%s)**; of the rest, %d are defensive (a test runs each and says why no simulation does) and **%d** a gap or defensive without a test.\n\n",
+		runnable, total, byKind[kindWall][1], byKind[kindVariant][1], reached, pct(reached, runnable), byKind[kindDefensive][1], byKind[kindGap][1]+byKind[kindUntested][1])
 }
 
-// asideNote says how the variant reasons were checked.
-func (r *report) asideNote() string {
-	if len(r.asides) == 0 {
-		return "; not checked here: no -aside profile"
+// ruleText lists the rules as this report applied them.
+func (r *report) ruleText() string {
+	rs := r.rules
+	if rs == nil {
+		rs = &rules{unit: -1, control: -1}
 	}
-	return fmt.Sprintf("; each such block is reached by the %s run%s, else it counts as %q", strings.Join(r.asides, ", "), plural(len(r.asides)), unverified)
+	var b strings.Builder
+	wall := "none"
+	if len(rs.wall) > 0 && rs.wall[0] != "" {
+		wall = "`" + strings.Join(rs.wall, "`, `") + "`"
+	}
+	fmt.Fprintf(&b, "1. **wall-only**: a block of a wall-mode file (`-wall`: %s)", wall)
+	if rs.linked != nil {
+		b.WriteString(", or of a function the Go linker leaves out of `simrun` built with `-gcflags=all=-l` (`-linked`, `go tool nm`: no caller reachable from its main, inlining off so that no call hides; only tests and tools run it).\n")
+	} else {
+		b.WriteString("; the linker rule was not applied (no `-linked`).\n")
+	}
+	var vs []string
+	for i, a := range r.asides {
+		if i != rs.unit && i != rs.control {
+			vs = append(vs, a)
+		}
+	}
+	if len(vs) > 0 {
+		control := ""
+		if rs.control >= 0 {
+			control = ", nor the control runs (`-control`: the same scenarios and seeds under the default values)"
+		}
+		fmt.Fprintf(&b, "2. **variant**: a block the %s run%s reached (`-aside`: each non-default value of a variant key) and neither the campaign did%s.\n", strings.Join(vs, ", "), plural(len(vs)), control)
+	} else {
+		b.WriteString("2. **variant**: not applied (no `-aside` runs).\n")
+	}
+	dfile := "none"
+	if rs.dfile != "" {
+		dfile = "[`" + filepath.Base(rs.dfile) + "`](" + filepath.Base(rs.dfile) + ")"
+	}
+	unit := "the unit tests' coverage was not given (`-unit`), so the test is only checked to exist"
+	if rs.unit >= 0 {
+		unit = "`go test -coverpkg=./core/... ./core/...` (`-unit`) must run the block"
+	}
+	fmt.Fprintf(&b, "3. **defensive**: a block listed in %s by its function and first line, with why no simulation reaches it and the test that runs it; the test must exist and %s, else the block is **defensive (not run by a test)**.\n", dfile, unit)
+	b.WriteString("4. **gap**: any other block never run: a simulation should reach it and the campaign does not.\n")
+	return b.String()
 }
 
 func plural(n int) string {
@@ -702,21 +918,23 @@ func (r *report) writeUncovered(w io.Writer, root string) {
 				first = first[:100] + "..."
 			}
 		}
-		why := unannotated
-		if b.reason != nil {
-			why = b.kindOf() + ": " + b.reason.text
+		why := b.kindOf()
+		if b.class != nil && b.class.why != "" {
+			why += ": " + b.class.why
 		}
 		fmt.Fprintf(w, "- [%d-%d](../../%s#L%d) `%s` (%d): `%s` — %s\n", b.startLine, b.endLine, b.file, b.startLine, b.fn.name, b.stmts,
 			strings.ReplaceAll(first, "`", "'"), why)
 	}
 	var stale []string
-	for _, rs := range r.reasons {
-		if !rs.used {
-			stale = append(stale, fmt.Sprintf("- %s:%d: `%s:%d-%d %s` %s", r.rfile, rs.line, rs.file, rs.first, rs.last, rs.kind, rs.text))
+	if r.rules != nil {
+		for _, d := range r.rules.defensive {
+			if !d.used {
+				stale = append(stale, fmt.Sprintf("- %s:%d: `%s` `%s` `%s`", r.rules.dfile, d.line, d.file, d.fn, strings.ReplaceAll(d.first, "`", "'")))
+			}
 		}
 	}
 	if len(stale) > 0 {
-		fmt.Fprintf(w, "\n## Reasons that hold no block never run (stale: the code moved or is reached now)\n\n%s\n", strings.Join(stale, "\n"))
+		fmt.Fprintf(w, "\n## Defensive entries that hold no block never run (stale: the code moved or is reached now)\n\n%s\n", strings.Join(stale, "\n"))
 	}
 }
 

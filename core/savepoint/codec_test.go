@@ -151,3 +151,48 @@ func TestEnumNames(t *testing.T) {
 		t.Errorf("unknown status prints %q", s)
 	}
 }
+
+// TestDecodeRejectsMalformedNestedFields: inside an action, a subtask
+// state, the task statistics and a subtask's statistics, a message field
+// of the wrong wire type, a status of the wrong wire type and a subtask
+// without a status are corrupt; an unknown nested field is skipped. A
+// committed file carries a SHA-256 over these bytes, so only a writer bug
+// makes one (results/coverage/defensive.txt).
+func TestDecodeRejectsMalformedNestedFields(t *testing.T) {
+	typ := func(w *wireBuf) { putString(w, ckType, "SAVEPOINT") }
+	payload := func(body func(w *wireBuf)) []byte {
+		var w wireBuf
+		typ(&w)
+		body(&w)
+		return w.b
+	}
+	cases := map[string][]byte{
+		"action as a varint":           payload(func(w *wireBuf) { w.Varint(ckActionState, 1) }),
+		"subtask state as a varint":    payload(func(w *wireBuf) { w.Message(ckActionState, func(s fieldSink) { s.Varint(asSubtask, 1) }) }),
+		"task statistics as a varint":  payload(func(w *wireBuf) { w.Varint(ckTaskStats, 1) }),
+		"subtask statistics as varint": payload(func(w *wireBuf) { w.Message(ckTaskStats, func(s fieldSink) { s.Varint(tsSubtask, 1) }) }),
+		"status name as a varint": payload(func(w *wireBuf) {
+			w.Message(ckTaskStats, func(s fieldSink) { s.Message(tsSubtask, func(m fieldSink) { m.Varint(stStatus, 1) }) })
+		}),
+		"subtask without a status": payload(func(w *wireBuf) {
+			w.Message(ckTaskStats, func(s fieldSink) { s.Message(tsSubtask, func(m fieldSink) { m.Varint(stIndex, 1) }) })
+		}),
+	}
+	for name, b := range cases {
+		if _, err := DecodePayload(b); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: err = %v, want ErrCorrupt", name, err)
+		}
+	}
+	unknown := payload(func(w *wireBuf) {
+		w.Message(ckActionState, func(s fieldSink) {
+			s.Message(asSubtask, func(m fieldSink) { m.Varint(90, 1) })
+		})
+		w.Message(ckTaskStats, func(s fieldSink) {
+			s.Varint(90, 1)
+			s.Message(tsSubtask, func(m fieldSink) { m.Varint(90, 1); putString(m, stStatus, "RUNNING") })
+		})
+	})
+	if c, err := DecodePayload(unknown); err != nil || len(c.TaskStatistics) != 1 || len(c.ActionStates) != 1 {
+		t.Errorf("unknown nested fields: %+v, %v; want them skipped", c, err)
+	}
+}

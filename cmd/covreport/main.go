@@ -862,7 +862,7 @@ func (r *report) ruleText() string {
 		if rs.control >= 0 {
 			control = ", nor the control runs (`-control`: the same scenarios and seeds under the default values)"
 		}
-		fmt.Fprintf(&b, "2. **variant**: a block the %s run%s reached (`-aside`: each non-default value of a variant key) and neither the campaign did%s.\n", strings.Join(vs, ", "), plural(len(vs)), control)
+		fmt.Fprintf(&b, "2. **variant**: a block the %s run%s reached (`-aside`: runs beside the campaign, in make coverage each non-default value of every variant key and simrun list) and neither the campaign did%s.\n", strings.Join(vs, ", "), plural(len(vs)), control)
 	} else {
 		b.WriteString("2. **variant**: not applied (no `-aside` runs).\n")
 	}

@@ -30,8 +30,10 @@ GOCOVERDIR="$tmp/buggify" "$tmp/simrun" run $args --buggify on --out "$tmp/run-b
 # every design), then the upstream profile, over the default campaign
 # and the hazard scenarios, two seeds each.
 mkdir "$tmp/variants"
-hazards=$("$tmp/simrun" list 2>&1 | sed -n '/^hazards/,/^$/p' | sed -n 's/^  \(h[0-9][0-9]*-[a-z0-9-]*\)$/--scenario \1/p')
-alts=$("$tmp/simrun" list 2>&1 | sed -n '/^variants/,/^$/p' | sed -n 's/^  \([a-z-]*\)=[^|]*|\(.*\)$/\1 \2/p' |
+# simrun list (whose listing of the variant keys the variant runs rely on)
+# counts with the variant runs.
+hazards=$(GOCOVERDIR="$tmp/variants" "$tmp/simrun" list 2>&1 | sed -n '/^hazards/,/^$/p' | sed -n 's/^  \(h[0-9][0-9]*-[a-z0-9-]*\)$/--scenario \1/p')
+alts=$(GOCOVERDIR="$tmp/variants" "$tmp/simrun" list 2>&1 | sed -n '/^variants/,/^$/p' | sed -n 's/^  \([a-z-]*\)=[^|]*|\(.*\)$/\1 \2/p' |
 	awk '$1 != "design" { n = split($2, v, "|"); for (i = 1; i <= n; i++) print "--variant " $1 "=" v[i] }')
 nvar=0
 printf '%s\n--profile upstream\n' "$alts" >"$tmp/alts"
@@ -55,6 +57,6 @@ $GO test -count=1 -coverpkg=./core/... -coverprofile="$tmp/unit.txt" ./core/... 
 $GO tool covdata textfmt -i "$tmp/off" -o "$tmp/off.txt"
 $GO tool covdata textfmt -i "$tmp/buggify" -o "$tmp/buggify.txt"
 header="Commit \`$commit\`, $(date -u +%Y-%m-%dT%H:%MZ). Commands: \`$GO build -cover -coverpkg=./core/...,./cmd/simrun -o simrun ./cmd/simrun\`, then \`GOCOVERDIR=off simrun run${args:+ $args}\` (profile \`off\`: $(summary "$tmp/run-off"), exit $rc) and \`GOCOVERDIR=buggify simrun run${args:+ $args} --buggify on\` (profile \`buggify\`: $(summary "$tmp/run-buggify"), exit $rcb), each converted by \`go tool covdata textfmt\`; \`results/coverage/run.sh${args:+ $args}\` does all of it."
-header="$header The unit tests: \`go test -coverpkg=./core/... -coverprofile=unit.txt ./core/...\` (\`-unit\`); the functions linked: \`go build -gcflags=all=-l\` of simrun, \`go tool nm\` (\`-linked\`). The variant runs (\`-aside variants\`, never counted as reached): \`simrun run --variant KEY=VALUE --seeds 2\` over the default campaign and over the hazard scenarios, for each of the $((nvar - 1)) non-default values of every key but design, then \`--profile upstream\` the same way; the control (\`-control\`): the same runs without \`--variant\`."
+header="$header The unit tests: \`go test -coverpkg=./core/... -coverprofile=unit.txt ./core/...\` (\`-unit\`); the functions linked: \`go build -gcflags=all=-l\` of simrun, \`go tool nm\` (\`-linked\`). The variant runs (\`-aside variants\`, never counted as reached): \`simrun list\`, then \`simrun run --variant KEY=VALUE --seeds 2\` over the default campaign and over the hazard scenarios, for each of the $((nvar - 1)) non-default values of every key but design, then \`--profile upstream\` the same way; the control (\`-control\`): the same runs without \`--variant\`."
 $GO run ./cmd/covreport -profile off="$tmp/off.txt" -profile buggify="$tmp/buggify.txt" -aside variants="$tmp/variants.txt" -control "$tmp/control.txt" -unit "$tmp/unit.txt" -linked "$tmp/linked.txt" -out "$out" -header "$header"
 echo "coverage: $out/README.md"

@@ -14,6 +14,12 @@ out=results/coverage
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- core cmd workloads sim 2>/dev/null || echo -dirty)
+# First, so that a failing test ends the run before the campaigns: the
+# functions linked into simrun, inlining off so that no call is inlined
+# away; the unit tests of core/ with their coverage of core/.
+$GO build -gcflags=all=-l -o "$tmp/simrun-linked" ./cmd/simrun
+$GO tool nm "$tmp/simrun-linked" >"$tmp/linked.txt"
+$GO test -count=1 -coverpkg=./core/... -coverprofile="$tmp/unit.txt" ./core/... >"$tmp/unit.log" 2>&1 || { cat "$tmp/unit.log"; exit 1; }
 $GO build -cover -coverpkg=./core/...,./cmd/simrun -o "$tmp/simrun" ./cmd/simrun
 mkdir "$tmp/off" "$tmp/buggify"
 args=${*:-}
@@ -49,11 +55,6 @@ GOCOVERDIR="$tmp/control" "$tmp/simrun" run --seeds 2 --out "$tmp/ctl" >/dev/nul
 GOCOVERDIR="$tmp/control" "$tmp/simrun" run $hazards --seeds 2 --out "$tmp/ctlh" >/dev/null 2>&1 || true
 $GO tool covdata textfmt -i "$tmp/control" -o "$tmp/control.txt"
 $GO tool covdata textfmt -i "$tmp/variants" -o "$tmp/variants.txt"
-# The functions linked into simrun, inlining off so that no call is
-# inlined away; the unit tests of core/ with their coverage of core/.
-$GO build -gcflags=all=-l -o "$tmp/simrun-linked" ./cmd/simrun
-$GO tool nm "$tmp/simrun-linked" >"$tmp/linked.txt"
-$GO test -count=1 -coverpkg=./core/... -coverprofile="$tmp/unit.txt" ./core/... >"$tmp/unit.log" 2>&1 || { cat "$tmp/unit.log"; exit 1; }
 $GO tool covdata textfmt -i "$tmp/off" -o "$tmp/off.txt"
 $GO tool covdata textfmt -i "$tmp/buggify" -o "$tmp/buggify.txt"
 header="Commit \`$commit\`, $(date -u +%Y-%m-%dT%H:%MZ). Commands: \`$GO build -cover -coverpkg=./core/...,./cmd/simrun -o simrun ./cmd/simrun\`, then \`GOCOVERDIR=off simrun run${args:+ $args}\` (profile \`off\`: $(summary "$tmp/run-off"), exit $rc) and \`GOCOVERDIR=buggify simrun run${args:+ $args} --buggify on\` (profile \`buggify\`: $(summary "$tmp/run-buggify"), exit $rcb), each converted by \`go tool covdata textfmt\`; \`results/coverage/run.sh${args:+ $args}\` does all of it."

@@ -12,7 +12,10 @@
 //	       the thread keeps its P, as PreciseWall's futex phase does)
 //
 // It prints the wakes' lateness from their deadlines (p50, p99) on one
-// line; CPU and switches are perf stat's.
+// line; CPU and switches are perf stat's. Its sleep mode is also a
+// benchmark, BenchmarkWakeFloor (bench/wakefloor_test.go), which runs in
+// the same process run as the trigger cells, counts CPU with their clock
+// and is the reference of make bench-ci's cost gate.
 package main
 
 import (

@@ -204,10 +204,13 @@ type World struct {
 	probes   []int // hits per env.Probe
 	onNote   func(at time.Duration, thread, msg string)
 	onSpawn  func(parent, child int32)
-	// spawnPCs[id] is where thread id was spawned: the call stack of the
-	// code that called Go, the simulator's own frames left out (Harness.Threads
-	// resolves it). Recorded at the spawn; nothing reads it during the run.
-	spawnPCs [][]uintptr
+	// spawnPCs[spawnAt[id]:spawnAt[id+1]] is where thread id was spawned:
+	// the call stack of the code that called Go (Harness.Threads resolves
+	// it, leaving out the simulator's own frames). Recorded at the spawn,
+	// into one growing slice (a slice per spawn cost an allocation each);
+	// nothing reads it during the run.
+	spawnPCs []uintptr
+	spawnAt  []int32
 	// Slabs for the objects a run makes by the ten thousand.
 	threadSlab slab[thread]
 	mutexSlab  slab[mutex]
@@ -302,7 +305,7 @@ func (w *Harness) Threads() []ThreadInfo {
 	out := make([]ThreadInfo, len(w.threads))
 	for i, t := range w.threads {
 		out[i] = ThreadInfo{ID: t.id, Name: t.name, Parent: t.parent, Spawned: time.Duration(t.spawnAt),
-			Exited: t.exited, ExitAt: time.Duration(t.exitAt), Panicked: t.panicked, Spawner: spawner(w.spawnPCs[i])}
+			Exited: t.exited, ExitAt: time.Duration(t.exitAt), Panicked: t.panicked, Spawner: spawner(w.spawnPCs[w.spawnAt[i]:(*World)(w).spawnEnd(i)])}
 	}
 	return out
 }
@@ -310,10 +313,19 @@ func (w *Harness) Threads() []ThreadInfo {
 // spawnStack records the stack of the code spawning a thread (its caller
 // of Go, and that caller's callers): program counters only, resolved by
 // spawner when the table is read.
-func spawnStack() []uintptr {
+func (w *World) spawnStack() {
 	var pcs [32]uintptr
 	n := runtime.Callers(3, pcs[:]) // runtime.Callers, spawnStack, spawn
-	return slices.Clone(pcs[:n])
+	w.spawnAt = append(w.spawnAt, int32(len(w.spawnPCs)))
+	w.spawnPCs = append(w.spawnPCs, pcs[:n]...)
+}
+
+// spawnEnd is where thread i's spawn stack ends in spawnPCs.
+func (w *World) spawnEnd(i int) int32 {
+	if i+1 < len(w.spawnAt) {
+		return w.spawnAt[i+1]
+	}
+	return int32(len(w.spawnPCs))
 }
 
 // simPackage is this package's path, whose frames a spawn record leaves out.
@@ -545,7 +557,7 @@ func (w *World) spawn(name string, body Runner) *thread {
 		}
 	}
 	w.threads = append(w.threads, t)
-	w.spawnPCs = append(w.spawnPCs, spawnStack())
+	w.spawnStack()
 	c := w.coroutine()
 	c.t, c.body = t, body
 	t.co, t.at = c, c.at

@@ -138,7 +138,7 @@ func (in *injector) savepoint(Schedule) {
 	in.requests = append(in.requests, req)
 	in.w.Go(fmt.Sprintf("savepoint-waiter-%d", m.Job()), func() {
 		err, _ := f.Get()
-		answer(err)
+		answer.Give(err)
 		req.answered, req.err = true, err // the boundary that requested it saw the outcome
 		req.committed = in.sp.committedBetween(m.Job(), req.at, in.w.Elapsed())
 		if err != nil {
@@ -179,7 +179,7 @@ func (in *injector) schemaChange(sc Schedule) {
 	co := m.Coordinator(in.r.IntN(len(m.Coordinators())))
 	answer := in.c.Into("Coordinator.SchemaChangeBefore", co.Job(), co.Pipeline())
 	ok := co.SchemaChangeBefore()
-	answer(nil)
+	answer.Give(nil)
 	if !ok {
 		return
 	}
@@ -190,7 +190,7 @@ func (in *injector) schemaChange(sc Schedule) {
 	in.w.Sleep(d)
 	answer = in.c.Into("Coordinator.SchemaChangeAfter", co.Job(), co.Pipeline())
 	co.SchemaChangeAfter()
-	answer(nil)
+	answer.Give(nil)
 }
 
 // redeploy redeploys a random pipeline of a random job

@@ -251,7 +251,7 @@ func (c *Cluster) RestoreJob(job int64) error {
 	}
 	answer := c.Into("Manager.Restore", job, -1)
 	err := c.Managers[job].Restore()
-	answer(err)
+	answer.Give(err)
 	for p := range c.cfg.Pipelines {
 		c.observe(Obs{Kind: ObsRestoreEnd, Job: job, Pipeline: p, Call: calls[p], Value: restoreOutcome(err)})
 	}
@@ -273,7 +273,7 @@ func (c *Cluster) CancelJob(job int64) {
 	c.W.Note("cancel job %d", job)
 	answer := c.Into("Manager.Cancel", job, -1)
 	c.Managers[job].Cancel()
-	answer(nil)
+	answer.Give(nil)
 	for p := range c.cfg.Pipelines {
 		c.observe(Obs{Kind: ObsCanceled, Job: job, Pipeline: p})
 	}
@@ -305,28 +305,42 @@ func (c *Cluster) RestorePipeline(job int64, pipeline int) error {
 	c.observe(Obs{Kind: ObsRestoreBegin, Job: job, Pipeline: pipeline, Call: call})
 	answer := c.Into("Coordinator.Restore", job, pipeline)
 	err := c.Managers[job].Coordinator(pipeline).Restore(true)
-	answer(err)
+	answer.Give(err)
 	c.observe(Obs{Kind: ObsRestoreEnd, Job: job, Pipeline: pipeline, Call: call, Value: restoreOutcome(err)})
 	return err
 }
 
 // Into records a call the harness makes into core, named what (ObsCallIn
-// now; ObsCallOut when the returned answer is called, with the error the
-// call answered, or nil). Every call the harness makes into core goes
+// now; ObsCallOut when the returned Answer's Give is called, with the error
+// the call answered, or nil). Every call the harness makes into core goes
 // through it, so that the check calls-answered can tell a call core never
 // answered.
-func (c *Cluster) Into(what string, job int64, pipeline int) (answer func(err error)) {
+func (c *Cluster) Into(what string, job int64, pipeline int) Answer {
 	return c.IntoFor(what, job, pipeline, 0)
 }
 
 // IntoFor is Into for a call about checkpoint id (ObsCallIn's ID).
-func (c *Cluster) IntoFor(what string, job int64, pipeline int, id int64) (answer func(err error)) {
+func (c *Cluster) IntoFor(what string, job int64, pipeline int, id int64) Answer {
 	c.inCalls++
 	call := c.inCalls
 	c.observe(Obs{Kind: ObsCallIn, Job: job, Pipeline: pipeline, Call: call, Value: what, ID: id})
-	return func(err error) {
-		c.observe(Obs{Kind: ObsCallOut, Job: job, Pipeline: pipeline, Call: call, Value: restoreOutcome(err)})
-	}
+	return Answer{c: c, job: job, pipeline: pipeline, call: call}
+}
+
+// Answer is a call into core in flight (Into): Give records its answer. A
+// value, not a closure: every acknowledgement makes one, and a closure
+// cost an allocation each (BenchmarkSim's allocs/step).
+type Answer struct {
+	c        *Cluster
+	job      int64
+	pipeline int
+	call     int64
+}
+
+// Give records the call's answer: ObsCallOut, with the error it answered
+// (Value "failed") or nil.
+func (a Answer) Give(err error) {
+	a.c.observe(Obs{Kind: ObsCallOut, Job: a.job, Pipeline: a.pipeline, Call: a.call, Value: restoreOutcome(err)})
 }
 
 // restoreOutcome is ObsRestoreEnd's Value: "failed" when the restore

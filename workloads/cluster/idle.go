@@ -89,7 +89,7 @@ func (it *idleTasks) askClose(co *coord.Coordinator, task coord.TaskID) {
 	it.c.observe(Obs{Kind: ObsAskClose, Job: co.Job(), Pipeline: co.Pipeline(), Task: int(task)})
 	answer := it.c.Into("Coordinator.ReadyToCloseIdle", co.Job(), co.Pipeline())
 	err := co.ReadyToCloseIdle(task)
-	answer(err)
+	answer.Give(err)
 	if err != nil {
 		it.c.W.Note("ready to close idle task %d-%d-%d: %v", co.Job(), co.Pipeline(), task, err)
 	}
@@ -110,7 +110,7 @@ func (it *idleTasks) finishSources(co *coord.Coordinator) {
 	for t := range n {
 		answer := it.c.Into("Coordinator.ReadyToClose", co.Job(), co.Pipeline())
 		err := co.ReadyToClose(coord.TaskID(t))
-		answer(err)
+		answer.Give(err)
 		if err != nil {
 			it.c.W.Note("ready to close task %d-%d-%d: %v", co.Job(), co.Pipeline(), t, err)
 			return

@@ -71,7 +71,7 @@ func (c *Cluster) redeployOnce(job int64, pipeline int, failing int) error {
 	c.observe(Obs{Kind: ObsRestoreBegin, Job: job, Pipeline: pipeline, Call: call, Redeploy: true})
 	answer := c.Into("Coordinator.Restore", job, pipeline)
 	err := co.Restore(false)
-	answer(err)
+	answer.Give(err)
 	c.observe(Obs{Kind: ObsRestoreEnd, Job: job, Pipeline: pipeline, Call: call, Value: restoreOutcome(err), Redeploy: true})
 	if err != nil {
 		return fmt.Errorf("redeploy restore: %w", err) // the failed generation is the job master's to restore
@@ -111,7 +111,7 @@ func (c *Cluster) redeployOnce(job int64, pipeline int, failing int) error {
 		c.observe(Obs{Kind: ObsTaskReport, Job: job, Pipeline: pipeline, Task: int(r.task), Call: call, Value: v})
 		answer := c.Into("Coordinator.ReportTask", job, pipeline)
 		co.ReportTask(r.task, r.st)
-		answer(nil)
+		answer.Give(nil)
 	}
 	return nil
 }

@@ -95,7 +95,7 @@ func (d *delivery) Run() {
 		c.W.Note("fault: task %d-%d-%d reports an error for checkpoint %d", job, pipeline, task, b.ID)
 		answer := c.IntoFor("Coordinator.ReportTaskError", job, pipeline, b.ID)
 		c.Managers[job].Coordinator(pipeline).ReportTaskError(b.ID, fmt.Sprintf("task %d failed checkpoint %d", task, b.ID))
-		answer(nil)
+		answer.Give(nil)
 		return
 	}
 	c.taskEvent(job, pipeline, task, b.ID, true)
@@ -104,7 +104,7 @@ func (d *delivery) Run() {
 	state := c.taskState(job, pipeline, task, b.ID)
 	answer := c.Into("Manager.AcknowledgeBarrier", job, pipeline)
 	c.Managers[job].AcknowledgeBarrier(pipeline, task, b, state)
-	answer(nil)
+	answer.Give(nil)
 }
 
 // NotifyComplete blocks for the notify latency and may fail.

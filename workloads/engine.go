@@ -639,6 +639,9 @@ func (r *runner) progress(res sim.Result) {
 	if r.ans != nil {
 		r.ans.Judge(r.now(), r.now()-answerGrace)
 	}
+	if r.causes != nil {
+		r.causes.Finish()
+	}
 
 	if r.in == nil {
 		return

@@ -1,9 +1,10 @@
 package oracle
 
 import (
-	"time"
-
+	"fmt"
+	"maps"
 	"slices"
+	"time"
 
 	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
@@ -28,7 +29,11 @@ import (
 // before the pipeline's last restore returned (maybe of the generation the
 // restore replaced: core drops its failure as stale). A failure that
 // begins within 10 ms after the fault may be a race the fault's own
-// failure lost, and is not judged. A restore that begins, a
+// failure lost, and is not judged. When the expiry's notification comes while the
+// fault's thread has made no boundary call since the fault, the verdict
+// waits for that thread's next call: its FAILED write (it waited for the
+// status store's lock the expiry's write held; double-failure seed 9 with
+// BUGGIFY on) clears it, any other call or none by the end reports it. A restore that begins, a
 // step-down, a cancel, or a failure notification for another reason
 // settles every open fault of the pipeline: the generation ended.
 // Task error reports are not judged: the report travels from the task,
@@ -49,6 +54,19 @@ type Causes struct {
 	// claimed: threads that met an open fault and have made no other
 	// boundary call since (release).
 	claimed map[int32]bool
+	// deferred: faults an expiry's notification found unanswered while the
+	// thread that met them had made no boundary call since (it may be
+	// waiting for the status store's lock, which the expiry's own write
+	// held: its FAILED write then shows the failure it began); judged at
+	// that thread's next boundary call, or at the end of the run.
+	deferred map[int32][]deferredFault
+}
+
+// deferredFault is a finding held until its thread's next boundary call.
+type deferredFault struct {
+	at      time.Duration
+	subject string
+	msg     string
 }
 
 // surfacing are the fault kinds core must fail the generation for on the
@@ -125,7 +143,43 @@ func (c *Causes) release(o cluster.Obs) {
 
 // NewCauses returns fault-surfaces, reporting to f.
 func NewCauses(f *Findings, now func() time.Duration) *Causes {
-	return &Causes{f: f, now: now, pipes: map[cluster.PipelineID]*causePipe{}, claimed: map[int32]bool{}}
+	return &Causes{f: f, now: now, pipes: map[cluster.PipelineID]*causePipe{}, claimed: map[int32]bool{},
+		deferred: map[int32][]deferredFault{}}
+}
+
+// settle judges the faults deferred on o's thread: a FAILED write is the
+// failure the fault's thread began (it waited for the status store while
+// the expiry wrote); any other boundary call but those release ignores
+// means it never began one.
+func (c *Causes) settle(o cluster.Obs) {
+	ds, ok := c.deferred[o.Thread]
+	if !ok {
+		return
+	}
+	switch o.Kind {
+	case cluster.ObsListed, cluster.ObsDeleted, cluster.ObsFault, cluster.ObsStoreFailed:
+		return
+	case cluster.ObsStatusSet:
+		if o.Value == failedValue {
+			delete(c.deferred, o.Thread)
+			return
+		}
+	}
+	delete(c.deferred, o.Thread)
+	for _, d := range ds {
+		c.f.Add(FaultSurfaces, d.at, d.subject, "%s", d.msg)
+	}
+}
+
+// Finish reports the faults still deferred when the run ended: their
+// threads never wrote FAILED.
+func (c *Causes) Finish() {
+	for _, t := range slices.Sorted(maps.Keys(c.deferred)) {
+		for _, d := range c.deferred[t] {
+			c.f.Add(FaultSurfaces, d.at, d.subject, "%s", d.msg)
+		}
+	}
+	clear(c.deferred)
 }
 
 // Attach subscribes to the cluster's boundary observations (before Start).
@@ -160,6 +214,7 @@ func (c *Causes) Observe(o cluster.Obs) {
 		return
 	}
 	q := c.pipe(o.Job, o.Pipeline)
+	c.settle(o)
 	c.release(o)
 	switch o.Kind {
 	case cluster.ObsRestoreBegin:
@@ -191,8 +246,13 @@ func (c *Causes) Observe(o cluster.Obs) {
 				// may have raced the fault's own and won (the fault's
 				// thread then finds the generation ended): not judged.
 				if !f.attempted && f.firstFail-f.at > causeWithin {
-					c.f.Add(FaultSurfaces, now, q.subject, "the generation failed for an expiry (its failure began at %v), but the %s fault injected at %v (checkpoint %d) never began a failure on the thread that met it (%d): core swallowed it and a timeout surfaced it",
+					msg := fmt.Sprintf("the generation failed for an expiry (its failure began at %v), but the %s fault injected at %v (checkpoint %d) never began a failure on the thread that met it (%d): core swallowed it and a timeout surfaced it",
 						f.firstFail, f.kind, f.at, f.id, f.thread)
+					if f.thread >= 0 && c.claimed[f.thread] {
+						c.deferred[f.thread] = append(c.deferred[f.thread], deferredFault{now, q.subject, msg})
+						continue
+					}
+					c.f.Add(FaultSurfaces, now, q.subject, "%s", msg)
 				}
 			}
 		}

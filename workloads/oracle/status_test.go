@@ -81,3 +81,35 @@ func TestStatusJustified(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultSurfacesWaitsForTheStatusLock: an expiry whose FAILED write
+// took the status store before the thread that met a storage fault is no
+// finding when that thread's next boundary call is its own FAILED write
+// (it waited for the lock: double-failure seed 9 with BUGGIFY on); it is
+// one when that thread goes on to another call, or makes none by the end.
+func TestFaultSurfacesWaitsForTheStatusLock(t *testing.T) {
+	run := func(next *cluster.Obs) []Finding {
+		var now time.Duration
+		var f Findings
+		c := NewCauses(&f, func() time.Duration { return now })
+		at := func(ms int, o cluster.Obs) { now = time.Duration(ms) * time.Millisecond; c.Observe(o) }
+		at(1000, cluster.Obs{Kind: cluster.ObsAllocate, Job: 0, Pipeline: 0, ID: 14, Thread: 5})
+		at(4000, cluster.Obs{Kind: cluster.ObsFault, Job: 0, Pipeline: 0, ID: 14, Fault: cluster.FaultStorage, Thread: 34})
+		at(4300, cluster.Obs{Kind: cluster.ObsStatusSet, Job: 0, Pipeline: 0, Value: "FAILED", Thread: 26}) // the expiry's
+		at(4600, cluster.Obs{Kind: cluster.ObsFailure, Job: 0, Pipeline: 0, Value: "CHECKPOINT_EXPIRED", Thread: 26})
+		if next != nil {
+			at(4600, *next)
+		}
+		c.Finish()
+		return f.List()
+	}
+	if got := run(&cluster.Obs{Kind: cluster.ObsStatusSet, Job: 0, Pipeline: 0, Value: "FAILED", Thread: 34}); len(got) != 0 {
+		t.Fatalf("the fault's thread wrote FAILED once it had the lock: %v", got)
+	}
+	if got := run(&cluster.Obs{Kind: cluster.ObsAllocate, Job: 0, Pipeline: 0, ID: 15, Thread: 34}); len(got) != 1 || got[0].Check != FaultSurfaces {
+		t.Fatalf("the fault's thread went on without a failure: want fault-surfaces, got %v", got)
+	}
+	if got := run(nil); len(got) != 1 || got[0].Check != FaultSurfaces {
+		t.Fatalf("the fault's thread made no call by the end: want fault-surfaces, got %v", got)
+	}
+}

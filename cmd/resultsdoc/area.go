@@ -14,7 +14,7 @@ import (
 // folder rendered by areaIndex (the others' READMEs are rendered by the
 // area's own command: cmd/covreport, cmd/findings, cmd/buggifycmp, or
 // here from results/long/campaigns.jsonl).
-var areas = []string{"results/bench", "results/campaign", "results/hazards", "results/pct", "results/refresher", "results/timeline"}
+var areas = []string{"results/bench", "results/campaign", "results/hazards", "results/mutants", "results/pct", "results/refresher", "results/timeline"}
 
 func init() {
 	for _, a := range areas {

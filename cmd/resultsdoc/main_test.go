@@ -34,7 +34,8 @@ func copyResults(t *testing.T) string {
 	t.Helper()
 	dst := t.TempDir()
 	for _, p := range []string{"bench/sim.txt", "campaign/default-cost.txt", "bench/trigger-precise.txt", "bench/trigger-jdk.txt", "mutants.json",
-		"hazards.json", "hazards.md", "coverage/README.md", "bench/floor.txt", "refresher/caught.txt", "bench/timedwake.txt"} {
+		"hazards.json", "hazards.md", "coverage/README.md", "bench/floor.txt", "refresher/caught.txt", "bench/timedwake.txt",
+		"mutants/default-campaign.json"} {
 		b, err := os.ReadFile(filepath.Join(root, "results", p))
 		if err != nil {
 			t.Fatal(err)
@@ -367,11 +368,12 @@ func TestRootFiguresFollowTheData(t *testing.T) {
 	}
 	edit("refresher/caught.txt", "strategy=random 1 16 caught", "strategy=random 1 17 caught")
 	edit("campaign/default-cost.txt", " 788 seeds ", " 600 seeds ")
+	edit("mutants/default-campaign.json", `"median_cpu_s": 31.903347`, `"median_cpu_s": 12.5`)
 	after, err := readmeFigures(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"caught in **17 of 100 seeds**", "**600 seeds**"} {
+	for _, want := range []string{"caught in **17 of 100 seeds**", "**600 seeds**", "median **12.50**"} {
 		if !strings.Contains(after, want) {
 			t.Errorf("after the change the figures lack %q:\n%s", want, after)
 		}

@@ -11,6 +11,7 @@ import (
 	"runtime/metrics"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -293,7 +294,7 @@ type ThreadInfo struct {
 	// Spawner is the spawn record: the functions on the stack of the code
 	// that called Go, innermost first (package-qualified, as
 	// runtime.Frame.Function gives them: "github.com/ckptsim/ckptsim/core/exec.(*Pool).addWorker"),
-	// the simulator's own frames left out; at most 24.
+	// the simulator's own frames left out; at most 12 frames deep.
 	Spawner []string
 }
 
@@ -314,7 +315,7 @@ func (w *Harness) Threads() []ThreadInfo {
 // of Go, and that caller's callers): program counters only, resolved by
 // spawner when the table is read.
 func (w *World) spawnStack() {
-	var pcs [32]uintptr
+	var pcs [12]uintptr // enough to pass the executor's frames to its owner (workloads roles.go); a deeper walk cost each spawn more
 	n := runtime.Callers(3, pcs[:]) // runtime.Callers, spawnStack, spawn
 	w.spawnAt = append(w.spawnAt, int32(len(w.spawnPCs)))
 	w.spawnPCs = append(w.spawnPCs, pcs[:n]...)
@@ -332,19 +333,46 @@ func (w *World) spawnEnd(i int) int32 {
 var simPackage = reflect.TypeFor[World]().PkgPath()
 
 // spawner resolves a spawn stack to function names, innermost first, the
-// simulator's own frames (Go, GoRunner, ...) left out; at most 24.
+// simulator's own frames (Go, GoRunner, ...) left out. Each
+// program counter is resolved once per process (pcFrames): a run spawns
+// thousands of threads from a handful of sites.
 func spawner(pcs []uintptr) []string {
 	var out []string
-	fr := runtime.CallersFrames(pcs)
-	for {
-		f, more := fr.Next()
-		if f.Function != "" && !strings.HasPrefix(f.Function, simPackage+".") && !strings.HasPrefix(f.Function, "runtime.") {
-			out = append(out, f.Function)
-		}
-		if !more || len(out) == 24 {
-			return out
+	for _, pc := range pcs {
+		for _, fn := range pcFrames(pc) {
+			if !strings.HasPrefix(fn, simPackage+".") && !strings.HasPrefix(fn, "runtime.") {
+				out = append(out, fn)
+				if len(out) == 24 {
+					return out
+				}
+			}
 		}
 	}
+	return out
+}
+
+// frameCache maps a return address to the functions it stands for,
+// innermost first (more than one where calls were inlined).
+var frameCache sync.Map // uintptr -> []string
+
+// pcFrames resolves one return address from runtime.Callers.
+func pcFrames(pc uintptr) []string {
+	if v, ok := frameCache.Load(pc); ok {
+		return v.([]string)
+	}
+	var fns []string
+	fr := runtime.CallersFrames([]uintptr{pc})
+	for {
+		f, more := fr.Next()
+		if f.Function != "" {
+			fns = append(fns, f.Function)
+		}
+		if !more {
+			break
+		}
+	}
+	frameCache.Store(pc, fns)
+	return fns
 }
 
 func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }

@@ -315,7 +315,9 @@ func (w *Harness) Threads() []ThreadInfo {
 // of Go, and that caller's callers): program counters only, resolved by
 // spawner when the table is read.
 func (w *World) spawnStack() {
-	var pcs [12]uintptr // enough to pass the executor's frames to its owner (workloads roles.go); a deeper walk cost each spawn more
+	// 12 frames reach past the executor's own to its owner (workloads
+	// roles.go); a deeper walk cost every spawn more.
+	var pcs [12]uintptr
 	n := runtime.Callers(3, pcs[:]) // runtime.Callers, spawnStack, spawn
 	w.spawnAt = append(w.spawnAt, int32(len(w.spawnPCs)))
 	w.spawnPCs = append(w.spawnPCs, pcs[:n]...)

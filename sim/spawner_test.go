@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,5 +41,36 @@ func TestSpawnRecord(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("the spawned thread is not in the table")
+	}
+}
+
+// TestSpawnStacksFor: with a filter, only the threads whose function it
+// accepts get a spawn stack; the function's name is the closure's.
+func TestSpawnStacksFor(t *testing.T) {
+	w := sim.New(sim.Config{Seed: 3})
+	var seen []string
+	w.Harness().SpawnStacksFor(func(body string) bool {
+		seen = append(seen, body)
+		return strings.Contains(body, "startWorker")
+	})
+	w.Run(func() {
+		startWorker(w, "kept")
+		w.Go("dropped", func() { w.Sleep(time.Second) })
+		w.Sleep(2 * time.Second)
+	})
+	for _, ti := range w.Harness().Threads() {
+		switch ti.Name {
+		case "kept":
+			if len(ti.Spawner) == 0 || !strings.HasSuffix(ti.Spawner[0], "sim_test.startWorker") {
+				t.Errorf("kept: spawn record %v", ti.Spawner)
+			}
+		case "dropped":
+			if len(ti.Spawner) != 0 {
+				t.Errorf("dropped: spawn record %v, want none", ti.Spawner)
+			}
+		}
+	}
+	if !slices.Contains(seen, "github.com/ckptsim/ckptsim/sim_test.startWorker.func1") {
+		t.Errorf("bodies seen %q, want the closure startWorker spawns", seen)
 	}
 }

@@ -212,6 +212,9 @@ type World struct {
 	// nothing reads it during the run.
 	spawnPCs []uintptr
 	spawnAt  []int32
+	// stackFor, when set (Harness.SpawnStacksFor), picks the spawns whose
+	// stack is recorded, by the function the thread runs; nil: all.
+	stackFor func(body string) bool
 	// Slabs for the objects a run makes by the ten thousand.
 	threadSlab slab[thread]
 	mutexSlab  slab[mutex]
@@ -321,6 +324,34 @@ func (w *World) spawnStack() {
 	n := runtime.Callers(3, pcs[:]) // runtime.Callers, spawnStack, spawn
 	w.spawnAt = append(w.spawnAt, int32(len(w.spawnPCs)))
 	w.spawnPCs = append(w.spawnPCs, pcs[:n]...)
+}
+
+// SpawnStacksFor records the spawn stack (ThreadInfo.Spawner) only of the
+// threads whose function keep accepts (by name, package-qualified as
+// runtime.Frame.Function gives it: "github.com/ckptsim/ckptsim/core/exec.(*Pool).startLocked.func1");
+// the others get an empty record. A stack walk costs every spawn, and a
+// run spawns thousands of threads, most of which a harness has no use
+// for. Set it before Run.
+func (w *Harness) SpawnStacksFor(keep func(body string) bool) { w.stackFor = keep }
+
+// bodyName is the name of the function a thread runs: a func given to Go,
+// or the method Run of a Runner given to GoRunner (resolved once per
+// code address).
+func bodyName(body Runner) string {
+	var pc uintptr
+	if f, ok := body.(funcBody); ok {
+		pc = reflect.ValueOf(f).Pointer()
+	} else {
+		m, ok := reflect.TypeOf(body).MethodByName("Run")
+		if !ok {
+			return ""
+		}
+		pc = m.Func.Pointer()
+	}
+	if fns := pcFrames(pc + 1); len(fns) > 0 { // pcFrames takes a return address: one past the entry
+		return fns[len(fns)-1]
+	}
+	return ""
 }
 
 // spawnEnd is where thread i's spawn stack ends in spawnPCs.
@@ -587,7 +618,11 @@ func (w *World) spawn(name string, body Runner) *thread {
 		}
 	}
 	w.threads = append(w.threads, t)
-	w.spawnStack()
+	if w.stackFor == nil || w.stackFor(bodyName(body)) {
+		w.spawnStack()
+	} else {
+		w.spawnAt = append(w.spawnAt, int32(len(w.spawnPCs))) // no stack: an empty record
+	}
 	c := w.coroutine()
 	c.t, c.body = t, body
 	t.co, t.at = c, c.at

@@ -168,6 +168,7 @@ func (r *runner) run(out Outcome) Outcome {
 		cfg = sim.WithHorizon(cfg, r.measure(m))
 	}
 	r.w = sim.New(cfg)
+	r.w.Harness().SpawnStacksFor(spawnedByExecutor) // the thread checks' roles (roles.go)
 	r.tl.attach(r.w)
 	r.ccfg.Sched.Observe = func(f sched.Firing) { r.tl.firings = append(r.tl.firings, f) } // the timeline's hand-offs
 	res := r.w.Run(r.main)

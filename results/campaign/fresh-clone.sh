@@ -35,4 +35,4 @@ stamp() { t0=$EPOCHREALTIME; while IFS= read -r l; do printf '%6.2fs  %s\n' "$(e
   ./.fresh-simrun replay --scenario smoke --seed 0 --trace --out "$dir" 2>&1 | grep -E '^(verdict|trace_hash|trace):'
   echo "lines in trace.txt: $(wc -l < "$dir/trace.txt")"
   rm -rf "$dir" .fresh-simrun
-} | sed -E 's#/tmp/tmp\.[A-Za-z0-9]+#$TMPDIR/tmp.X#g' > "$out"
+} | sed -E "s#$(dirname "$(mktemp -u)")/tmp\.[A-Za-z0-9]+#\$TMPDIR/tmp.X#g" > "$out"

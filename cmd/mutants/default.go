@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,17 +35,10 @@ func measureDefault(ctx context.Context, cfg config, base string, t tree, contro
 	start := time.Now()
 	r := &Result{Mutant: m, Fired: []string{}}
 	defer func() { r.WallS = time.Since(start).Seconds() }()
-	dir, err := mutantCopy(ctx, base, t, m, cfg.keep)
+	dir, bin, done, err := buildMutant(ctx, cfg, base, t, m)
+	defer done()
 	if err != nil {
 		r.Error = err.Error()
-		return r
-	}
-	if !cfg.keep {
-		defer os.RemoveAll(dir)
-	}
-	bin := filepath.Join(dir, ".mutant-bin", "simrun")
-	if err := buildSimrun(ctx, dir, bin); err != nil {
-		r.Error = fmt.Sprintf("%s: the mutant does not build: %v", m.File, err)
 		return r
 	}
 	logf(m, "built; %s over the default campaign", m.Check)

@@ -53,17 +53,10 @@ func measure(ctx context.Context, cfg config, base string, t tree, control strin
 		r.Cap = min(cfg.seeds, cfg.pendingSeeds)
 	}
 	defer func() { r.WallS = time.Since(start).Seconds() }()
-	dir, err := mutantCopy(ctx, base, t, m, cfg.keep)
+	dir, bin, done, err := buildMutant(ctx, cfg, base, t, m)
+	defer done()
 	if err != nil {
 		r.Error = err.Error()
-		return r
-	}
-	if !cfg.keep {
-		defer os.RemoveAll(dir)
-	}
-	bin := filepath.Join(dir, ".mutant-bin", "simrun")
-	if err := buildSimrun(ctx, dir, bin); err != nil {
-		r.Error = fmt.Sprintf("%s: the mutant does not build: %v", m.File, err)
 		return r
 	}
 	logf(m, "built; %s on %s", m.Check, m.Scenario)
@@ -257,6 +250,25 @@ func streamSeeds(ctx context.Context, bin, dir string, args []string, timeout ti
 		return cpu, fmt.Errorf("simrun usage error: %s", strings.TrimSpace(stderr.String()))
 	}
 	return cpu, nil
+}
+
+// buildMutant copies the snapshot into a folder of base, applies the
+// mutant and builds its simrun: the copy, the binary, and what removes the
+// copy (unless -keep; call it however it went).
+func buildMutant(ctx context.Context, cfg config, base string, t tree, m *Mutant) (dir, bin string, done func(), err error) {
+	done = func() {}
+	dir, err = mutantCopy(ctx, base, t, m, cfg.keep)
+	if err != nil {
+		return "", "", done, err
+	}
+	if !cfg.keep {
+		done = func() { os.RemoveAll(dir) }
+	}
+	bin = filepath.Join(dir, ".mutant-bin", "simrun")
+	if err := buildSimrun(ctx, dir, bin); err != nil {
+		return dir, bin, done, fmt.Errorf("%s: the mutant does not build: %v", m.File, err)
+	}
+	return dir, bin, done, nil
 }
 
 // mutantCopy copies the snapshot to a folder of base and applies the

@@ -9,9 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/ckptsim/ckptsim/workloads"
-	"github.com/ckptsim/ckptsim/workloads/campaign"
 )
 
 // The default-campaign mode (-default-campaign) measures what a user pays
@@ -42,7 +39,7 @@ func measureDefault(ctx context.Context, cfg config, base string, t tree, contro
 		return r
 	}
 	logf(m, "built; %s over the default campaign", m.Check)
-	c := runDefault(ctx, m, cfg.controlTries, cfg.timeout,
+	c := runDefault(ctx, m, cfg.controlTries,
 		func(ctx context.Context, each func(seedLine, func() float64) bool) (float64, error) {
 			return streamSeeds(ctx, bin, dir, []string{"run", "--json", "--parallel", "1"}, cfg.timeout, each)
 		},
@@ -59,79 +56,10 @@ func measureDefault(ctx context.Context, cfg config, base string, t tree, contro
 	return r
 }
 
-// campaignFunc runs a whole campaign, handing each seed's line (and a
-// reader of the process's CPU seconds so far) to each until it returns
-// false; it returns the CPU seconds up to there.
-type campaignFunc func(ctx context.Context, each func(seedLine, func() float64) bool) (float64, error)
-
-// runDefault runs the default campaign on the mutant until a detection: a
-// seed whose verdict carries the named check (campaign.Found) and whose
-// control passes. A seed whose control fails is kept in Controls and the
-// campaign goes on, until tries such seeds. It also records the first
-// failing seed of any verdict (FirstFail*): what a user running the
-// campaign sees first.
-func runDefault(ctx context.Context, m *Mutant, tries int, _ time.Duration, patched campaignFunc, control func(context.Context, string) Control) Campaign {
-	start := time.Now()
-	c := Campaign{Strategy: defaultStrategy, Seed: -1, Controls: []Control{}, Fired: []string{}}
-	fired, other := map[string]bool{}, map[string]bool{}
-	cpu, err := patched(ctx, func(l seedLine, cpuNow func() float64) bool {
-		c.Ran++
-		o := l.outcome()
-		if o.Verdict == workloads.Pass {
-			return true
-		}
-		if c.FirstFailRan == 0 {
-			c.FirstFailRan, c.FirstFailCPUS, c.FirstFailReplay = c.Ran, cpuNow(), l.Replay
-			c.FirstFailChecks = append([]string{}, l.Checks...)
-			if len(l.Checks) == 0 {
-				c.FirstFailChecks = []string{l.Verdict}
-			}
-		}
-		for _, id := range o.Checks {
-			fired[id] = true
-		}
-		if o.Verdict != workloads.Safety && o.Verdict != workloads.Liveness {
-			other[l.Verdict] = true
-		}
-		if c.First == "" {
-			c.First = seedText(l, "")
-		}
-		if _, ok := campaign.Found(o, m.Check); !ok {
-			return true
-		}
-		ctl := control(ctx, l.Replay)
-		c.Controls = append(c.Controls, ctl)
-		if !ctl.Passes() {
-			c.ControlStop = len(c.Controls) >= max(tries, 1)
-			return !c.ControlStop
-		}
-		c.Found, c.Seed, c.Replay = c.Ran, int64(l.Seed), l.Replay
-		c.First = seedText(l, m.Check)
-		return false
-	})
-	switch {
-	case err == errTimedOut:
-		c.TimedOut = true
-	case err != nil && c.First == "":
-		c.First = err.Error()
-	}
-	c.Fired = sortedKeys(fired)
-	c.Other = sortedKeys(other)
-	if len(c.Other) == 0 {
-		c.Other = nil
-	}
-	c.WallS = time.Since(start).Seconds()
-	c.CPUS = cpu
-	return c
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := []string{}
-	for k := range mapKeysBool(m) {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
+// runDefault is search over the default campaign: the control of a seed
+// is the unpatched tree's one-seed run from the seed's replay command.
+func runDefault(ctx context.Context, m *Mutant, tries int, patched campaignFunc, control func(context.Context, string) Control) Campaign {
+	return search(ctx, m, defaultStrategy, tries, patched, func(ctx context.Context, l seedLine) Control { return control(ctx, l.Replay) })
 }
 
 // replayArgs turns a seed's replay command ("go run ./cmd/simrun replay

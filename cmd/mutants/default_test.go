@@ -38,7 +38,7 @@ func TestRunDefaultStopsAtFirstControlledDetection(t *testing.T) {
 		}
 		return Control{Seed: 3, Verdict: "pass"}
 	}
-	c := runDefault(context.Background(), m, 3, 0, fakeCampaign(lines, cpu), control)
+	c := runDefault(context.Background(), m, 3, fakeCampaign(lines, cpu), control)
 	if c.Found != 4 || c.Seed != 3 || c.CPUS != 4 {
 		t.Fatalf("found at %d seeds (seed %d, %.0f CPU-s); want 4 seeds, seed 3, 4 CPU-s: %+v", c.Found, c.Seed, c.CPUS, c)
 	}
@@ -56,7 +56,7 @@ func TestRunDefaultStopsAtFirstControlledDetection(t *testing.T) {
 func TestRunDefaultNotFoundCostsTheWholeCampaign(t *testing.T) {
 	m := &Mutant{Name: "m", Check: "calls-answered"}
 	lines := []seedLine{{Seed: 0, Verdict: "pass"}, {Seed: 1, Verdict: "crash"}, {Seed: 2, Verdict: "pass"}}
-	c := runDefault(context.Background(), m, 3, 0, fakeCampaign(lines, []float64{1, 2, 7}),
+	c := runDefault(context.Background(), m, 3, fakeCampaign(lines, []float64{1, 2, 7}),
 		func(context.Context, string) Control { t.Fatal("no control without the named check"); return Control{} })
 	if c.Found != 0 || c.Seed != -1 || c.Ran != 3 || c.CPUS != 7 {
 		t.Fatalf("%+v; want not found after 3 seeds and 7 CPU-s", c)

@@ -110,19 +110,48 @@ func summarize(r *Result) {
 }
 
 // runCampaign runs the mutant's seeds from first (at most limit) until one
-// is a detection: the named check fires on it (campaign.Found: a verdict's
-// check ids, never its text) and the unpatched tree passes it (the
-// control). A seed whose control fails is kept in Controls and the search
-// goes on, until tries such seeds.
+// is a detection (search), each detection's control the unpatched tree's
+// run of the same seed; the detecting seed's replay names the strategy.
 func runCampaign(ctx context.Context, m *Mutant, strategy string, first uint64, limit, tries int, patched, control seedsFunc) Campaign {
+	c := search(ctx, m, strategy, tries,
+		func(ctx context.Context, each func(seedLine, func() float64) bool) (float64, error) {
+			return patched(ctx, first, limit, strategy, func(l seedLine) bool { return each(l, nil) })
+		},
+		func(ctx context.Context, l seedLine) Control { return runControl(ctx, control, l.Seed, strategy) })
+	if c.Found > 0 && !strings.Contains(c.Replay, "--strategy") {
+		c.Replay += " --strategy " + strategy
+	}
+	return c
+}
+
+// campaignFunc runs a campaign, handing each seed's line (and, where the
+// caller measures it, a reader of the process's CPU seconds so far; nil
+// otherwise) to each until it returns false; it returns the CPU seconds up
+// to there.
+type campaignFunc func(ctx context.Context, each func(seedLine, func() float64) bool) (float64, error)
+
+// search runs a campaign until a detection: a seed whose verdict carries
+// the named check (campaign.Found: a verdict's check ids, never its text)
+// and whose control (the unpatched tree's run of it) passes. A seed whose
+// control fails is kept in Controls and the search goes on, until tries
+// such seeds. Where the campaign reads the CPU clock, it also records the
+// first failing seed of any verdict (FirstFail*: what a user sees first).
+func search(ctx context.Context, m *Mutant, strategy string, tries int, patched campaignFunc, control func(context.Context, seedLine) Control) Campaign {
 	start := time.Now()
 	c := Campaign{Strategy: strategy, Seed: -1, Controls: []Control{}, Fired: []string{}}
 	fired, other := map[string]bool{}, map[string]bool{}
-	cpu, err := patched(ctx, first, limit, strategy, func(l seedLine) bool {
+	cpu, err := patched(ctx, func(l seedLine, cpuNow func() float64) bool {
 		c.Ran++
 		o := l.outcome()
 		if o.Verdict == workloads.Pass {
 			return true
+		}
+		if cpuNow != nil && c.FirstFailRan == 0 {
+			c.FirstFailRan, c.FirstFailCPUS, c.FirstFailReplay = c.Ran, cpuNow(), l.Replay
+			c.FirstFailChecks = append([]string{}, l.Checks...)
+			if len(l.Checks) == 0 {
+				c.FirstFailChecks = []string{l.Verdict}
+			}
 		}
 		for _, id := range o.Checks {
 			fired[id] = true
@@ -136,16 +165,13 @@ func runCampaign(ctx context.Context, m *Mutant, strategy string, first uint64, 
 		if _, ok := campaign.Found(o, m.Check); !ok {
 			return true
 		}
-		ctl := runControl(ctx, control, l.Seed, strategy)
+		ctl := control(ctx, l)
 		c.Controls = append(c.Controls, ctl)
 		if !ctl.Passes() {
 			c.ControlStop = len(c.Controls) >= max(tries, 1)
 			return !c.ControlStop
 		}
 		c.Found, c.Seed, c.Replay = c.Ran, int64(l.Seed), l.Replay
-		if !strings.Contains(c.Replay, "--strategy") {
-			c.Replay += " --strategy " + strategy
-		}
 		c.First = seedText(l, m.Check)
 		return false
 	})

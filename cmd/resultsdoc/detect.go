@@ -12,19 +12,15 @@ import (
 type defaultDetect struct {
 	Command string `json:"command"`
 	Commit  string `json:"commit"`
-	Mutants int    `json:"mutants"`
 	Default struct {
-		Rows         int      `json:"rows"`
-		Found        int      `json:"found"`
-		NotFound     []string `json:"not_found"`
-		MedianCPUS   float64  `json:"median_cpu_s"`
-		P90CPUS      float64  `json:"p90_cpu_s"`
-		WorstCPUS    float64  `json:"worst_cpu_s"`
-		Worst        string   `json:"worst"`
-		MedianSeeds  int      `json:"median_seeds"`
-		WholeCPUS    float64  `json:"whole_campaign_cpu_s"`
-		WholeSeeds   int      `json:"whole_campaign_seeds"`
-		SeedsPerCPUS float64  `json:"seeds_per_cpu_s"`
+		Rows       int      `json:"rows"`
+		Found      int      `json:"found"`
+		NotFound   []string `json:"not_found"`
+		MedianCPUS float64  `json:"median_cpu_s"`
+		P90CPUS    float64  `json:"p90_cpu_s"`
+		WorstCPUS  float64  `json:"worst_cpu_s"`
+		Worst      string   `json:"worst"`
+		WholeCPUS  float64  `json:"whole_campaign_cpu_s"`
 	} `json:"default_campaign"`
 }
 

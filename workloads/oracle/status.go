@@ -32,9 +32,7 @@ type statusPipe struct {
 	endValue   string
 	restoreAt  time.Duration // the last restore's begin (-1: none)
 	reportedAt time.Duration // the last failure reported to the job master (-1: none)
-	reason     string        // its reason
 	writeAt    time.Duration // the last status write's entry
-	writeValue string
 }
 
 const (
@@ -76,10 +74,10 @@ func (s *Status) Observe(o cluster.Obs) {
 		}
 	case cluster.ObsFailure:
 		p := s.pipe(o.Job, o.Pipeline)
-		p.reportedAt, p.reason = s.now(), o.Value
+		p.reportedAt = s.now()
 	case cluster.ObsStatusSet:
 		p := s.pipe(o.Job, o.Pipeline)
-		p.writeAt, p.writeValue = s.now(), o.Value
+		p.writeAt = s.now()
 		switch o.Value {
 		case runningStatus: // a restore's generation begins
 			p.endAt = -1

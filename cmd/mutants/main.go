@@ -263,6 +263,9 @@ func parseFlags() (config, bool) {
 		}
 	}
 	cfg.cmdline = strings.TrimSpace("go run ./cmd/mutants " + strings.Join(os.Args[1:], " "))
+	if root, err := gitOut(".", "rev-parse", "--show-toplevel"); err == nil {
+		cfg.cmdline = portable(cfg.cmdline, root)
+	}
 	return cfg, *renderOnly
 }
 
@@ -291,11 +294,17 @@ func rerender(out, name string) error {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	moved := false // a report of an older cmd/mutants names its mutants by absolute path
+	moved := false // a report of an older cmd/mutants names its mutants, or its -out folder, by absolute path
 	for _, r := range rep.Results {
 		if r.Mutant != nil && r.Mutant.File != moduleRelative(r.Mutant.File) {
 			r.Mutant.File, moved = moduleRelative(r.Mutant.File), true
 		}
+		if c := portable(r.Command, root); c != r.Command {
+			r.Command, moved = c, true
+		}
+	}
+	if c := portable(rep.Command, root); c != rep.Command {
+		rep.Command, moved = c, true
 	}
 	if moved {
 		return writeReport(root, under(root, out), name, &rep)

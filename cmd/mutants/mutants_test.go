@@ -274,12 +274,28 @@ func TestReportLinksResolveFromItsFolder(t *testing.T) {
 // measured it, so committed results hold no path of the machine.
 func TestMutantFileIsModuleRelative(t *testing.T) {
 	for in, want := range map[string]string{
-		"/work/wt-x/testdata/mutants/a-b.diff": "testdata/mutants/a-b.diff",
-		"testdata/mutants/a-b.diff":            "testdata/mutants/a-b.diff",
-		"/elsewhere/c.diff":                    "/elsewhere/c.diff",
+		"/srv/wt-x/testdata/mutants/a-b.diff": "testdata/mutants/a-b.diff",
+		"testdata/mutants/a-b.diff":           "testdata/mutants/a-b.diff",
+		"/elsewhere/c.diff":                   "/elsewhere/c.diff",
 	} {
 		if got := moduleRelative(in); got != want {
 			t.Errorf("moduleRelative(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A recorded command keeps no path of the measuring machine: a path under
+// the module becomes module-relative, one outside it DIR.
+func TestPortableCommand(t *testing.T) {
+	root := filepath.FromSlash("/srv/ckptsim")
+	for in, want := range map[string]string{
+		"go run ./cmd/mutants -seeds 300 -out /srv/mutout5":           "go run ./cmd/mutants -seeds 300 -out DIR",
+		"go run ./cmd/mutants -out=/srv/mutout5 -fresh":               "go run ./cmd/mutants -out=DIR -fresh",
+		"go run ./cmd/mutants -journal /srv/ckptsim/results/j.jsonl":  "go run ./cmd/mutants -journal results/j.jsonl",
+		"go run ./cmd/mutants -default-campaign -out results/mutants": "go run ./cmd/mutants -default-campaign -out results/mutants",
+	} {
+		if got := portable(in, root); got != want {
+			t.Errorf("portable(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -420,6 +420,35 @@ func gitOut(dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(b)), err
 }
 
+// portable is a recorded command line as committed results keep it: an
+// absolute path under the module's root becomes module-relative, and one
+// outside it (an -out folder elsewhere on the measuring machine) becomes
+// DIR, so that no path of that machine is committed; the settings that
+// decide the measurement are kept as they ran.
+func portable(cmd, root string) string {
+	fs := strings.Fields(cmd)
+	for i, f := range fs {
+		flag, path, cut := strings.Cut(f, "=")
+		if !cut {
+			flag, path = "", f
+		}
+		if !filepath.IsAbs(path) {
+			continue
+		}
+		if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			path = filepath.ToSlash(rel)
+		} else {
+			path = "DIR"
+		}
+		if cut {
+			fs[i] = flag + "=" + path
+		} else {
+			fs[i] = path
+		}
+	}
+	return strings.Join(fs, " ")
+}
+
 // moduleRelative is a mutant's file as the report keeps it: its path from
 // the module root (testdata/mutants/NAME.diff), never the absolute path
 // of the tree that measured it.

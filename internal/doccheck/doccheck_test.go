@@ -22,21 +22,12 @@ var allowed = []Allow{
 		Reason: "documented example: the page simrun replay --timeline writes, in the README's command"},
 	{File: `bench/README\.md`, Match: `\/tmp/t(/tails\.csv)?`,
 		Reason: "documented example: the scratch folder of the tails commands (bench/side.sh -tails, tailattr)"},
-	// Test input.
-	{File: `cmd/mutants/mutants_test\.go`, Match: `\/work/wt-x/testdata/mutants/a-b\.diff`,
-		Reason: "test input: the absolute path of another checkout, which moduleRelative must make module-relative"},
 	// Records of past runs: each holds the command line or the folders of
 	// a run as it ran, and is read back (summary figures, resume, merge,
 	// cmd/resultsdoc); rewriting one would falsify the record, and
 	// regenerating it means running the campaign again (hours).
-	{File: `results/mutants\.json`, Match: `\/work/mutout5`,
-		Reason: "record of the mutation run: cmd/mutants keeps its command line (-out outside the repository) as run"},
-	{File: `results/(README|mutants)\.md`, Match: `\/work/mutout5`,
-		Reason: "generated from results/mutants.json's recorded command (cmd/mutants, cmd/resultsdoc)"},
 	{File: `results/findings/upstream-jdk\.txt`, Match: `\/tmp/seatunnel-checkout,?`,
 		Reason: "record of the JDK peer run: its header names where the upstream sources read were placed"},
-	{File: `results/long/run-fixed5000\.sh`, Match: `\/work/long5k(/simrun-1c091b7)?`,
-		Reason: "script of a past campaign, kept as it ran (results/long/README.md)"},
 	{File: `results/long/timer-lead/run\.sh`, Match: `\/tmp/(simrun-lead|lead-out(/.*)?)`,
 		Reason: "script of a past campaign, kept as it ran (results/long/README.md)"},
 }

@@ -1,8 +1,10 @@
 #!/bin/bash
 # 5000 fixed-design seeds per hazard scenario and detecting strategy, seeds 4000000-4004999,
 # binary built from 1c091b7 (clean tree). Resumable: re-run this script.
-B=/work/long5k/simrun-1c091b7
-cd /work/long5k
+# W: the run's folder (it ran outside the repository), holding simrun built from 1c091b7.
+W=$(cd "${W:-../long5k}" && pwd) || exit 1
+B=$W/simrun-1c091b7
+cd "$W"
 for st in random pct; do
 for s in h1-stale-expiry h2-cancel-after-handoff h3-kill-worker h4-trigger-silent h5-savepoint-under-lock \
          h6-inline-continuation h8-saturation h9-deferred-fence h10-retention h11-step-down; do

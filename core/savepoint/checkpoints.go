@@ -166,7 +166,7 @@ func (c *Checkpoints) Read(job int64, pipeline int32, id int64) (*CompletedCheck
 	}
 	cp, err := DecodeCheckpointFile(data)
 	if err != nil {
-		return nil, atPath(file, "decode", err)
+		return nil, atPath(file, err)
 	}
 	if cp.JobID != job || cp.PipelineID != pipeline || cp.CheckpointID != id {
 		return nil, &FileError{Path: file, Check: "ids", Err: fmt.Errorf("%w: file holds job %d pipeline %d checkpoint %d",

@@ -41,6 +41,51 @@ func TestCheckpointsStoreRotateLatest(t *testing.T) {
 	if _, err := cp.Latest(job, 3); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Latest of an empty pipeline = %v", err)
 	}
+
+	// A rotation whose delete fails: the store that ran it fails with the
+	// delete's error, the new checkpoint stays stored and the one not
+	// deleted stays listed, until the next rotation deletes it.
+	ns := filepath.ToSlash(t.TempDir())
+	fsys := &removeFailFS{FS: OSFS{}}
+	cp = NewCheckpoints(fsys, ns, 1, nil)
+	if err := cp.Store(sampleCheckpoint(job, 1, 1, TypeCheckpoint)); err != nil {
+		t.Fatal(err)
+	}
+	fsys.fail = true
+	if err := cp.Store(sampleCheckpoint(job, 1, 2, TypeCheckpoint)); !errors.Is(err, errIO) {
+		t.Errorf("Store with a failing rotation = %v, want the delete's error", err)
+	}
+	if got, _ := cp.List(job, 1); !slices.Equal(got, []int64{2, 1}) {
+		t.Errorf("after a failed rotation pipeline 1 keeps %v, want [2 1]", got)
+	}
+	fsys.fail = false
+	if err := cp.Rotate(job, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := cp.List(job, 1); !slices.Equal(got, []int64{2}) {
+		t.Errorf("after rotating again pipeline 1 keeps %v, want [2]", got)
+	}
+}
+
+// removeFailFS fails every Remove and RemoveAll with an I/O error while
+// fail is set.
+type removeFailFS struct {
+	FS
+	fail bool
+}
+
+func (f *removeFailFS) Remove(name string) error {
+	if f.fail {
+		return &os.PathError{Op: "remove", Path: name, Err: errIO}
+	}
+	return f.FS.Remove(name)
+}
+
+func (f *removeFailFS) RemoveAll(name string) error {
+	if f.fail {
+		return &os.PathError{Op: "remove", Path: name, Err: errIO}
+	}
+	return f.FS.RemoveAll(name)
 }
 
 func TestCheckpointsRefuseSavepoints(t *testing.T) {

@@ -3,6 +3,7 @@ package savepoint
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -115,6 +116,38 @@ func TestDecodePayloadRejects(t *testing.T) {
 	for name, b := range cases {
 		if _, err := DecodePayload(b); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: err = %v, want ErrCorrupt", name, err)
+		}
+	}
+	// Legacy v0 stores a subtask's status by ordinal.
+	legacyStatus := func(status func(m fieldSink)) []byte {
+		var in wireBuf
+		putInt64(&in, lcJobID, job)
+		in.Varint(lcType, 0)
+		in.Message(lcTaskStats, func(e fieldSink) {
+			e.Message(mapValue, func(v fieldSink) { v.Message(tsSubtask, status) })
+		})
+		var env wireBuf
+		putInt64(&env, lpJobID, job)
+		env.Bytes(lpStates, in.b)
+		return env.b
+	}
+	for name, tt := range map[string]struct {
+		b    []byte
+		want string
+	}{
+		"legacy status ordinal as bytes":       {legacyStatus(func(m fieldSink) { putString(m, stStatus, "RUNNING") }), "field 4 has wire type 2"},
+		"legacy status ordinal out of range":   {legacyStatus(func(m fieldSink) { m.Varint(stStatus, 99) }), "subtask status ordinal 99"},
+		"legacy status ordinal of a known one": {legacyStatus(func(m fieldSink) { m.Varint(stStatus, 0) }), ""},
+	} {
+		c, err := DecodeLegacy(tt.b)
+		if tt.want == "" {
+			if err != nil || c.TaskStatistics[0].Subtasks[0].Status != StatusRunning {
+				t.Errorf("%s: %+v, %v; want RUNNING", name, c, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want ErrCorrupt saying %q", name, err, tt.want)
 		}
 	}
 }

@@ -55,16 +55,14 @@ func failed(check string, err error) error {
 	return &FileError{Check: check, Err: err}
 }
 
-// atPath names path in err: a *FileError without a path gets it, any other
-// error is wrapped as a failed check.
-func atPath(path, check string, err error) error {
+// atPath names path in err, an error of a parser: every error the parsers
+// return (DecodeCheckpointFile, ParseManifest, decodeEntryPayload) is a
+// *FileError from failed, without a path, which gets this one. err is
+// returned as it is.
+func atPath(path string, err error) error {
 	var fe *FileError
 	if errors.As(err, &fe) && fe.Path == "" {
 		fe.Path = path
-		return fe
 	}
-	if errors.As(err, &fe) {
-		return err
-	}
-	return &FileError{Path: path, Check: check, Err: err}
+	return err
 }

@@ -4,7 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // The decoders' checks behind an intact checksum: a committed file whose
@@ -120,5 +126,175 @@ func TestEntryPayloadBehindItsChecksum(t *testing.T) {
 		if err := call(); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+}
+
+// legacyEnvelope is a legacy v0 PipelineState around the checkpoint bytes
+// inner (none when inner is nil).
+func legacyEnvelope(job int64, pipeline int32, id int64, inner []byte) []byte {
+	var env wireBuf
+	putInt64(&env, lpJobID, job)
+	putInt32(&env, lpPipelineID, pipeline)
+	putInt64(&env, lpCheckpointID, id)
+	if inner != nil {
+		env.Bytes(lpStates, inner)
+	}
+	return env.b
+}
+
+// legacyInner is a v0 CompletedCheckpoint with the given ids, of type
+// CHECKPOINT unless body writes its own, followed by what body writes.
+func legacyInner(job int64, pipeline int32, id int64, typed bool, body func(w *wireBuf)) []byte {
+	var w wireBuf
+	putInt64(&w, lcJobID, job)
+	putInt32(&w, lcPipelineID, pipeline)
+	putInt64(&w, lcCheckpointID, id)
+	if typed {
+		w.Varint(lcType, 0)
+	}
+	body(&w)
+	return w.b
+}
+
+// TestLegacyRejectsMalformedCheckpoints: a legacy v0 file whose envelope
+// frames whole but holds a checkpoint that does not decode, of other ids
+// than the envelope, without a type or with a type ordinal out of range, or
+// with a map entry (an action state) that is no message or has no value.
+// Each is refused with ErrCorrupt and says what was wrong, and
+// DecodeCheckpointFile reports it as the failed legacy v0 decode. v0 files
+// have no checksum, but nothing writes v0 any more and the harness's
+// legacy files are well formed; its bit_rot tears a legacy file inside the
+// checkpoint field, so that the envelope no longer frames
+// (workloads/cluster TestLegacyTearRefused), and no simulation makes one
+// of these (results/coverage/defensive.txt).
+func TestLegacyRejectsMalformedCheckpoints(t *testing.T) {
+	none := func(*wireBuf) {}
+	good := legacyEnvelope(job, 1, 5, legacyInner(job, 1, 5, true, none))
+	good = protowire.AppendVarint(protowire.AppendTag(good, 9, protowire.VarintType), 1) // an unknown envelope field: skipped
+	if c, err := DecodeLegacy(good); err != nil || c.JobID != job || c.PipelineID != 1 || c.CheckpointID != 5 || c.Type != TypeCheckpoint {
+		t.Fatalf("the good legacy file: %+v, %v", c, err)
+	}
+	for name, tt := range map[string]struct {
+		b    []byte
+		want string
+	}{
+		"a checkpoint that does not frame": {legacyEnvelope(job, 1, 5, []byte{0x0a}), "bad length"},
+		"ids other than the envelope's":    {legacyEnvelope(job, 1, 5, legacyInner(job, 1, 6, true, none)), "legacy envelope 1001/1/5 holds checkpoint 1001/1/6"},
+		"no checkpoint":                    {legacyEnvelope(job, 1, 5, nil), "legacy checkpoint type missing"},
+		"no checkpoint type":               {legacyEnvelope(job, 1, 5, legacyInner(job, 1, 5, false, none)), "legacy checkpoint type missing"},
+		"a type ordinal out of range": {legacyEnvelope(job, 1, 5, legacyInner(job, 1, 5, false, func(w *wireBuf) {
+			w.Varint(lcType, 99)
+		})), "legacy checkpoint type ordinal 99"},
+		"an action entry as a varint": {legacyEnvelope(job, 1, 5, legacyInner(job, 1, 5, true, func(w *wireBuf) {
+			w.Varint(lcActionState, 1)
+		})), "field 8 has wire type 0"},
+		"an action entry without a value": {legacyEnvelope(job, 1, 5, legacyInner(job, 1, 5, true, func(w *wireBuf) {
+			w.Message(lcActionState, func(m fieldSink) { putString(m, mapKey, "source") })
+		})), "legacy map entry without value"},
+	} {
+		_, err := DecodeLegacy(tt.b)
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want ErrCorrupt saying %q", name, err, tt.want)
+		}
+		var fe *FileError
+		if _, err := DecodeCheckpointFile(tt.b); !errors.As(err, &fe) || fe.Check != "legacy v0 decode" || !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: DecodeCheckpointFile err = %v, want the legacy v0 decode failed", name, err)
+		}
+	}
+}
+
+// TestManifestEnvelopeRefusals: a commit marker with a field after its
+// checksum, torn inside a field, sealed without a format version, or with
+// no checksum field (torn at a field boundary) is refused by its envelope
+// check, before any field of the body is believed. A committed marker is
+// written and synced before the rename that commits it, so no crash tears
+// one, and savepoint_rot flips a bit of the producer name, which the
+// checksum catches (results/coverage/defensive.txt).
+func TestManifestEnvelopeRefusals(t *testing.T) {
+	m := Manifest{FormatVersion: FormatVersion, SavepointID: 7, JobID: 1, Producer: "t", Entries: []ManifestEntry{{
+		PipelineID: 1, CheckpointID: 7, File: PayloadFile(1, 7), Length: 1, SHA256: sha256Hex([]byte("x")), PayloadFormat: PayloadFormatV1}}}
+	good := m.marshal()
+	sumAt := len(good) - 2 - sha256.Size // the checksum field's tag
+	var noVersion wireBuf
+	putInt64(&noVersion, mfSavepointID, 7)
+	for name, tt := range map[string]struct {
+		b     []byte
+		check string
+		want  error
+		say   string
+	}{
+		"a field after the checksum": {append(append([]byte(nil), good...), 0x10, 0x01), "manifest framing", ErrCorrupt, "field 2 follows the checksum"},
+		"torn inside the checksum":   {good[:len(good)-1], "manifest framing", ErrCorrupt, "bad length"},
+		"torn before the checksum":   {good[:sumAt], "manifest checksum", ErrChecksum, "checksum field missing"},
+		"no format version":          {sealManifest(noVersion.b), "format version", ErrCorrupt, "no varint format version"},
+	} {
+		_, err := ParseManifest(tt.b)
+		var fe *FileError
+		if !errors.As(err, &fe) || fe.Check != tt.check || !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.say) {
+			t.Errorf("%s: err = %v, want %v on the %s saying %q", name, err, tt.want, tt.check, tt.say)
+		}
+	}
+}
+
+// TestPayloadBehindItsChecksumNamesTheFile: a bundle whose payload matches
+// the length and SHA-256 its manifest entry records but does not decode is
+// refused by Read with a *FileError naming the payload file and the decode
+// check (Store.readPayload). The manifest records the SHA-256 of what the
+// writer wrote, so only a writer bug makes one.
+func TestPayloadBehindItsChecksumNamesTheFile(t *testing.T) {
+	s, ns, _ := newTestStore(t)
+	junk := []byte{0x0a} // a bytes field without its length
+	m := Manifest{FormatVersion: FormatVersion, SavepointID: 4, JobID: job, Producer: "t", Entries: []ManifestEntry{{
+		PipelineID: 1, CheckpointID: 40, File: PayloadFile(1, 40), Length: int64(len(junk)), SHA256: sha256Hex(junk), PayloadFormat: PayloadFormatV1}}}
+	marker := installBundle(t, ns, job, 4, m.marshal())
+	payload := path.Join(path.Dir(marker), PayloadFile(1, 40))
+	mustOS(t, os.WriteFile(filepath.FromSlash(payload), junk, 0o644))
+	var fe *FileError
+	if _, err := s.Read(job, 4); !errors.As(err, &fe) || fe.Path != payload || fe.Check != "decode" || !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Read = %v, want a decode FileError on %s wrapping ErrCorrupt", err, payload)
+	}
+}
+
+// TestCheckpointFileOfOtherIDs: a checkpoint file that passes its checksum
+// but holds another checkpoint's ids (a file copied under another name) is
+// refused by Read with a *FileError naming the file and the ids check, and
+// Latest skips it for the older one. The store writes every checkpoint
+// under its own ids and no simulated fault moves a file.
+func TestCheckpointFileOfOtherIDs(t *testing.T) {
+	ns := filepath.ToSlash(t.TempDir())
+	cp, log := newTestCheckpoints(t, ns, 0)
+	if err := cp.Store(sampleCheckpoint(job, 1, 1, TypeCheckpoint)); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(ns, CheckpointDir, "1001", "1")
+	b, err := os.ReadFile(filepath.Join(dir, "1.ser"))
+	mustOS(t, err)
+	mustOS(t, os.WriteFile(filepath.Join(dir, "2.ser"), b, 0o644))
+	copied := filepath.ToSlash(filepath.Join(dir, "2.ser"))
+	var fe *FileError
+	if _, err := cp.Read(job, 1, 2); !errors.As(err, &fe) || fe.Path != copied || fe.Check != "ids" || !errors.Is(err, ErrCorrupt) ||
+		!strings.Contains(err.Error(), "file holds job 1001 pipeline 1 checkpoint 1") {
+		t.Errorf("Read = %v, want an ids FileError on %s", err, copied)
+	}
+	if c, err := cp.Latest(job, 1); err != nil || c.CheckpointID != 1 || !logged(log, "skip", "2.ser") {
+		t.Errorf("Latest = %v, %v (log %v); want checkpoint 1, 2.ser skipped", c, err, log.lines)
+	}
+}
+
+// TestAtPathNamesOnlyAPathlessFileError: atPath fills in the path of a
+// parser's *FileError and leaves one that has a path, and any other error,
+// as they are.
+func TestAtPathNamesOnlyAPathlessFileError(t *testing.T) {
+	err := atPath("a/b.ser", failed("sha-256", ErrChecksum))
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Path != "a/b.ser" || fe.Check != "sha-256" || !errors.Is(err, ErrChecksum) {
+		t.Errorf("pathless: %v", err)
+	}
+	named := &FileError{Path: "c.ser", Check: "length", Err: ErrCorrupt}
+	if got := atPath("a/b.ser", named); got != error(named) || named.Path != "c.ser" {
+		t.Errorf("named: %v", got)
+	}
+	if got := atPath("a/b.ser", ErrCorrupt); got != ErrCorrupt {
+		t.Errorf("plain: %v", got)
 	}
 }

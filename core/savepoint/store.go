@@ -124,7 +124,7 @@ func (s *Store) readManifest(marker string) (*Manifest, error) {
 	}
 	m, err := ParseManifest(data)
 	if err != nil {
-		return nil, atPath(marker, "manifest", err)
+		return nil, atPath(marker, err)
 	}
 	return m, nil
 }
@@ -145,7 +145,7 @@ func (s *Store) readPayload(file string, m *Manifest, e ManifestEntry) (*Complet
 	}
 	c, err := decodeEntryPayload(m, e, data)
 	if err != nil {
-		return nil, atPath(file, "decode", err)
+		return nil, atPath(file, err)
 	}
 	return c, nil
 }

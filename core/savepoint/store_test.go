@@ -211,6 +211,55 @@ func TestDeleteAndDeleteAll(t *testing.T) {
 	}
 }
 
+// TestCommitClearsAnEarlierAttempt: a commit at an id whose bundle
+// directory an earlier, uncommitted attempt left behind removes it first;
+// when that removal fails the commit fails with its error and publishes
+// nothing, and a later attempt at the id clears it and commits. A commit
+// at an id already committed is refused with ErrExists. Every savepoint
+// attempt of the simulation has an id of its own, so no simulated commit
+// finds either (results/coverage/defensive.txt).
+func TestCommitClearsAnEarlierAttempt(t *testing.T) {
+	ns := filepath.ToSlash(t.TempDir())
+	fsys := &removeFailFS{FS: OSFS{}}
+	s := NewStore(fsys, ns, testEnv, Options{Producer: "test"})
+	leftover := filepath.Join(ns, SavepointDir, "1001", "7", PayloadFile(1, 99))
+	mustOS(t, os.MkdirAll(filepath.Dir(leftover), 0o755))
+	mustOS(t, os.WriteFile(leftover, []byte("an earlier attempt"), 0o644))
+	w, err := s.Begin(job, 7, []int32{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WritePipeline(sampleCheckpoint(job, 1, 71, TypeSavepoint)); err != nil {
+		t.Fatal(err)
+	}
+	fsys.fail = true
+	if err := w.Commit(); !errors.Is(err, errIO) || !strings.Contains(err.Error(), "clear uncommitted attempt") {
+		t.Errorf("Commit over a leftover it cannot remove = %v, want the removal's error", err)
+	}
+	fsys.fail = false
+	if err := w.Commit(); !errors.Is(err, errIO) {
+		t.Errorf("Commit again = %v, want the same error (a failed commit is not retried)", err)
+	}
+	if list, _ := s.List(job); len(list) != 0 {
+		t.Errorf("a failed commit published %v", ids(list))
+	}
+	w.Abort()
+	save(t, s, 7, 1)
+	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
+		t.Errorf("the earlier attempt's file survived the commit: %v", err)
+	}
+	if b, err := s.Read(job, 7); err != nil || b.Pipeline(1).CheckpointID != 71 {
+		t.Errorf("Read after the commit = %v, %v", b, err)
+	}
+	w, _ = s.Begin(job, 7, []int32{1})
+	_ = w.WritePipeline(sampleCheckpoint(job, 1, 72, TypeSavepoint))
+	var fe *FileError
+	if err := w.Commit(); !errors.Is(err, ErrExists) || !errors.As(err, &fe) || path.Base(fe.Path) != MetadataFile {
+		t.Errorf("Commit at a committed id = %v, want ErrExists on its marker", err)
+	}
+	w.Abort()
+}
+
 func TestListSkipsWhatIsNotACommittedBundle(t *testing.T) {
 	s, ns, log := newTestStore(t)
 	save(t, s, 50, 1, 2)

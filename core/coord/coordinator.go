@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -248,7 +249,7 @@ func (c *Coordinator) pendingLocked() []*Pending {
 	for _, p := range c.pending {
 		out = append(out, p)
 	}
-	slices.SortFunc(out, func(a, b *Pending) int { return cmpInt(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b *Pending) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
 
@@ -256,16 +257,6 @@ func (c *Coordinator) lookup(id int64) *Pending {
 	c.mapMu.Lock()
 	defer c.mapMu.Unlock()
 	return c.pending[id]
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 const readySuffix = "_ready_to_close"

@@ -103,10 +103,14 @@ func TestShutdownNowReturnsDroppedWork(t *testing.T) {
 		p.Execute(l.Wait)
 		l.AwaitArrivals(2)
 		ran := simtest.NewCounter(e)
-		for range 5 {
+		for range 4 {
 			if err := p.Execute(ran.Add); err != nil {
 				t.Fatal(err)
 			}
+		}
+		var named []string // a task that wants its thread's name (ExecuteOn)
+		if err := p.ExecuteOn(func(thread string) { named = append(named, thread); ran.Add() }); err != nil {
+			t.Fatal(err)
 		}
 		dropped := p.ShutdownNow()
 		if len(dropped) != 5 {
@@ -121,6 +125,14 @@ func TestShutdownNowReturnsDroppedWork(t *testing.T) {
 		}
 		if ran.N() != 0 {
 			t.Fatalf("%d dropped tasks ran", ran.N())
+		}
+		// The dropped work is the caller's to run, each function once, the
+		// named one with the name it is given.
+		for _, fn := range dropped {
+			fn("caller")
+		}
+		if ran.N() != 5 || len(named) != 1 || named[0] != "caller" {
+			t.Fatalf("running the dropped work: %d ran, names %v; want 5 and [caller]", ran.N(), named)
 		}
 	})
 }

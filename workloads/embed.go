@@ -81,8 +81,11 @@ func Lookup(ref string) (*Scenario, error) {
 }
 
 // DefaultCampaign is the mix that simrun runs with no arguments: each
-// scenario with its share of seeds, and the variants it runs with (nil:
-// the scenario's own). smoke and failovers also run under every other
+// scenario with its share of seeds, and the variants, strategy and
+// BUGGIFY it runs with (nil, "": the scenario's own). simrun runs the
+// rows in rounds (the first seed of every row, then the second, then
+// seeds 2-3, 4-7, ...), so a bug one row finds at its first seeds costs
+// a few seeds of every row, not all of the rows before it. smoke and failovers also run under every other
 // scheduler design (design=...), and swarm draws a design per seed
 // (SwarmConfig), so that every design the scheduler ships is explored by
 // default. failovers does not run shared-inline: its two timer threads
@@ -99,11 +102,29 @@ var DefaultCampaign = []CampaignEntry{
 	{Name: "smoke", Seeds: 30, Variants: map[string]string{"design": "leader-follower"}},
 	{Name: "failovers", Seeds: 10, Variants: map[string]string{"design": "per-pipeline"}},
 	{Name: "failovers", Seeds: 10, Variants: map[string]string{"design": "leader-follower"}},
+	// Rows chosen by what they reach: each runs where a planted bug that
+	// the rows above miss was found (results/mutants/README.md, the
+	// targeted runs of results/mutants.md), with the fewest seeds that
+	// found it there and a margin.
+	{Name: "h6-inline-continuation", Seeds: 4, Strategy: "pct"},
+	{Name: "h6-inline-continuation", Seeds: 4, Strategy: "pct", Buggify: "on"},
+	{Name: "h9-deferred-fence", Seeds: 3},
+	{Name: "h5-savepoint-under-lock", Seeds: 3},
+	{Name: "h2-cancel-after-handoff", Seeds: 6, Buggify: "on"},
+	{Name: "saturation", Seeds: 4, Strategy: "pct", Buggify: "on"},
+	{Name: "savepoint-storm", Seeds: 3, Variants: map[string]string{"design": "per-pipeline"}, Buggify: "on"},
+	{Name: "idle-close-late", Seeds: 150, Strategy: "pct", Buggify: "on"},
 }
 
-// CampaignEntry is one line of DefaultCampaign.
+// CampaignEntry is one line of DefaultCampaign: a scenario, its seeds
+// (from the campaign's first seed), and what its seeds run with beyond
+// the scenario's own settings: variants, the exploration strategy
+// (Options.Strategy: "pct"), BUGGIFY (Options.Buggify: "on"). A
+// campaign flag (--variant, --strategy, --buggify) wins over them.
 type CampaignEntry struct {
 	Name     string
 	Seeds    int
 	Variants map[string]string
+	Strategy string
+	Buggify  string
 }

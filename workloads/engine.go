@@ -76,7 +76,7 @@ func Run(s *Scenario, opt Options) (out Outcome) {
 	start := time.Now()
 	v := s.effectiveVariants(opt.Variants)
 	out = Outcome{Scenario: s.Name, Seed: opt.Seed, Variants: VariantString(v), Profile: opt.Profile,
-		Replay: ReplayCommand(s, opt.Seed, v)}
+		Strategy: opt.Strategy, BuggifyFlag: opt.Buggify, Replay: ReplayCommand(s, opt.Seed, v)}
 	if opt.Buggify != "" {
 		out.Replay += " --buggify " + opt.Buggify
 	}

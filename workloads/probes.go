@@ -17,18 +17,27 @@ type ProbeRow struct {
 }
 
 // ProbeEntry names a DefaultCampaign entry: its scenario and the
-// variants of its own.
+// settings of its own (CampaignEntry).
 type ProbeEntry struct {
 	Name     string
 	Variants map[string]string
+	Strategy string
+	Buggify  string
 }
 
 // String is the entry as the campaign summary labels its row: the
-// scenario, then its own variants in key order.
+// scenario, then its own variants in key order, then its strategy and
+// BUGGIFY overrides (EntryLabel).
 func (e ProbeEntry) String() string {
 	s := e.Name
 	for _, k := range slices.Sorted(maps.Keys(e.Variants)) {
 		s += " " + k + "=" + e.Variants[k]
+	}
+	if e.Strategy != "" {
+		s += " strategy=" + e.Strategy
+	}
+	if e.Buggify != "" {
+		s += " buggify=" + e.Buggify
 	}
 	return s
 }
@@ -104,9 +113,16 @@ func ProbeNames() []string {
 // EntryLabel is a campaign row's label for a scenario and its variant
 // string ("k=v,k=v"; "" or "fixed": none of its own), as ProbeEntry.String
 // writes it.
-func EntryLabel(scenario, variants string) string {
-	if variants == "" || variants == "fixed" {
-		return scenario
+func EntryLabel(scenario, variants, strategy, buggify string) string {
+	s := scenario
+	if variants != "" && variants != "fixed" {
+		s += " " + strings.ReplaceAll(variants, ",", " ")
 	}
-	return scenario + " " + strings.ReplaceAll(variants, ",", " ")
+	if strategy != "" {
+		s += " strategy=" + strategy
+	}
+	if buggify != "" {
+		s += " buggify=" + buggify
+	}
+	return s
 }

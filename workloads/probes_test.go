@@ -20,7 +20,7 @@ func TestProbeTableCoversEveryProbe(t *testing.T) {
 		}
 		found := false
 		for _, e := range DefaultCampaign {
-			if e.Name == row.Entry.Name && len(e.Variants) == len(row.Entry.Variants) {
+			if e.Name == row.Entry.Name && len(e.Variants) == len(row.Entry.Variants) && e.Strategy == row.Entry.Strategy && e.Buggify == row.Entry.Buggify {
 				same := true
 				for k, v := range row.Entry.Variants {
 					same = same && e.Variants[k] == v

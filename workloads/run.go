@@ -70,24 +70,30 @@ type Options struct {
 
 // Outcome is one seed's result.
 type Outcome struct {
-	Scenario   string         `json:"scenario"`
-	Seed       uint64         `json:"seed"`
-	Verdict    Verdict        `json:"verdict"`
-	TraceHash  string         `json:"trace_hash"`
-	SimNs      int64          `json:"sim_ns"`
-	Steps      int64          `json:"steps"`
-	Violations []string       `json:"violations"`
-	Replay     string         `json:"replay"`
-	WallNs     int64          `json:"wall_ns"`
-	Variants   string         `json:"variants"`
-	Profile    string         `json:"profile,omitempty"` // the profile Variants were expanded from (Options.Profile)
-	Latency    Latencies      `json:"-"`
-	Windows    map[string]int `json:"windows,omitempty"`
-	Counts     map[string]int `json:"counts,omitempty"`
-	Events     []sim.Event    `json:"-"`
-	Decisions  []int32        `json:"-"`
-	LockGraph  *sim.LockGraph `json:"-"`
-	Artifacts  []string       `json:"artifacts,omitempty"`
+	Scenario   string   `json:"scenario"`
+	Seed       uint64   `json:"seed"`
+	Verdict    Verdict  `json:"verdict"`
+	TraceHash  string   `json:"trace_hash"`
+	SimNs      int64    `json:"sim_ns"`
+	Steps      int64    `json:"steps"`
+	Violations []string `json:"violations"`
+	Replay     string   `json:"replay"`
+	WallNs     int64    `json:"wall_ns"`
+	Variants   string   `json:"variants"`
+	Profile    string   `json:"profile,omitempty"` // the profile Variants were expanded from (Options.Profile)
+	// Strategy and BuggifyFlag are the overrides the seed ran with
+	// (Options.Strategy, Options.Buggify; "": the scenario's own), so
+	// that two campaign rows of one scenario that differ only in them
+	// name different seeds.
+	Strategy    string         `json:"strategy,omitempty"`
+	BuggifyFlag string         `json:"buggify_flag,omitempty"`
+	Latency     Latencies      `json:"-"`
+	Windows     map[string]int `json:"windows,omitempty"`
+	Counts      map[string]int `json:"counts,omitempty"`
+	Events      []sim.Event    `json:"-"`
+	Decisions   []int32        `json:"-"`
+	LockGraph   *sim.LockGraph `json:"-"`
+	Artifacts   []string       `json:"artifacts,omitempty"`
 	// IOErrors are the artefacts that could not be written: an error of
 	// the harness's output, never a violation, and no part of the verdict
 	// (simrun exits with an error for them).

@@ -18,8 +18,9 @@ type job struct {
 	sc     *workloads.Scenario
 	opt    workloads.Options
 	group  int
-	replay string // flags appended to the replay command
-	label  string // the group's label in a comparison ("": its variants)
+	replay string    // flags appended to the replay command
+	label  string    // the group's label in a comparison ("": its variants)
+	own    [2]string // the span's own strategy and BUGGIFY overrides (its row's label)
 }
 
 // runJob runs one seed; a panic outside workloads.Run is a crash outcome

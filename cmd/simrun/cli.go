@@ -233,11 +233,12 @@ func (f *runFlags) expanded(profile string) map[string]string {
 }
 
 // replayFlags are the flags a replay command needs beyond the scenario,
-// seed and variants that workloads.ReplayCommand already names.
-func (f *runFlags) replayFlags() string {
+// seed, variants and BUGGIFY that workloads.Run's replay command already
+// names: the seed's strategy override ("": none) and the budget.
+func (f *runFlags) replayFlags(strategy string) string {
 	var b strings.Builder
-	if f.strategy != "" {
-		fmt.Fprintf(&b, " --strategy %s", f.strategy)
+	if strategy != "" {
+		fmt.Fprintf(&b, " --strategy %s", strategy)
 	}
 	if f.budget > 0 {
 		fmt.Fprintf(&b, " --budget %d", f.budget)
@@ -332,7 +333,7 @@ func usagef(stderr io.Writer, cmd, format string, args ...any) int {
 // of the default campaign (its entry without variants), or 10.
 func seedsFor(name string) int {
 	for _, c := range workloads.DefaultCampaign {
-		if c.Name == name && len(c.Variants) == 0 {
+		if c.Name == name && len(c.Variants) == 0 && c.Strategy == "" && c.Buggify == "" {
 			return c.Seeds
 		}
 	}

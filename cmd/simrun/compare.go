@@ -101,7 +101,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 		for k := range uint64(n) {
 			opt := f.options(f.seed + k)
 			opt.Variants, opt.Profile = maps.Clone(c.variants), c.profile
-			jobs = append(jobs, job{sc: sc, opt: opt, group: i, replay: f.replayFlags(), label: c.label})
+			jobs = append(jobs, job{sc: sc, opt: opt, group: i, replay: f.replayFlags(string(f.strategy)), label: c.label})
 		}
 	}
 	if f.out != "" {

@@ -38,11 +38,8 @@ func listCmd(args []string, stdout, stderr io.Writer) int {
 		if _, err := workloads.Lookup(c.Name); err != nil {
 			note = "  (missing: " + describe(err).Error() + ")"
 		}
-		name := c.Name
-		if len(c.Variants) > 0 {
-			name += " " + workloads.VariantString(c.Variants)
-		}
-		fmt.Fprintf(stdout, "  %-36s %3d seeds%s\n", name, c.Seeds, note)
+		name := workloads.EntryLabel(c.Name, workloads.VariantString(c.Variants), c.Strategy, c.Buggify)
+		fmt.Fprintf(stdout, "  %-50s %3d seeds%s\n", name, c.Seeds, note)
 	}
 	fmt.Fprintln(stdout, "\nvariants (--variant key=value; the first value is the default):")
 	for _, v := range workloads.VariantKeys() {

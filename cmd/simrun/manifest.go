@@ -19,6 +19,7 @@ type manifest struct {
 	Variants string     `json:"variants"`
 	Profile  string     `json:"profile,omitempty"` // --profile (Variants are the --variant pairs on top of it)
 	Strategy string     `json:"strategy,omitempty"`
+	Buggify  string     `json:"buggify,omitempty"`
 	Budget   int64      `json:"budget,omitempty"`
 	// Shard is the slice of a sharded campaign ("i/n"); a merge lists the
 	// shards it combined in Shards instead.
@@ -35,16 +36,18 @@ type spanInfo struct {
 	First    uint64 `json:"first_seed"`
 	Seeds    int    `json:"seeds"`
 	Variants string `json:"variants,omitempty"`
+	Strategy string `json:"strategy,omitempty"` // the span's own override (CampaignEntry.Strategy)
+	Buggify  string `json:"buggify,omitempty"`  // the span's own override (CampaignEntry.Buggify)
 }
 
 func (c *runCampaign) manifest(planned int) manifest {
 	m := manifest{Args: c.args, Variants: workloads.VariantString(c.f.variants), Profile: c.f.profile, Strategy: string(c.f.strategy),
-		Budget: int64(c.f.budget), Shard: c.sh.String(), Planned: planned}
+		Buggify: string(c.f.buggify), Budget: int64(c.f.budget), Shard: c.sh.String(), Planned: planned}
 	if m.Args == nil {
 		m.Args = []string{}
 	}
 	for _, s := range c.spans {
-		info := spanInfo{Scenario: s.sc.Name, Ref: s.sc.Ref(), First: s.first, Seeds: s.n}
+		info := spanInfo{Scenario: s.sc.Name, Ref: s.sc.Ref(), First: s.first, Seeds: s.n, Strategy: s.strategy, Buggify: s.buggify}
 		if len(s.variants) > 0 {
 			info.Variants = workloads.VariantString(s.variants)
 		}

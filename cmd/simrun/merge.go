@@ -146,11 +146,11 @@ func mergeDirs(dirs []string) (merged, []mergedLine, *report, error) {
 				return fmt.Errorf("seed %d of %s (%s) is in %s too: the folders overlap", rec.Seed, rec.Scenario, rec.Variants, other)
 			}
 			from[rec.key()] = dir
-			g := spanIndex(m.manifest, rec.Scenario, rec.Variants)
+			g := spanIndex(m.manifest, rec)
 			if g < 0 {
 				return fmt.Errorf("scenario %s is not one of the campaign's", rec.Scenario)
 			}
-			rep.add(rep.group(g, rec.Scenario, rec.Variants), rec)
+			rep.add(rep.group(g, rec.Scenario, rec.Variants, m.manifest.Spans[g].Strategy, m.manifest.Spans[g].Buggify), rec)
 			lines = append(lines, mergedLine{g, rec.key(), slices.Clone(b)})
 			return nil
 		})
@@ -170,14 +170,15 @@ func mergeDirs(dirs []string) (merged, []mergedLine, *report, error) {
 }
 
 // spanIndex is the place of a record's span in the manifest (-1: none).
-func spanIndex(m manifest, scenario, variants string) int {
-	return spanOf(len(m.Spans), func(i int) (string, map[string]string) {
+func spanIndex(m manifest, rec record) int {
+	return spanOf(len(m.Spans), func(i int) spanID {
 		sp := m.Spans[i]
-		if sp.Variants == "" {
-			return sp.Scenario, nil
+		id := spanID{scenario: sp.Scenario, strategy: cmp.Or(m.Strategy, sp.Strategy), buggify: cmp.Or(m.Buggify, sp.Buggify)}
+		if sp.Variants != "" {
+			id.variants = pairs(sp.Variants)
 		}
-		return sp.Scenario, pairs(sp.Variants)
-	}, scenario, variants)
+		return id
+	}, rec)
 }
 
 // wholeArgs drops --shard and --out from a shard's arguments: the merged

@@ -32,13 +32,17 @@ func newRecord(o workloads.Outcome) record {
 	return rec
 }
 
-func (r record) key() seedKey { return seedKey{r.Scenario, r.Seed, r.Variants} }
+func (r record) key() seedKey {
+	return seedKey{r.Scenario, r.Seed, r.Variants, r.Strategy, r.BuggifyFlag}
+}
 
-// seedKey names a seed of a campaign.
+// seedKey names a seed of a campaign: two rows of one scenario may differ
+// only in their strategy or BUGGIFY override.
 type seedKey struct {
-	scenario string
-	seed     uint64
-	variants string
+	scenario          string
+	seed              uint64
+	variants          string
+	strategy, buggify string
 }
 
 // writeAtomic writes a file durably and atomically (the library's

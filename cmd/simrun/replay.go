@@ -164,7 +164,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		defer os.Remove(opt.ArtifactDir) // when nothing was written there
 	}
-	out := replayRun(job{sc: sc, opt: opt, replay: f.replayFlags()}, stderr)
+	out := replayRun(job{sc: sc, opt: opt, replay: f.replayFlags(string(f.strategy))}, stderr)
 	events, left := out.Events, map[string]int(nil)
 	if trace != traceAll {
 		events, left = readable(out.Events)

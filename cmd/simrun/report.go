@@ -37,8 +37,10 @@ type seedRef struct {
 type group struct {
 	Scenario   string               `json:"scenario"`
 	Variants   string               `json:"variants,omitempty"`
-	Profile    string               `json:"profile,omitempty"` // the profile Variants were expanded from
-	Label      string               `json:"label,omitempty"`   // a comparison's name for the column ("": Variants)
+	Profile    string               `json:"profile,omitempty"`  // the profile Variants were expanded from
+	Label      string               `json:"label,omitempty"`    // a comparison's name for the column ("": Variants)
+	Strategy   string               `json:"strategy,omitempty"` // the row's own strategy override (a default-campaign entry's)
+	Buggify    string               `json:"buggify,omitempty"`  // the row's own BUGGIFY override (a default-campaign entry's)
 	Seeds      int                  `json:"seeds"`
 	Verdicts   map[string]int       `json:"verdicts"`
 	SimNs      int64                `json:"sim_ns"`
@@ -92,13 +94,16 @@ func countsZero() map[string]int {
 func (g *group) label() string { return cmp.Or(g.Label, g.Variants) }
 
 // group returns the report of group i, made on first use.
-func (r *report) group(i int, scenario, variants string) *group {
+func (r *report) group(i int, scenario, variants string, own ...string) *group {
 	for len(r.groups) <= i {
 		r.groups = append(r.groups, nil)
 	}
 	if r.groups[i] == nil {
 		r.groups[i] = &group{Scenario: scenario, Variants: variants, Verdicts: countsZero(), Slowest: []seedRef{},
 			lat: latencies{}, index: i}
+		if len(own) == 2 {
+			r.groups[i].Strategy, r.groups[i].Buggify = own[0], own[1]
+		}
 	}
 	return r.groups[i]
 }
@@ -132,7 +137,7 @@ func (r *report) add(g *group, rec record) {
 		r.Failures = append(r.Failures, ref)
 	}
 	r.addBuggify(g.index, o)
-	r.addProbes(g.index, workloads.EntryLabel(g.Scenario, g.Variants), o)
+	r.addProbes(g.index, workloads.EntryLabel(g.Scenario, g.Variants, g.Strategy, g.Buggify), o)
 	for _, e := range o.IOErrors {
 		r.ioError(fmt.Sprintf("%s seed %d: %s", o.Scenario, o.Seed, e))
 	}
@@ -164,7 +169,7 @@ func (r *report) finish(wall time.Duration, interrupted bool) {
 	var rows []string
 	for _, g := range r.groups {
 		if g != nil {
-			rows = append(rows, workloads.EntryLabel(g.Scenario, g.Variants))
+			rows = append(rows, workloads.EntryLabel(g.Scenario, g.Variants, g.Strategy, g.Buggify))
 		}
 	}
 	r.Probes.finish(rows)
@@ -228,8 +233,8 @@ func (r *report) writeText(w io.Writer, verbose bool) {
 // campaign's design entries).
 func (r *report) label(g *group) string {
 	for _, o := range r.Groups {
-		if o != g && o.Scenario == g.Scenario && g.Variants != "" && g.Variants != "fixed" {
-			return g.Scenario + " " + g.Variants
+		if o != g && o.Scenario == g.Scenario {
+			return workloads.EntryLabel(g.Scenario, g.Variants, g.Strategy, g.Buggify)
 		}
 	}
 	return g.Scenario

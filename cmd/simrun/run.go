@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -46,13 +47,22 @@ that order of precedence), 64 usage or scenario error, 130 interrupted.`
 
 const binary = "go run ./cmd/simrun"
 
-// span is one scenario's seed range in a campaign, with the variants of
-// its own (a default-campaign entry's; --variant overrides them).
+// span is one scenario's seed range in a campaign, with the settings of
+// its own (a default-campaign entry's variants, strategy and BUGGIFY;
+// --variant, --strategy and --buggify override them).
 type span struct {
 	sc       *workloads.Scenario
 	first    uint64
 	n        int
 	variants map[string]string
+	strategy string // "": the scenario's run.strategy
+	buggify  string // "": the scenario's buggify.enabled
+}
+
+// mode is the strategy and BUGGIFY override a span's seeds run with: the
+// campaign's flag where given, else the span's own.
+func (s span) mode(f *runFlags) (strategy, buggify string) {
+	return cmp.Or(string(f.strategy), s.strategy), cmp.Or(string(f.buggify), s.buggify)
 }
 
 // options are the variants a span's seeds run with: its own, overridden
@@ -124,20 +134,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		scs = append(scs, s.sc)
 	}
 	f.parallel = fitParallel(f.parallel, scs, stderr)
-	var spans []span
-	seen := map[string]bool{}
-	for _, s := range all {
-		// a --variant that overrides an entry's own variants makes it the
-		// same seeds as another entry's: each runs once
-		key := s.sc.Name + " " + workloads.VariantString(s.options(&f))
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		s.first, s.n = f.seed, cmpOr(f.seeds, s.n)
-		spans = append(spans, s)
-	}
-	c := &runCampaign{f: &f, sh: sh, spans: spans, args: args, prior: prior, resumed: resumeDir != ""}
+	c := &runCampaign{f: &f, sh: sh, spans: distinct(&f, all), args: args, prior: prior, resumed: resumeDir != ""}
 	return c.run(stdout, stderr)
 }
 
@@ -175,21 +172,68 @@ func cmpOr(a, b int) int {
 	return b
 }
 
-// plan lists the jobs of the spans in order: scenario by scenario, seed by
-// seed, keeping the shard's seeds.
+// plan lists the jobs of the spans, keeping the shard's seeds. The
+// scenarios named on the command line run span by span, in the order
+// given. The default campaign runs in rounds: the first seed of every
+// span, then the second, then seeds 2-3, 4-7, 8-15 and so on (each round
+// as long as all before it), span by span within a round. A bug that any
+// of its rows reaches in its first seeds is then found after a few seeds
+// of each, not after every seed of the rows before it (its first row has
+// 200 seeds): the CPU-seconds to a first detection
+// (results/mutants/default-campaign.md) follow the campaign's order. Each
+// seed still runs alone, so the order changes no verdict or trace hash.
 func plan(f *runFlags, sh shard, spans []span) []job {
 	var jobs []job
-	for g, s := range spans {
-		for k := range uint64(s.n) {
-			seed := s.first + k
-			if sh.has(seed, s.first) {
+	longest := 0
+	for _, s := range spans {
+		longest = max(longest, s.n)
+	}
+	rounds := len(f.scenarios) == 0
+	for lo := 0; lo < longest; lo = max(2*lo, lo+1) {
+		hi := max(2*lo, lo+1)
+		if !rounds {
+			hi = longest
+		}
+		for g, s := range spans {
+			strategy, buggify := s.mode(f)
+			for k := uint64(lo); k < uint64(min(hi, s.n)); k++ {
+				seed := s.first + k
+				if !sh.has(seed, s.first) {
+					continue
+				}
 				opt := f.options(seed)
 				opt.Variants = s.options(f)
-				jobs = append(jobs, job{sc: s.sc, opt: opt, group: g, replay: f.replayFlags()})
+				opt.Strategy, opt.Buggify = strategy, buggify
+				jobs = append(jobs, job{sc: s.sc, opt: opt, group: g, replay: f.replayFlags(strategy), own: [2]string{s.strategy, s.buggify}})
 			}
+		}
+		if !rounds {
+			break
 		}
 	}
 	return jobs
+}
+
+// distinct gives the spans their first seed and count (--seed, --seeds)
+// and keeps each set of seeds once: a flag that overrides an entry's own
+// variants, strategy or BUGGIFY (--variant design=per-pipeline,
+// --buggify on) makes it the same seeds as an earlier entry's, which
+// then runs the longer of the two counts.
+func distinct(f *runFlags, all []span) []span {
+	var spans []span
+	at := map[string]int{}
+	for _, s := range all {
+		strategy, buggify := s.mode(f)
+		key := s.sc.Name + " " + workloads.VariantString(s.options(f)) + " " + strategy + " " + buggify
+		s.first, s.n = f.seed, cmpOr(f.seeds, s.n)
+		if i, ok := at[key]; ok {
+			spans[i].n = max(spans[i].n, s.n)
+			continue
+		}
+		at[key] = len(spans)
+		spans = append(spans, s)
+	}
+	return spans
 }
 
 // runCampaign is one session of a run: a fresh campaign or a resumed one.
@@ -230,11 +274,11 @@ func (c *runCampaign) run(stdout, stderr io.Writer) int {
 			return usagef(stderr, "run", "--resume: %s holds scenario %s, which the campaign does not run", f.out, rec.Scenario)
 		}
 		finished[rec.key()] = true
-		rep.add(rep.group(g, rec.Scenario, rec.Variants), rec)
+		rep.add(rep.group(g, rec.Scenario, rec.Variants, c.spans[g].strategy, c.spans[g].buggify), rec)
 	}
 	var jobs []job
 	for _, j := range all {
-		if !finished[seedKey{j.sc.Name, j.opt.Seed, workloads.VariantString(j.opt.Variants)}] {
+		if !finished[seedKey{j.sc.Name, j.opt.Seed, workloads.VariantString(j.opt.Variants), j.opt.Strategy, j.opt.Buggify}] {
 			jobs = append(jobs, j)
 		}
 	}
@@ -304,8 +348,11 @@ func closeOut(dir string, journal *campaign.Journal, rep *report, group func(rec
 
 // groupOf is the place of a record's span in the campaign (-1: none).
 func (c *runCampaign) groupOf(rec record) int {
-	return spanOf(len(c.spans), func(i int) (string, map[string]string) { return c.spans[i].sc.Name, c.spans[i].variants },
-		rec.Scenario, rec.Variants)
+	return spanOf(len(c.spans), func(i int) spanID {
+		s := c.spans[i]
+		strategy, buggify := s.mode(c.f)
+		return spanID{s.sc.Name, s.variants, strategy, buggify}
+	}, rec)
 }
 
 // openOut prepares the results folder: a fresh campaign writes its
@@ -370,7 +417,7 @@ func execCampaign(f *runFlags, jobs []job, rep *report, journal *campaign.Journa
 				prog.note("simrun: %s seed %d: %s", rec.Scenario, rec.Seed, e)
 			}
 			j := jobs[i]
-			g := rep.group(j.group, j.sc.Name, workloads.VariantString(j.opt.Variants))
+			g := rep.group(j.group, j.sc.Name, workloads.VariantString(j.opt.Variants), j.own[0], j.own[1])
 			g.Profile, g.Label = j.opt.Profile, j.label
 			rep.add(g, rec)
 			if journal == nil {
@@ -421,37 +468,46 @@ func (c *runCampaign) resumeCommands(rest []job) []string {
 }
 
 // resume returns the commands that run the jobs that did not start: one
-// for the span cut short, one for the spans not begun, and one more for
-// each span not begun with variants of its own.
+// for each span cut short (its seeds from the first not started; the
+// campaign runs in rounds, so several spans may be), one for the spans
+// not begun, and one more for each span not begun with settings of its
+// own.
 func resume(f *runFlags, sh shard, spans []span, rest []job) []string {
 	if len(rest) == 0 {
 		return nil
 	}
-	var cmds [][]string
-	g := rest[0].group
-	if s := spans[g]; rest[0].opt.Seed != s.first+sh.i { // begun
-		k := rest[0].opt.Seed
-		args := []string{binary, "run", "--scenario", s.sc.Ref(), "--seed", strconv.FormatUint(k, 10),
-			"--seeds", strconv.FormatUint(s.first+uint64(s.n)-k, 10)}
-		if sh.n > 0 {
-			args = append(args, "--shard", fmt.Sprintf("0/%d", sh.n))
+	next := make([]uint64, len(spans)) // the first seed not started, per span
+	left := make([]bool, len(spans))
+	for _, j := range rest {
+		if !left[j.group] || j.opt.Seed < next[j.group] {
+			next[j.group], left[j.group] = j.opt.Seed, true
 		}
-		cmds = append(cmds, append(args, ownVariants(s)...))
-		g++
 	}
+	var begun, own [][]string
 	var plain []span
-	var own [][]string
-	for _, s := range spans[min(g, len(spans)):] {
-		if len(s.variants) == 0 {
+	for g, s := range spans {
+		if !left[g] {
+			continue
+		}
+		k, shardArg := next[g], sh.String()
+		if k != s.first+sh.i {
+			shardArg = fmt.Sprintf("0/%d", sh.n) // the shard's seeds from k on
+		} else if len(s.variants) == 0 && s.strategy == "" && s.buggify == "" {
 			plain = append(plain, s)
 			continue
 		}
-		args := []string{binary, "run", "--scenario", s.sc.Ref(), "--seed", strconv.FormatUint(f.seed, 10), "--seeds", strconv.Itoa(s.n)}
+		args := []string{binary, "run", "--scenario", s.sc.Ref(), "--seed", strconv.FormatUint(k, 10),
+			"--seeds", strconv.FormatUint(s.first+uint64(s.n)-k, 10)}
 		if sh.n > 0 {
-			args = append(args, "--shard", sh.String())
+			args = append(args, "--shard", shardArg)
 		}
-		own = append(own, append(args, ownVariants(s)...))
+		if k != s.first+sh.i {
+			begun = append(begun, append(args, ownFlags(s)...))
+		} else {
+			own = append(own, append(args, ownFlags(s)...))
+		}
 	}
+	cmds := begun
 	if len(plain) > 0 {
 		args := []string{binary, "run"}
 		for _, s := range plain {
@@ -474,12 +530,18 @@ func resume(f *runFlags, sh shard, spans []span, rest []job) []string {
 	return out
 }
 
-// ownVariants are the --variant flags of a span's own variants (the
-// campaign's --variant flags follow them and win).
-func ownVariants(s span) []string {
+// ownFlags are the flags of a span's own settings: its variants, strategy
+// and BUGGIFY (the campaign's flags follow them and win).
+func ownFlags(s span) []string {
 	var a []string
 	for _, k := range sortedKeys(s.variants) {
 		a = append(a, "--variant", k+"="+s.variants[k])
+	}
+	if s.strategy != "" {
+		a = append(a, "--strategy", s.strategy)
+	}
+	if s.buggify != "" {
+		a = append(a, "--buggify", s.buggify)
 	}
 	return a
 }
@@ -495,6 +557,9 @@ func (f *runFlags) commonArgs(i int) []string {
 	}
 	if f.strategy != "" {
 		a = append(a, "--strategy", string(f.strategy))
+	}
+	if f.buggify != "" {
+		a = append(a, "--buggify", string(f.buggify))
 	}
 	if f.budget > 0 {
 		a = append(a, "--budget", f.budget.String())

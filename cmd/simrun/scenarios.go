@@ -45,7 +45,7 @@ func lookupAll(refs []string) ([]span, error) {
 			errs = append(errs, err)
 			continue
 		}
-		out = append(out, span{sc: s, n: cmpOr(e.Seeds, seedsFor(s.Name)), variants: e.Variants})
+		out = append(out, span{sc: s, n: cmpOr(e.Seeds, seedsFor(s.Name)), variants: e.Variants, strategy: e.Strategy, buggify: e.Buggify})
 	}
 	return out, errors.Join(errs...)
 }
@@ -61,26 +61,35 @@ func pairs(s string) map[string]string {
 	return m
 }
 
+// spanID is what tells a campaign's spans apart: the scenario, the
+// span's own variants, and the strategy and BUGGIFY overrides its seeds
+// run with.
+type spanID struct {
+	scenario          string
+	variants          map[string]string
+	strategy, buggify string
+}
+
 // spanOf returns the place of a seed's record in a campaign of n spans
-// (-1: none): among the spans of its scenario, the one with the most
-// variants of its own that the seed ran with (a default-campaign entry
-// with design=per-pipeline holds the seeds that ran per-pipeline, the
-// entry without variants the others). at returns a span's scenario and
-// own variants.
-func spanOf(n int, at func(i int) (string, map[string]string), scenario, ran string) int {
-	got := pairs(ran)
+// (-1: none): among the spans of its scenario whose strategy and BUGGIFY
+// overrides it ran with, the one with the most variants of its own that
+// the seed ran with (a default-campaign entry with design=per-pipeline
+// holds the seeds that ran per-pipeline, the entry without variants the
+// others). at returns a span's identity.
+func spanOf(n int, at func(i int) spanID, rec record) int {
+	got := pairs(rec.Variants)
 	best, most := -1, -1
 	for i := range n {
-		name, own := at(i)
-		if name != scenario || len(own) <= most {
+		id := at(i)
+		if id.scenario != rec.Scenario || id.strategy != rec.Strategy || id.buggify != rec.BuggifyFlag || len(id.variants) <= most {
 			continue
 		}
 		all := true
-		for k, v := range own {
+		for k, v := range id.variants {
 			all = all && got[k] == v
 		}
 		if all {
-			best, most = i, len(own)
+			best, most = i, len(id.variants)
 		}
 	}
 	return best

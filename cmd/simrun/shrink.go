@@ -77,7 +77,7 @@ func shrinkCmd(args []string, stdout, stderr io.Writer) int {
 		Run: func(s *workloads.Scenario, seed uint64) workloads.Outcome {
 			opt := f.options(seed)
 			opt.Variants = nil // baked into the scenario
-			return runJob(job{sc: s, opt: opt, replay: f.replayFlags()})
+			return runJob(job{sc: s, opt: opt, replay: f.replayFlags(string(f.strategy))})
 		}, Path: path, MaxRuns: maxRuns, Log: stderr})
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun shrink: %v\n", err)

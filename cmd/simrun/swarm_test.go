@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -84,7 +85,7 @@ func TestDefaultCampaignDesigns(t *testing.T) {
 	runs := map[string][]string{}
 	seen := map[string]bool{}
 	for _, c := range workloads.DefaultCampaign {
-		key := c.Name + " " + workloads.VariantString(c.Variants)
+		key := workloads.EntryLabel(c.Name, workloads.VariantString(c.Variants), c.Strategy, c.Buggify)
 		if seen[key] {
 			t.Errorf("%s twice", key)
 		}
@@ -103,8 +104,10 @@ func TestDefaultCampaignDesigns(t *testing.T) {
 		t.Fatalf("%d spans (%v), want %d", len(spans), err, len(workloads.DefaultCampaign))
 	}
 	for i, c := range workloads.DefaultCampaign {
-		if sp := spans[i]; sp.sc.Name != c.Name || sp.n != c.Seeds || !maps.Equal(sp.variants, c.Variants) {
-			t.Errorf("span %d: %s %d %v, want %s %d %v", i, sp.sc.Name, sp.n, sp.variants, c.Name, c.Seeds, c.Variants)
+		if sp := spans[i]; sp.sc.Name != c.Name || sp.n != c.Seeds || !maps.Equal(sp.variants, c.Variants) ||
+			sp.strategy != c.Strategy || sp.buggify != c.Buggify {
+			t.Errorf("span %d: %s %d %v %q %q, want %s %d %v %q %q", i, sp.sc.Name, sp.n, sp.variants, sp.strategy, sp.buggify,
+				c.Name, c.Seeds, c.Variants, c.Strategy, c.Buggify)
 		}
 	}
 }
@@ -126,20 +129,40 @@ func TestSpansOfOneScenario(t *testing.T) {
 	}
 	pp := map[string]string{"design": "per-pipeline"}
 	spans := []span{{sc: smoke, n: 4}, {sc: smoke, n: 2, variants: pp}, {sc: smoke, n: 2, variants: map[string]string{"design": "leader-follower"}}}
-	at := func(i int) (string, map[string]string) { return spans[i].sc.Name, spans[i].variants }
+	at := func(i int) spanID { return spanID{scenario: spans[i].sc.Name, variants: spans[i].variants} }
+	rec := func(scenario, variants string) record {
+		return record{Outcome: workloads.Outcome{Scenario: scenario, Variants: variants}}
+	}
 	for ran, want := range map[string]int{"fixed": 0, "design=per-pipeline": 1, "design=leader-follower": 2,
 		"design=per-pipeline,expiry-fence=none": 1, "expiry-fence=none": 0, "design=shared": 0} {
-		if got := spanOf(len(spans), at, "smoke", ran); got != want {
+		if got := spanOf(len(spans), at, rec("smoke", ran)); got != want {
 			t.Errorf("a smoke record run with %s: span %d, want %d", ran, got, want)
 		}
 	}
-	if got := spanOf(len(spans), at, "failovers", "fixed"); got != -1 {
+	if got := spanOf(len(spans), at, rec("failovers", "fixed")); got != -1 {
 		t.Errorf("a record of another scenario: span %d", got)
 	}
 	f := &runFlags{parallel: 2, variants: variantFlag{"expiry-fence": "none"}}
 	jobs := plan(f, shard{}, spans)
-	if len(jobs) != 8 || jobs[4].opt.Variants["design"] != "per-pipeline" || jobs[4].opt.Variants["expiry-fence"] != "none" {
-		t.Fatalf("plan: %d jobs, job 4 variants %v", len(jobs), jobs[4].opt.Variants)
+	// In rounds: seed 0 of each span, then seed 1 of each, then seeds 2-3.
+	var order []string
+	for _, j := range jobs {
+		order = append(order, fmt.Sprintf("%d:%d", j.group, j.opt.Seed))
+	}
+	if got, want := strings.Join(order, " "), "0:0 1:0 2:0 0:1 1:1 2:1 0:2 0:3"; got != want {
+		t.Fatalf("plan: %s, want %s", got, want)
+	}
+	// Scenarios named on the command line run span by span.
+	named := &runFlags{parallel: 2, scenarios: stringList{"smoke"}}
+	order = nil
+	for _, j := range plan(named, shard{}, spans) {
+		order = append(order, fmt.Sprintf("%d:%d", j.group, j.opt.Seed))
+	}
+	if got, want := strings.Join(order, " "), "0:0 0:1 0:2 0:3 1:0 1:1 2:0 2:1"; got != want {
+		t.Fatalf("plan of named scenarios: %s, want %s", got, want)
+	}
+	if jobs[1].opt.Variants["design"] != "per-pipeline" || jobs[1].opt.Variants["expiry-fence"] != "none" {
+		t.Fatalf("plan: job 1 variants %v", jobs[1].opt.Variants)
 	}
 	got := resume(f, shard{}, spans, jobs[1:])
 	want := []string{
@@ -150,8 +173,67 @@ func TestSpansOfOneScenario(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("resume commands:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	// Cut short in the second round: every span has begun.
+	got = resume(f, shard{}, spans, jobs[4:])
+	want = []string{
+		binary + " run --scenario smoke --seed 2 --seeds 2 --variant expiry-fence=none --parallel 2",
+		binary + " run --scenario smoke --seed 1 --seeds 1 --variant design=per-pipeline --variant expiry-fence=none --parallel 2",
+		binary + " run --scenario smoke --seed 1 --seeds 1 --variant design=leader-follower --variant expiry-fence=none --parallel 2",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("resume commands in round 2:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 	m := manifest{Spans: []spanInfo{{Scenario: "smoke"}, {Scenario: "smoke", Variants: "design=per-pipeline"}}}
-	if spanIndex(m, "smoke", "design=per-pipeline") != 1 || spanIndex(m, "smoke", "fixed") != 0 {
+	if spanIndex(m, rec("smoke", "design=per-pipeline")) != 1 || spanIndex(m, rec("smoke", "fixed")) != 0 {
 		t.Error("merge puts the records of a design entry in the wrong span")
+	}
+}
+
+// TestSpansOfOneScenarioByMode: two spans of one scenario that differ only
+// in their strategy and BUGGIFY overrides run their seeds apart, name
+// them apart (a resume finds each), and replay each with its own flags; a
+// campaign flag that makes them alike runs their common seeds once.
+func TestSpansOfOneScenarioByMode(t *testing.T) {
+	sc, err := workloads.Lookup("idle-close-late")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans := []span{{sc: sc, n: 2}, {sc: sc, n: 3, strategy: "pct", buggify: "on"}}
+	f := &runFlags{parallel: 2}
+	jobs := plan(f, shard{}, spans)
+	if len(jobs) != 5 {
+		t.Fatalf("plan: %d jobs, want 5", len(jobs))
+	}
+	keys := map[seedKey]int{}
+	for _, j := range jobs {
+		out := workloads.Outcome{Scenario: sc.Name, Seed: j.opt.Seed, Variants: workloads.VariantString(j.opt.Variants),
+			Strategy: j.opt.Strategy, BuggifyFlag: j.opt.Buggify}
+		keys[record{Outcome: out}.key()]++
+		if g := spanOf(len(spans), func(i int) spanID {
+			st, bg := spans[i].mode(f)
+			return spanID{scenario: sc.Name, strategy: st, buggify: bg}
+		}, record{Outcome: out}); g != j.group {
+			t.Errorf("seed %d of span %d goes to span %d", j.opt.Seed, j.group, g)
+		}
+		if wantPCT := j.group == 1; strings.Contains(j.replay, "--strategy pct") != wantPCT || (j.opt.Buggify == "on") != wantPCT {
+			t.Errorf("seed %d of span %d: replay flags %q, buggify %q", j.opt.Seed, j.group, j.replay, j.opt.Buggify)
+		}
+	}
+	if len(keys) != 5 {
+		t.Errorf("%d distinct seed keys for 5 jobs", len(keys))
+	}
+	got := resume(f, shard{}, spans, jobs[3:])
+	want := []string{binary + " run --scenario idle-close-late --seed 1 --seeds 2 --strategy pct --buggify on --parallel 2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("resume commands:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Kept apart by their modes; --strategy pct --buggify on make the
+	// spans alike: they run once, the longer count.
+	if got := distinct(f, spans); len(got) != 2 {
+		t.Errorf("%d distinct spans, want 2", len(got))
+	}
+	same := &runFlags{parallel: 2, strategy: "pct", buggify: "on"}
+	if got := distinct(same, spans); len(got) != 1 || len(plan(same, shard{}, got)) != 3 {
+		t.Errorf("with the spans made alike: %d spans, want 1 of 3 seeds", len(got))
 	}
 }

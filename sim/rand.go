@@ -73,6 +73,10 @@ const (
 	// (derived from this one and the site), so that a site added to core
 	// never shifts the draws of the sites before it.
 	StreamBuggifyLate
+	// StreamRedeploySavepoint draws whether a redeploy also meets a
+	// savepoint request of its job, and when (workloads: the redeploy
+	// fault in a scenario that has the savepoint fault on).
+	StreamRedeploySavepoint
 
 	streamEnd // one past the last stream
 )
@@ -81,7 +85,8 @@ var streamNames = [streamEnd]string{StreamSched: "sched", StreamFaults: "faults"
 	StreamStrategy: "strategy", StreamBuggify: "buggify", StreamInjector: "injector", StreamSwarm: "swarm",
 	StreamCrashFS: "crash-fs", StreamPipelines: "pipelines", StreamSinkFaults: "sink-faults", StreamIdle: "idle",
 	StreamSwarmConfig: "swarm-config", StreamCrashStore: "crash-store",
-	StreamSavepointRot: "savepoint-rot", StreamSavepointFail: "savepoint-fail", StreamBuggifyLate: "buggify-late"}
+	StreamSavepointRot: "savepoint-rot", StreamSavepointFail: "savepoint-fail", StreamBuggifyLate: "buggify-late",
+	StreamRedeploySavepoint: "redeploy-savepoint"}
 
 // String is the stream's name in the registry.
 func (s Stream) String() string {

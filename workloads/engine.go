@@ -310,6 +310,7 @@ func (r *runner) main() {
 	if r.planted != nil {
 		r.sp.load = r.planted(r.sp)
 	}
+	r.sp.onWrite = r.c.SavepointWrite
 	r.sp.onError = func(job int64, pipeline int, id int64, err error) {
 		r.gens.Observe(cluster.Obs{Kind: cluster.ObsFault, Job: job, Pipeline: pipeline, ID: id, Fault: cluster.FaultSavepoint,
 			Thread: r.w.ThreadID()})

@@ -35,11 +35,14 @@ func times(sc Schedule, end time.Duration, r *rand.Rand) []time.Duration {
 
 // injector runs the scheduled faults of a scenario against a cluster.
 type injector struct {
-	w   *sim.World
-	c   *cluster.Cluster
-	s   *Scenario
-	f   Faults
-	r   *rand.Rand // sim.StreamInjector: never the cluster's rate-fault stream
+	w *sim.World
+	c *cluster.Cluster
+	s *Scenario
+	f Faults
+	r *rand.Rand // sim.StreamInjector: never the cluster's rate-fault stream
+	// spr: sim.StreamRedeploySavepoint, made at the first redeploy of a
+	// scenario with savepoints (savepointAtRedeploy).
+	spr *rand.Rand
 	end time.Duration
 	sp  *savepoints
 	// requests are the savepoints the harness requested, in order.
@@ -124,8 +127,10 @@ func (in *injector) stepDown(sc Schedule) {
 
 // savepoint triggers a job-wide savepoint; when it commits, the job
 // resumes from it (a restore) as an operator would.
-func (in *injector) savepoint(Schedule) {
-	m := in.job()
+func (in *injector) savepoint(Schedule) { in.savepointOf(in.job()) }
+
+// savepointOf triggers a savepoint of job m (see savepoint).
+func (in *injector) savepointOf(m *coord.Manager) {
 	if in.c.Canceled(m.Job()) {
 		in.w.Note("job %d is canceled: no savepoint", m.Job())
 		return
@@ -206,7 +211,44 @@ func (in *injector) redeploy(Schedule) {
 		failing = in.r.IntN(in.s.Cluster.Tasks)
 	}
 	in.w.Note("fault: redeploy of job %d pipeline %d", m.Job(), p)
+	in.savepointAtRedeploy(m)
 	if err := in.c.RedeployPipeline(m.Job(), p, failing); err != nil {
 		in.w.Note("redeploy of job %d pipeline %d: %v", m.Job(), p, err)
 	}
+}
+
+// savepointAtRedeploy widens the windows of a savepoint request that
+// meets a redeploy of its job (coord StartSavepoint and savepointCreate:
+// ProbeSavepointNotReady, ProbeSavepointNotReadyAfterWait): where the
+// scenario has the savepoint fault on, one redeploy in two also requests
+// a savepoint of its job, as an operator's request can come at any time.
+// Half of those start with the redeploy, so that a savepoint already
+// waiting for a pending checkpoint sees the restore replace its tasks;
+// the others come while the redeployed tasks report (within 200 ms,
+// before every task is READY_START). Its draws come from a stream of
+// their own, made only when both faults are on, so that a run without
+// them draws as before.
+func (in *injector) savepointAtRedeploy(m *coord.Manager) {
+	if !in.f.Savepoint.On() {
+		return
+	}
+	if in.spr == nil {
+		in.spr = in.w.Rand(sim.StreamRedeploySavepoint)
+	}
+	if in.spr.IntN(2) == 0 {
+		return
+	}
+	var delay time.Duration
+	if in.spr.IntN(2) == 0 {
+		delay = time.Millisecond + time.Duration(in.spr.Int64N(int64(199*time.Millisecond)))
+	}
+	in.w.Note("fault: savepoint of job %d meets its redeploy (after %v)", m.Job(), delay)
+	in.w.Go(fmt.Sprintf("savepoint-at-redeploy-%d", m.Job()), func() {
+		if delay > 0 {
+			in.w.Sleep(delay)
+		}
+		if !in.c.Healed() {
+			in.savepointOf(m)
+		}
+	})
 }

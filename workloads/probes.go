@@ -68,6 +68,8 @@ var ProbeTable = []ProbeRow{
 	{Probe: "task-error-stale", Entry: ProbeEntry{Name: "windows"}},
 	{Probe: "savepoint-aborted", Entry: ProbeEntry{Name: "windows"}},
 	{Probe: "savepoint-part-fails", Entry: ProbeEntry{Name: "windows"}},
+	{Probe: "savepoint-not-ready", Entry: ProbeEntry{Name: "redeploy-savepoint"}},
+	{Probe: "savepoint-not-ready-after-wait", Entry: ProbeEntry{Name: "redeploy-savepoint"}},
 	{Probe: "job-restore-part-fails", Entry: ProbeEntry{Name: "windows"}},
 	{Probe: "retain-listed", Entry: ProbeEntry{Name: "windows"}},
 	{Probe: "trigger-generation-ended", Entry: ProbeEntry{Name: "windows"}},

@@ -44,6 +44,14 @@ func TestRedeployValidated(t *testing.T) {
 	if !errors.As(err, &e) || e.Line != 9 || e.Field != "faults.redeploy" || !strings.Contains(e.Msg, "finish_after") {
 		t.Errorf("redeploy with finish_after: got %v, want bounded.yaml line 9 naming faults.redeploy", err)
 	}
+	src = strings.Replace(redeployScenario, "  redeploy: {every: 5s}\n", "  redeploy: {every: 5s}\n  failover: {every: 7s, whole_job: true}\n", 1)
+	_, err = Parse("wholejob.yaml", []byte(src))
+	if !errors.As(err, &e) || e.Line != 9 || e.Field != "faults.failover.whole_job" {
+		t.Errorf("redeploy with a whole-job failover: got %v, want wholejob.yaml line 9 naming faults.failover.whole_job", err)
+	}
+	if _, err := Parse("ok.yaml", []byte(strings.Replace(src, ", whole_job: true", "", 1))); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Parse("ok.yaml", []byte(redeployScenario)); err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,9 @@ type savepoints struct {
 	h         *histories
 	// onError sees each pipeline write the savepoint store refused.
 	onError func(job int64, pipeline int, id int64, err error)
+	// onWrite sees each pipeline part core hands the session, before the
+	// store's write (cluster.Cluster.SavepointWrite).
+	onWrite func(job int64, pipeline int, id int64, sum uint64)
 
 	// The master_crash fault.
 	crashIn int                             // the crash step of the next commit; -1: none armed
@@ -207,6 +210,9 @@ func (s *session) WritePipeline(c *coord.Completed) error {
 		sum := cluster.StateSum(c)
 		s.sp.sums[spPipeline{s.job, int32(c.Pipeline), c.ID}] = sum
 		s.sp.chk.Wrote(s.job, s.id, int32(c.Pipeline), c.ID, sum)
+		if s.sp.onWrite != nil {
+			s.sp.onWrite(s.job, c.Pipeline, c.ID, sum)
+		}
 		s.sp.faulty("write", s.job, func() { err = s.w.WritePipeline(toSavepoint(c)) })
 	}
 	if err != nil && s.sp.onError != nil { // the savepoint store refused: a failure cause the harness sees

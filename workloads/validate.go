@@ -252,6 +252,13 @@ func (s *Scenario) validateRedeploy() error {
 	if s.Workload.IdleAfter != (Dist{}) || s.Workload.FinishAfter != (Dist{}) {
 		return s.errorf("$.faults.redeploy", "redeploy needs tasks that stay open: not with workload.idle_after or workload.finish_after")
 	}
+	if s.Faults.Failover.On() && s.Faults.Failover.WholeJob {
+		// core's whole-job restore (Manager.Restore) restores every
+		// pipeline as started; the harness models a pipeline restored
+		// mid-redeploy as not started (Cluster.RestorePipeline), which
+		// only the per-pipeline restore can do.
+		return s.errorf("$.faults.failover.whole_job", "not with faults.redeploy: the whole-job restore restores a redeploying pipeline as started")
+	}
 	return nil
 }
 

@@ -21,6 +21,7 @@ func (c *Coordinator) StartSavepoint(w SavepointWriter) (*Future[*Completed], er
 		return nil, ErrShutdown
 	}
 	if !c.allTaskReady.Load() {
+		env.Hit(c.e, env.ProbeSavepointNotReady)
 		return nil, ErrTasksNotReady
 	}
 	c.mapMu.Lock()
@@ -89,6 +90,7 @@ func (c *Coordinator) savepointCreate() (*Future[*Pending], error) {
 		// handed back to them as that state (restore-integrity; swarm
 		// seed 246 with redeploy). Upstream waits under the lock, where
 		// the restore's clean aborts the savepoint it created.
+		env.Hit(c.e, env.ProbeSavepointNotReadyAfterWait)
 		return nil, ErrTasksNotReady
 	}
 	pf, err := c.createPending(c.e.Now(), Savepoint)

@@ -121,6 +121,17 @@ const (
 	// failed to start while other parts had not answered (coord
 	// Manager.savepoint: the fan-out fails part-way).
 	ProbeSavepointPartFails
+	// ProbeSavepointNotReady: a savepoint request reached a pipeline
+	// restored for a redeploy whose tasks have not all reported
+	// READY_START, and is refused (coord StartSavepoint). Widened by the
+	// harness: a redeploy meets a savepoint request of its job
+	// (workloads savepointAtRedeploy).
+	ProbeSavepointNotReady
+	// ProbeSavepointNotReadyAfterWait: a savepoint waited outside
+	// coord.lock for the pending checkpoint while a redeploy replaced the
+	// pipeline's tasks, and is refused under the lock (coord
+	// savepointCreate). Widened as ProbeSavepointNotReady.
+	ProbeSavepointNotReadyAfterWait
 	// ProbeJobRestorePartFails: one pipeline's restore of a whole-job
 	// failover failed and the loop went on to the next pipelines (coord
 	// Manager.Restore: the fan-out fails part-way).
@@ -223,7 +234,8 @@ var probeNames = [...]string{"", "register-late", "trigger-stale-after-lock", "r
 	"watchdog-fully-acked", "continuation-fallback", "completion-inline", "ack-after-abort",
 	"idle-ack-after-clean", "complete-stale-generation", "complete-replaced-during-store",
 	"complete-after-clean", "barrier-partial", "notify-partial", "task-error-stale",
-	"savepoint-aborted", "savepoint-part-fails", "job-restore-part-fails",
+	"savepoint-aborted", "savepoint-part-fails", "savepoint-not-ready", "savepoint-not-ready-after-wait",
+	"job-restore-part-fails",
 	"retain-listed", "trigger-generation-ended", "task-cancel-after-fire", "task-skipped-cancelled",
 	"task-runs-after-cancel", "pool-reap-declined", "pool-worker-reaped", "pool-rejects-saturated",
 	"pool-rejects-shutdown", "timer-claim-cancelled", "timer-claim-dropped", "epoch-drops-pending",

@@ -63,6 +63,10 @@ const (
 	// (Value "failed": with an error).
 	ObsCallIn
 	ObsCallOut
+	// ObsSavepointWrite: core handed the harness's savepoint session the
+	// pipeline's part of a savepoint (SavepointSession.WritePipeline
+	// entered: ID the pipeline's checkpoint id, Sum its states).
+	ObsSavepointWrite
 )
 
 // Fault names carried by ObsFault.
@@ -138,7 +142,7 @@ func (o Obs) String() string {
 		"ack", "notified", "sources-finished", "task-closed",
 		"store-begin", "store-failed", "listed", "deleted", "restore-state", "ask-close", "canceled",
 		"call", "lease-schedule", "lease-scheduled", "lease-cancel", "cancel-all-begin", "body-start", "body-end", "lease-done", "lease-pending", "lease-outstanding",
-		"job-deleted", "task-report"}
+		"job-deleted", "task-report", "call-in", "call-out", "savepoint-write"}
 	return fmt.Sprintf("%s job %d pipeline %d id %d call %d %s%s", names[o.Kind], o.Job, o.Pipeline, o.ID, o.Call, o.Fault, o.Value)
 }
 
@@ -292,22 +296,50 @@ func (c *Cluster) CancelJob(job int64) {
 // Canceled reports whether the harness canceled the job.
 func (c *Cluster) Canceled(job int64) bool { return c.canceled[job] }
 
-// RestorePipeline is the harness's restore of one pipeline (restoreCoordinator(true)).
+// RestorePipeline is the harness's restore of one pipeline (restoreCoordinator(true),
+// or (false) while the pipeline is redeploying).
 func (c *Cluster) RestorePipeline(job int64, pipeline int) error {
 	if c.canceled[job] {
 		c.W.Note("job %d is canceled: no restore of pipeline %d", job, pipeline)
 		return nil
 	}
+	// A pipeline whose redeploy is in flight has tasks still reporting
+	// (WAITING_RESTORE, READY_START): it is not running, and the job
+	// master restores it as not started (upstream's alreadyStarted is the
+	// pipeline's RUNNING status) and redeploys its tasks again: the
+	// redeploy sends no report while the restore runs, and as the
+	// restore's clean forgets the reports so far, they start over once it
+	// returned (redeployRestarted), and its last READY_START,
+	// not this restore, starts the pipeline checkpointing again. Restored
+	// as started, it checkpointed and took savepoints of tasks still
+	// waiting for their state (restore-integrity: redeploy-savepoint seed
+	// 7, a savepoint's resume meeting a redeploy).
+	k := PipelineID{job, pipeline}
+	started := c.redeploying[k] == 0
+	if !started {
+		c.W.Note("pipeline %d-%d is redeploying: restored as not started", job, pipeline)
+		c.redeployHeld[k]++ // the redeploy sends no report until this restore returned
+	}
 	c.restoring[job]++
 	defer func() { c.restoring[job]-- }()
 	c.restoreCalls++
 	call := c.restoreCalls
-	c.observe(Obs{Kind: ObsRestoreBegin, Job: job, Pipeline: pipeline, Call: call})
+	c.observe(Obs{Kind: ObsRestoreBegin, Job: job, Pipeline: pipeline, Call: call, Redeploy: !started})
 	answer := c.Into("Coordinator.Restore", job, pipeline)
-	err := c.Managers[job].Coordinator(pipeline).Restore(true)
+	err := c.Managers[job].Coordinator(pipeline).Restore(started)
 	answer.Give(err)
-	c.observe(Obs{Kind: ObsRestoreEnd, Job: job, Pipeline: pipeline, Call: call, Value: restoreOutcome(err)})
+	c.observe(Obs{Kind: ObsRestoreEnd, Job: job, Pipeline: pipeline, Call: call, Value: restoreOutcome(err), Redeploy: !started})
+	if !started {
+		c.redeployHeld[k]--
+		c.redeployRestart[k] = call
+	}
 	return err
+}
+
+// SavepointWrite observes core handing the harness's savepoint session a
+// pipeline's part of a savepoint (ObsSavepointWrite).
+func (c *Cluster) SavepointWrite(job int64, pipeline int, id int64, sum uint64) {
+	c.observe(Obs{Kind: ObsSavepointWrite, Job: job, Pipeline: pipeline, ID: id, Sum: sum})
 }
 
 // Into records a call the harness makes into core, named what (ObsCallIn

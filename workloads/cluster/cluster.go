@@ -154,6 +154,15 @@ type Cluster struct {
 	inCalls      int64          // calls the harness made into core (Into)
 	canceled     map[int64]bool // jobs the harness canceled (CancelJob)
 	restoring    map[int64]int  // job -> the harness's restores of it in flight
+	// redeploying: pipeline -> its redeploys in flight (RedeployPipeline),
+	// whose tasks have not all reported READY_START
+	redeploying map[PipelineID]int
+	// redeployRestart: pipeline -> the restore (its call) that restarts
+	// the reports of its redeploy in flight (RestorePipeline); 0: none
+	redeployRestart map[PipelineID]int64
+	// redeployHeld: pipeline -> the restores of RestorePipeline in flight
+	// that hold its redeploy's reports
+	redeployHeld map[PipelineID]int
 
 	// Pipelines are the sources and sinks (nil without partitions).
 	Pipelines *Pipelines
@@ -183,7 +192,8 @@ func (c *Cluster) taskEvent(job int64, pipeline int, task coord.TaskID, id int64
 // Call it from a simulated thread.
 func New(w *sim.World, cfg Config) (*Cluster, error) {
 	c := &Cluster{W: w, cfg: cfg, work: w.Rand(sim.StreamWorkload), faults: w.Rand(sim.StreamFaults),
-		canceled: map[int64]bool{}, restoring: map[int64]int{}}
+		canceled: map[int64]bool{}, restoring: map[int64]int{}, redeploying: map[PipelineID]int{},
+		redeployRestart: map[PipelineID]int64{}, redeployHeld: map[PipelineID]int{}}
 	c.Recorder = newRecorder(w)
 	c.leases = NewLeases(w, c.observe)
 	c.Storage = newStorage(c)

@@ -49,10 +49,19 @@ func (c *Cluster) RedeployPipeline(job int64, pipeline int, failing int) error {
 		c.W.Note("job %d is canceled: no redeploy of pipeline %d", job, pipeline)
 		return nil
 	}
+	k := PipelineID{job, pipeline}
 	c.restoring[job]++
-	defer func() { c.restoring[job]-- }()
+	c.redeploying[k]++
+	defer func() { c.restoring[job]--; c.redeploying[k]-- }()
+	var restored int64 // a restore that restarted the reports (RestorePipeline)
 	for {
-		err := c.redeployOnce(job, pipeline, failing)
+		err := c.redeployOnce(job, pipeline, failing, restored)
+		var again *redeployRestarted
+		if errors.As(err, &again) {
+			restored, failing = again.call, -1
+			continue
+		}
+		restored = 0
 		if !errors.Is(err, errTaskFailed) {
 			return err
 		}
@@ -64,18 +73,35 @@ func (c *Cluster) RedeployPipeline(job int64, pipeline int, failing int) error {
 	}
 }
 
-func (c *Cluster) redeployOnce(job int64, pipeline int, failing int) error {
+// redeployRestarted is a redeploy whose tasks' reports start over: the
+// job master restored the pipeline (call, Coordinator.Restore(false))
+// while they were still reporting, and the restore's clean forgot the
+// reports so far (RestorePipeline).
+type redeployRestarted struct{ call int64 }
+
+func (e *redeployRestarted) Error() string {
+	return fmt.Sprintf("restored again (call %d) while its tasks reported", e.call)
+}
+
+// redeployOnce restores the pipeline as not started (unless restored, a
+// restore of RestorePipeline, already did) and sends its tasks' reports.
+func (c *Cluster) redeployOnce(job int64, pipeline int, failing int, restored int64) error {
 	co := c.Managers[job].Coordinator(pipeline)
-	c.restoreCalls++
-	call := c.restoreCalls
-	c.observe(Obs{Kind: ObsRestoreBegin, Job: job, Pipeline: pipeline, Call: call, Redeploy: true})
-	answer := c.Into("Coordinator.Restore", job, pipeline)
-	err := co.Restore(false)
-	answer.Give(err)
-	c.observe(Obs{Kind: ObsRestoreEnd, Job: job, Pipeline: pipeline, Call: call, Value: restoreOutcome(err), Redeploy: true})
-	if err != nil {
-		return fmt.Errorf("redeploy restore: %w", err) // the failed generation is the job master's to restore
+	k := PipelineID{job, pipeline}
+	call := restored
+	if call == 0 {
+		c.restoreCalls++
+		call = c.restoreCalls
+		c.observe(Obs{Kind: ObsRestoreBegin, Job: job, Pipeline: pipeline, Call: call, Redeploy: true})
+		answer := c.Into("Coordinator.Restore", job, pipeline)
+		err := co.Restore(false)
+		answer.Give(err)
+		c.observe(Obs{Kind: ObsRestoreEnd, Job: job, Pipeline: pipeline, Call: call, Value: restoreOutcome(err), Redeploy: true})
+		if err != nil {
+			return fmt.Errorf("redeploy restore: %w", err) // the failed generation is the job master's to restore
+		}
 	}
+	c.redeployRestart[k] = 0
 	tasks := c.cfg.Tasks
 	reports := make([]report, 0, 2*tasks)
 	failAt := time.Duration(-1)
@@ -100,6 +126,13 @@ func (c *Cluster) redeployOnce(job int64, pipeline int, failing int) error {
 		}
 		if d := start + r.at - c.W.Elapsed(); d > 0 {
 			c.W.Sleep(d)
+		}
+		for c.redeployHeld[k] > 0 {
+			c.W.Sleep(10 * time.Millisecond) // a restore of the job master runs (RestorePipeline)
+		}
+		if again := c.redeployRestart[k]; again != 0 {
+			c.W.Note("redeploy of job %d pipeline %d: restored again (call %d); its tasks report again", job, pipeline, again)
+			return &redeployRestarted{again}
 		}
 		v := ReportWaitingRestore
 		if r.st == coord.TaskReadyStart {

@@ -74,6 +74,7 @@ type Storage struct {
 	listings map[int32]*stPipe // thread -> the pipeline whose rebuild listing it has open (stPipe.listing)
 	// seq numbers the landed writes in the order they landed (restore-newest).
 	seq      int64
+	obs      int64 // observations so far (the order of savepoint writes and redeploys)
 	restores map[rnKey]*rnWindow
 }
 
@@ -92,10 +93,18 @@ type rnWindow struct {
 }
 
 type stPipe struct {
-	subj    string
-	keep    []int64          // the ids the rule retains, oldest first
-	sums    map[int64]uint64 // id -> the states digest its landed store carried
-	storing map[int32]stCall // thread -> its Storage.Store in flight
+	subj string
+	keep []int64          // the ids the rule retains, oldest first
+	sums map[int64]uint64 // id -> the states digest its landed store carried
+	// spSums: id -> the states digest of the pipeline's part of a
+	// savepoint (ObsSavepointWrite), and the observation it was handed at: a
+	// savepoint is never stored as a checkpoint, and a restore that finds
+	// none stored newer keeps it (a redeployed task may be handed it).
+	spSums map[int64]uint64
+	spAt   map[int64]int64
+	// redeployAt: the observation (Storage.obs) the latest redeploy began at
+	redeployAt int64
+	storing    map[int32]stCall // thread -> its Storage.Store in flight
 	// step: a retention step open on thread stepBy since stepAt;
 	// trimLater: its write's reply was lost, the rule trims at the
 	// caller's listing (or at the step's end).
@@ -158,7 +167,7 @@ func (k *Storage) pipe(job int64, p int) *stPipe {
 	key := cluster.PipelineID{Job: job, Pipeline: p}
 	s, ok := k.pipes[key]
 	if !ok {
-		s = &stPipe{subj: Subject(job, p), sums: map[int64]uint64{}, storing: map[int32]stCall{},
+		s = &stPipe{subj: Subject(job, p), sums: map[int64]uint64{}, spSums: map[int64]uint64{}, spAt: map[int64]int64{}, storing: map[int32]stCall{},
 			landedAt: map[int64]int64{}, rotted: map[int64]bool{}, gone: map[int64]bool{}, stranded: map[int64]bool{}, unsure: map[int64]bool{}}
 		k.pipes[key] = s
 	}
@@ -167,7 +176,8 @@ func (k *Storage) pipe(job int64, p int) *stPipe {
 
 // Observe takes one boundary observation.
 func (k *Storage) Observe(o cluster.Obs) {
-	if s := k.steps[o.Thread]; s != nil && o.Kind != cluster.ObsListed && o.Kind != cluster.ObsFault {
+	k.obs++
+	if s := k.steps[o.Thread]; s != nil && o.Kind != cluster.ObsListed && o.Kind != cluster.ObsFault && o.Kind != cluster.ObsSavepointWrite {
 		k.endStep(s) // the storing thread made its next call: the step is over
 	}
 	if s := k.listings[o.Thread]; s != nil && o.Kind != cluster.ObsListed {
@@ -183,6 +193,7 @@ func (k *Storage) Observe(o cluster.Obs) {
 		p.restoring++
 		if o.Redeploy {
 			p.redeploy = &rnWindow{begin: k.seq, call: o.Call} // no re-commit: judged at each RestoreState
+			p.redeployAt = k.obs
 			break
 		}
 		k.restores[rnKey{o.Thread, p}] = &rnWindow{begin: k.seq, call: o.Call}
@@ -227,6 +238,8 @@ func (k *Storage) Observe(o cluster.Obs) {
 			p.trimLater = false
 		}
 		p.trim(k.n)
+	case cluster.ObsSavepointWrite:
+		p.spSums[o.ID], p.spAt[o.ID] = o.Sum, k.obs
 	case cluster.ObsNotify, cluster.ObsRestoreState:
 		k.integrity(p, o)
 		if w := k.restores[rnKey{o.Thread, p}]; w != nil && o.Kind == cluster.ObsNotify {
@@ -376,6 +389,10 @@ func (p *stPipe) trim(n int) {
 
 func (k *Storage) integrity(p *stPipe, o cluster.Obs) {
 	want, ok := p.sums[o.ID]
+	if sum, sp := p.spSums[o.ID]; !ok && sp && o.Kind == cluster.ObsRestoreState &&
+		(p.redeploy == nil || p.spAt[o.ID] < p.redeployAt) {
+		want, ok = sum, true // a savepoint of the pipeline's ready tasks, before the redeploy began
+	}
 	if !ok && o.Kind == cluster.ObsRestoreState && o.ID != 0 && !p.finished {
 		// A redeployed task is handed what the restore read back from
 		// storage (or a checkpoint its tasks completed since they were

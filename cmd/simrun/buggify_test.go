@@ -12,7 +12,7 @@ import (
 // that never fired as uncovered, in the text and the JSON.
 func TestBuggifyCoverage(t *testing.T) {
 	r := newReport("test", 1, 3)
-	g := r.group(0, "smoke", "")
+	g := r.group(0, "smoke", "", "", "")
 	sites := func(fired map[string]int) []workloads.SiteOutcome {
 		var out []workloads.SiteOutcome
 		for _, name := range workloads.SiteNames() {

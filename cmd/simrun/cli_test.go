@@ -153,7 +153,7 @@ func TestComparisonColumnsLineUp(t *testing.T) {
 		"design=per-pipeline": {0, 0, 0, 0, 7, 8},
 	}
 	for i, label := range []string{"design=shared", "design=per-pipeline"} {
-		g := rep.group(i, "smoke", label)
+		g := rep.group(i, "smoke", label, "", "")
 		for k, v := range verdictOrder {
 			for range want[label][k] {
 				rep.add(g, record{Outcome: workloads.Outcome{Scenario: "smoke", Verdict: v, Variants: label}})

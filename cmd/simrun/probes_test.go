@@ -13,8 +13,8 @@ import (
 func TestProbeMissingNamesTheUnhitProbe(t *testing.T) {
 	row := workloads.ProbeTable[0]
 	r := newReport("test", 1, 3)
-	must := r.group(0, row.Entry.Name, "")
-	other := r.group(1, "elsewhere", "")
+	must := r.group(0, row.Entry.Name, "", "", "")
+	other := r.group(1, "elsewhere", "", "", "")
 	r.add(other, record{Outcome: workloads.Outcome{Scenario: "elsewhere", Seed: 1, Verdict: workloads.Pass, Probes: map[string]int{row.Probe: 2}}})
 	r.add(must, record{Outcome: workloads.Outcome{Scenario: row.Entry.Name, Seed: 2, Verdict: workloads.Pass}})
 	r.finish(0, false)

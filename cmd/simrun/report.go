@@ -93,17 +93,16 @@ func countsZero() map[string]int {
 // label is the group's name in a comparison table.
 func (g *group) label() string { return cmp.Or(g.Label, g.Variants) }
 
-// group returns the report of group i, made on first use.
-func (r *report) group(i int, scenario, variants string, own ...string) *group {
+// group returns the report of group i, made on first use: its scenario,
+// variants, and the strategy and BUGGIFY of its own ("" when the entry
+// has none).
+func (r *report) group(i int, scenario, variants, strategy, buggify string) *group {
 	for len(r.groups) <= i {
 		r.groups = append(r.groups, nil)
 	}
 	if r.groups[i] == nil {
 		r.groups[i] = &group{Scenario: scenario, Variants: variants, Verdicts: countsZero(), Slowest: []seedRef{},
-			lat: latencies{}, index: i}
-		if len(own) == 2 {
-			r.groups[i].Strategy, r.groups[i].Buggify = own[0], own[1]
-		}
+			lat: latencies{}, index: i, Strategy: strategy, Buggify: buggify}
 	}
 	return r.groups[i]
 }

@@ -409,7 +409,8 @@ const (
 // as many) and at a claim (fewer than this many). Over 100 seeds of
 // close-at-firing, 16 to 31 at the deadline entered lease-arm-refused in
 // 64 of them (0 to 15: 12; 32 to 63: 19); at the claim the number barely
-// matters (claim-hand-off-refused in 13 to 18 of them from 0 to 32).
+// matters (claim-hand-off-refused in 13 to 18 of them for 0 to 3, 7, 15
+// or 31; 6 with none).
 const (
 	closeAtDueYields   = 16
 	closeAtClaimYields = 8

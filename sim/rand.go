@@ -77,6 +77,10 @@ const (
 	// savepoint request of its job, and when (workloads: the redeploy
 	// fault in a scenario that has the savepoint fault on).
 	StreamRedeploySavepoint
+	// StreamCloseAtFiring draws, for a scenario with run.close_at_firing,
+	// the instant the harness closes the scheduler at the end of the run:
+	// at a lease task's due instant or a timer lead before it (workloads).
+	StreamCloseAtFiring
 
 	streamEnd // one past the last stream
 )
@@ -86,7 +90,7 @@ var streamNames = [streamEnd]string{StreamSched: "sched", StreamFaults: "faults"
 	StreamCrashFS: "crash-fs", StreamPipelines: "pipelines", StreamSinkFaults: "sink-faults", StreamIdle: "idle",
 	StreamSwarmConfig: "swarm-config", StreamCrashStore: "crash-store",
 	StreamSavepointRot: "savepoint-rot", StreamSavepointFail: "savepoint-fail", StreamBuggifyLate: "buggify-late",
-	StreamRedeploySavepoint: "redeploy-savepoint"}
+	StreamRedeploySavepoint: "redeploy-savepoint", StreamCloseAtFiring: "close-at-firing"}
 
 // String is the stream's name in the registry.
 func (s Stream) String() string {

@@ -97,7 +97,7 @@ var DefaultCampaign = []CampaignEntry{
 	{Name: "savepoint-storm", Seeds: 6}, {Name: "saturation", Seeds: 6}, {Name: "swarm", Seeds: 150},
 	{Name: "watermarks", Seeds: 20}, {Name: "double-failure", Seeds: 10}, {Name: "idle-close", Seeds: 6},
 	{Name: "idle-close-late", Seeds: 10}, {Name: "lifecycle", Seeds: 20}, {Name: "windows", Seeds: 200},
-	{Name: "redeploy-savepoint", Seeds: 10},
+	{Name: "redeploy-savepoint", Seeds: 10}, {Name: "close-at-firing", Seeds: 100},
 	{Name: "smoke", Seeds: 30, Variants: map[string]string{"design": "per-pipeline"}},
 	{Name: "smoke", Seeds: 30, Variants: map[string]string{"design": "shared-inline"}},
 	{Name: "smoke", Seeds: 30, Variants: map[string]string{"design": "leader-follower"}},

@@ -10,7 +10,7 @@ import (
 
 // ProbeRow says which entry of DefaultCampaign must hit a code probe
 // (env.Probe): the default campaign leaving a probe unhit in its entry
-// fails `make test` (cmd/simrun TestDefaultCampaignHitsEveryProbe).
+// fails `make test` (cmd/simrun TestDefaultCampaign).
 type ProbeRow struct {
 	Probe string
 	Entry ProbeEntry
@@ -76,12 +76,15 @@ var ProbeTable = []ProbeRow{
 	{Probe: "task-cancel-after-fire", Entry: ProbeEntry{Name: "smoke"}},
 	{Probe: "task-skipped-cancelled", Entry: ProbeEntry{Name: "smoke"}},
 	{Probe: "task-runs-after-cancel", Entry: ProbeEntry{Name: "smoke"}},
+	{Probe: "lease-arm-refused", Entry: ProbeEntry{Name: "close-at-firing"}},
+	{Probe: "claim-hand-off-refused", Entry: ProbeEntry{Name: "close-at-firing"}},
 	{Probe: "pool-reap-declined", Entry: ProbeEntry{Name: "swarm"}},
 	{Probe: "pool-worker-reaped", Entry: ProbeEntry{Name: "swarm"}},
 	{Probe: "pool-rejects-saturated", Entry: ProbeEntry{Name: "swarm"}},
 	{Probe: "pool-rejects-shutdown", Entry: ProbeEntry{Name: "swarm"}},
 	{Probe: "timer-claim-cancelled", Entry: ProbeEntry{Name: "swarm"}},
 	{Probe: "timer-claim-dropped", Entry: ProbeEntry{Name: "swarm"}},
+	{Probe: "timer-schedule-closed", Entry: ProbeEntry{Name: "close-at-firing"}},
 	{Probe: "epoch-drops-pending", Entry: ProbeEntry{Name: "watermarks"}},
 	{Probe: "epoch-drops-partition", Entry: ProbeEntry{Name: "watermarks"}},
 	{Probe: "epoch-extended", Entry: ProbeEntry{Name: "watermarks"}},

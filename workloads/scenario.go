@@ -233,6 +233,11 @@ type RunSpec struct {
 	// Cancel: the harness cancels jobs (coord.Manager.Cancel), as an
 	// operator would.
 	Cancel Cancel `yaml:"cancel,omitempty"`
+	// CloseAtFiring: at the end of the run the harness closes the
+	// scheduler at the virtual instant a lease task is next due (or a
+	// timer lead before it), so that the close meets a firing in flight
+	// (closeAtFiring).
+	CloseAtFiring bool `yaml:"close_at_firing,omitempty"`
 }
 
 // Cancel is the harness's cancel of the last Jobs jobs at At (from the

@@ -291,6 +291,9 @@ func (s *Scenario) validateRun() error {
 	if end := r.Duration.D + s.heal(); r.Cancel.Jobs > 0 && r.Cancel.At.D >= end {
 		return s.errorf("$.run.cancel.at", "%v is not before the end of the run (%v)", r.Cancel.At.D, end)
 	}
+	if r.CloseAtFiring && r.Cancel.Jobs == s.Cluster.Jobs {
+		return s.errorf("$.run.close_at_firing", "not with every job cancelled (run.cancel.jobs %d): no lease task is left to fire", r.Cancel.Jobs)
+	}
 	if err := s.duration("$.checks.liveness_within", s.Checks.LivenessWithin, false, Dur(0)); err != nil {
 		return err
 	}

@@ -164,6 +164,18 @@ const (
 	// checked the flag and the body ran anyway (sched Task.run, the H2
 	// best-effort window at its Yield). No site: the Yield is the window.
 	ProbeTaskRunsAfterCancel
+	// ProbeLeaseArmRefused: a Schedule found the scheduler open, and the
+	// timer refused the task's entry because a close shut it down in
+	// between (sched Lease.ScheduleAt: the task is cancelled). Widened by
+	// the harness: the scheduler closes at the instant a lease task is
+	// due, when bodies re-arm (workloads closeAtFiring); no site.
+	ProbeLeaseArmRefused
+	// ProbeClaimHandOffRefused: a timer thread claimed a task within the
+	// lead and the dispatch pool, shut down by a close meanwhile, refused
+	// the claim's hand-off (sched shared.claimed: the task is cancelled).
+	// Only with a timer lead; widened by the harness's close a lead before
+	// a lease task is due (workloads closeAtFiring); no site.
+	ProbeClaimHandOffRefused
 	// ProbePoolReapDeclined: an idle pool thread's keep-alive ran out but
 	// it stays, because work was queued as it expired or it is back
 	// within Core (exec Pool.waitLocked). Widened by short keep-alives
@@ -190,6 +202,11 @@ const (
 	// claimed within the lead (exec Timer.ShutdownNow). Only with a timer
 	// lead; no site.
 	ProbeTimerClaimDropped
+	// ProbeTimerScheduleClosed: a schedule reached a timer that ShutdownNow
+	// had closed and was refused with ErrClosed (exec Timer.scheduleAt): a
+	// re-arm racing a scheduler close (as ProbeLeaseArmRefused) or a
+	// per-pipeline reset. Widened as ProbeLeaseArmRefused; no site.
+	ProbeTimerScheduleClosed
 	// ProbeEpochDropsPending: BeginEpoch replaced an epoch with batches
 	// still registered and unresolved or unadvanced; they resolve as stale
 	// and are re-delivered (watermark Checkpointer.BeginEpoch). Widened by
@@ -237,8 +254,9 @@ var probeNames = [...]string{"", "register-late", "trigger-stale-after-lock", "r
 	"savepoint-aborted", "savepoint-part-fails", "savepoint-not-ready", "savepoint-not-ready-after-wait",
 	"job-restore-part-fails",
 	"retain-listed", "trigger-generation-ended", "task-cancel-after-fire", "task-skipped-cancelled",
-	"task-runs-after-cancel", "pool-reap-declined", "pool-worker-reaped", "pool-rejects-saturated",
-	"pool-rejects-shutdown", "timer-claim-cancelled", "timer-claim-dropped", "epoch-drops-pending",
+	"task-runs-after-cancel", "lease-arm-refused", "claim-hand-off-refused", "pool-reap-declined",
+	"pool-worker-reaped", "pool-rejects-saturated", "pool-rejects-shutdown", "timer-claim-cancelled",
+	"timer-claim-dropped", "timer-schedule-closed", "epoch-drops-pending",
 	"epoch-drops-partition", "epoch-extended", "revoke-with-pending", "stale-registration",
 	"stale-resolution", "stall-begins", "quarantine", "issuer-epoch-resync"}
 

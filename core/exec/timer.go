@@ -127,6 +127,7 @@ func (t *Timer) scheduleAt(at time.Time, fn func(thread string), r Runner) (*Han
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
+		env.Hit(t.e, env.ProbeTimerScheduleClosed)
 		return nil, ErrClosed
 	}
 	t.seq++

@@ -49,6 +49,7 @@ func (s *shared) Lease(job int64, pipeline int) *Lease {
 func (s *shared) claimed(t *Task, thread string, c exec.Claim) {
 	t.claim = c
 	if err := s.pool.ExecuteRunner((*claimedDispatch)(t)); err != nil {
+		env.Hit(s.e, env.ProbeClaimHandOffRefused)
 		s.cfg.Logger.Debug("checkpoint dispatcher rejected a task", "job", t.lease.job, "pipeline", t.lease.pipeline, "err", err)
 		t.Cancel() // takes the claim back from the timer
 		return

@@ -66,6 +66,7 @@ func (l *Lease) ScheduleAt(due time.Time, body func() error) *Task {
 	t.armed = l.s.e.Now()
 	h, err := tm.ScheduleRunnerAt(due, (*timerFire)(t))
 	if err != nil {
+		env.Hit(l.s.e, env.ProbeLeaseArmRefused)
 		l.s.cfg.Logger.Debug("checkpoint timer rejected a task", "job", l.job, "pipeline", l.pipeline, "err", err)
 		t.Cancel()
 		return t

@@ -283,6 +283,13 @@ func (c *Cluster) Quiesce() {
 // due tasks that neither started nor were cancelled (Leases.Pending).
 func (c *Cluster) LeasePending() { c.leases.Pending() }
 
+// NextLeaseDue returns the earliest virtual instant after after at which
+// a lease task that neither started nor was cancelled is due, while the
+// scheduler is open (Leases.NextDue); no scheduling point.
+func (c *Cluster) NextLeaseDue(after time.Duration) (time.Duration, bool) {
+	return c.leases.NextDue(after)
+}
+
 // SelfReport hands the lease observers, after the run, what the scheduler
 // says about its tasks beyond the lease's interface (Leases.SelfReport).
 func (c *Cluster) SelfReport() { c.leases.SelfReport() }

@@ -96,6 +96,35 @@ func (ls *Leases) Pending() {
 	}
 }
 
+// NextDue returns the earliest virtual instant after after at which a
+// lease task is due that neither started its body nor was cancelled (by
+// the scheduler's own account), and false if there is none or the
+// scheduler is closed. Like Pending it reads only the decorator's records
+// and atomics: no scheduling point. The harness closes the scheduler at
+// that instant (workloads, run.close_at_firing).
+func (ls *Leases) NextDue(after time.Duration) (time.Duration, bool) {
+	if ls == nil {
+		return 0, false
+	}
+	var next time.Duration
+	found := false
+	for _, l := range ls.all {
+		if l.inner.Closed() {
+			return 0, false
+		}
+		for _, t := range l.pending {
+			c, ok := t.inner.(interface{ Cancelled() bool })
+			if t.started || !ok || c.Cancelled() || t.due <= after {
+				continue
+			}
+			if !found || t.due < next {
+				next, found = t.due, true
+			}
+		}
+	}
+	return next, found
+}
+
 type observedLease struct {
 	ls       *Leases
 	inner    coord.Lease

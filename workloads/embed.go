@@ -91,13 +91,18 @@ func Lookup(ref string) (*Scenario, error) {
 // default. failovers does not run shared-inline: its two timer threads
 // run the bodies, which sit out the status writes of a step-down, and
 // its scheduling delay fails the latency bound by design (workloads/
-// REFERENCE.md, "The default campaign").
+// REFERENCE.md, "The default campaign"). cleanup and bit-rot (10 seeds
+// each, about a CPU-second together) widen windows no other row reaches
+// on purpose: deletes of the savepoint and checkpoint stores failing at
+// their first steps, and restores skipping a rotted checkpoint below a
+// rotted newest one (workloads.ProbeTable).
 var DefaultCampaign = []CampaignEntry{
 	{Name: "smoke", Seeds: 200}, {Name: "failovers", Seeds: 30}, {Name: "expiries", Seeds: 20},
 	{Name: "savepoint-storm", Seeds: 6}, {Name: "saturation", Seeds: 6}, {Name: "swarm", Seeds: 150},
 	{Name: "watermarks", Seeds: 20}, {Name: "double-failure", Seeds: 10}, {Name: "idle-close", Seeds: 6},
 	{Name: "idle-close-late", Seeds: 10}, {Name: "lifecycle", Seeds: 20}, {Name: "windows", Seeds: 200},
 	{Name: "redeploy-savepoint", Seeds: 10}, {Name: "close-at-firing", Seeds: 100},
+	{Name: "cleanup", Seeds: 10}, {Name: "bit-rot", Seeds: 10},
 	{Name: "smoke", Seeds: 30, Variants: map[string]string{"design": "per-pipeline"}},
 	{Name: "smoke", Seeds: 30, Variants: map[string]string{"design": "shared-inline"}},
 	{Name: "smoke", Seeds: 30, Variants: map[string]string{"design": "leader-follower"}},

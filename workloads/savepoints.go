@@ -125,17 +125,23 @@ func (sp *savepoints) failWith(rate float64, healed func() bool) {
 var errSavepointFault = errors.New("simulated savepoint store failure")
 
 // faulty runs op, one operation of the store (what names it), and draws
-// the savepoint_failure fault for it: when it fires, the n-th (n below 12)
-// of the operation's file-system steps (a write, fsync, rename, mkdir,
-// remove or directory sync) or, half the time, of its reads (a listing,
-// a file read, a stat) fails with an I/O error; an operation with fewer
-// is not hit. It reports whether a step or read failed.
+// the savepoint_failure fault for it: when it fires, the n-th of the
+// operation's file-system steps (a write, fsync, rename, mkdir, remove or
+// directory sync) or, half the time, of its reads (a listing, a file
+// read, a stat) fails with an I/O error; an operation with fewer is not
+// hit. n is below 12, and half the time below 2, so that the short
+// operations (Delete's marker remove and directory sync, DeleteAll's
+// listing) are hit as often as the long ones' first steps. It reports
+// whether a step or read failed.
 func (sp *savepoints) faulty(what string, job int64, op func()) bool {
 	if sp.fail == nil || sp.healed() || sp.fail.Float64() >= sp.failRate {
 		op()
 		return false
 	}
-	reads, n := sp.fail.IntN(2) == 0, sp.fail.IntN(12)
+	reads, n := sp.fail.IntN(2) == 0, sp.fail.IntN(24)
+	if n >= 12 {
+		n %= 2 // half the time one of the first two: short operations are hit too
+	}
 	var hit string
 	hook := func(o, p string) error {
 		if hit != "" {

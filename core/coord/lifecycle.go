@@ -393,6 +393,7 @@ func (c *Coordinator) latestIntact(corrupt int64) (*Completed, error) {
 		if l != nil {
 			skipped = append(skipped, ids[i])
 		}
+		env.Hit(c.e, env.ProbeRestoreSkipsCorrupt)
 		c.log().Warn("stored checkpoint fails its checksum; skipped", "id", ids[i])
 	}
 	return nil, fmt.Errorf("job %d pipeline %d: checkpoints %v: %w", c.job, c.pipeline, skipped, ErrNoIntactCheckpoint)

@@ -148,6 +148,33 @@ const (
 	// triggerLocked; F044). Widened by SiteStatusSlow (the restore's
 	// RUNNING write, during which the savepoint completes).
 	ProbeTriggerGenerationEnded
+	// ProbeRestoreSkipsCorrupt: a restore whose latest stored checkpoint
+	// failed its checksum found an older one that fails it too (or is gone
+	// since the listing) and skipped it for an older one still (coord
+	// latestIntact). Widened by the harness: bit_rot may rot a checkpoint
+	// while another of the pipeline's newest max_retained stays intact
+	// (workloads/cluster mayRot), so that two of them rot (scenario
+	// bit-rot); no site.
+	ProbeRestoreSkipsCorrupt
+	// ProbeSavepointMarkerRemoveFails: a savepoint delete failed to remove
+	// the bundle's marker (savepoint Store.Delete). Widened by the
+	// harness: savepoint_failure fails one of an operation's first two
+	// steps half the time (workloads faulty; scenario cleanup); no site.
+	ProbeSavepointMarkerRemoveFails
+	// ProbeSavepointDeleteSyncFails: a savepoint delete removed the marker
+	// and then failed to sync the bundle directory, leaving a savepoint
+	// that no longer lists (savepoint Store.Delete). Widened as
+	// ProbeSavepointMarkerRemoveFails.
+	ProbeSavepointDeleteSyncFails
+	// ProbeSavepointDeleteAllListFails: the listing of a job's savepoints
+	// that begins DeleteAll failed (savepoint Store.DeleteAll). Widened as
+	// ProbeSavepointMarkerRemoveFails.
+	ProbeSavepointDeleteAllListFails
+	// ProbeCheckpointJobSyncFails: a job's checkpoint cleanup removed its
+	// directory and failed to sync the checkpoint root (savepoint
+	// Checkpoints.DeleteJob). Widened by storage_delete_failure during a
+	// cancel's cleanup (scenario cleanup); no site.
+	ProbeCheckpointJobSyncFails
 	// ProbeTaskCancelAfterFire: a Cancel found its task's timer entry
 	// already fired and the task not yet settled: its body is queued for
 	// a dispatch thread (whose check may still skip it) or running (a
@@ -253,10 +280,12 @@ var probeNames = [...]string{"", "register-late", "trigger-stale-after-lock", "r
 	"complete-after-clean", "barrier-partial", "notify-partial", "task-error-stale",
 	"savepoint-aborted", "savepoint-part-fails", "savepoint-not-ready", "savepoint-not-ready-after-wait",
 	"job-restore-part-fails",
-	"retain-listed", "trigger-generation-ended", "task-cancel-after-fire", "task-skipped-cancelled",
-	"task-runs-after-cancel", "lease-arm-refused", "claim-hand-off-refused", "pool-reap-declined",
-	"pool-worker-reaped", "pool-rejects-saturated", "pool-rejects-shutdown", "timer-claim-cancelled",
-	"timer-claim-dropped", "timer-schedule-closed", "epoch-drops-pending",
+	"retain-listed", "trigger-generation-ended", "restore-skips-corrupt", "savepoint-marker-remove-fails",
+	"savepoint-delete-sync-fails", "savepoint-delete-all-list-fails", "checkpoint-job-sync-fails",
+	"task-cancel-after-fire", "task-skipped-cancelled", "task-runs-after-cancel", "lease-arm-refused",
+	"claim-hand-off-refused", "pool-reap-declined", "pool-worker-reaped", "pool-rejects-saturated",
+	"pool-rejects-shutdown", "timer-claim-cancelled", "timer-claim-dropped", "timer-schedule-closed",
+	"epoch-drops-pending",
 	"epoch-drops-partition", "epoch-extended", "revoke-with-pending", "stale-registration",
 	"stale-resolution", "stall-begins", "quarantine", "issuer-epoch-resync"}
 

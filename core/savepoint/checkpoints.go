@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ckptsim/ckptsim/core/env"
 )
 
 // checkpointMagic starts every versioned checkpoint file. A file without it
@@ -71,6 +73,8 @@ type Checkpoints struct {
 	logf        Logf
 	// noDeleteSync: Delete does not sync the directory (SkipDeleteSync).
 	noDeleteSync bool
+	// probe: where the store reports code probes (ProbeTo); nil: nowhere.
+	probe env.Env
 }
 
 // NewCheckpoints returns checkpoint storage over fsys rooted at namespace ns
@@ -86,6 +90,14 @@ func NewCheckpoints(fsys FS, ns string, maxRetained int, logf Logf) *Checkpoints
 // checkpoint back. Call it before the store is used; it returns c.
 func (c *Checkpoints) SkipDeleteSync() *Checkpoints {
 	c.noDeleteSync = true
+	return c
+}
+
+// ProbeTo makes the store report the code probes it reaches (env.Hit) to
+// e, a simulator's world in a simulation; without it, it reports none.
+// Call it before the store is used; it returns c.
+func (c *Checkpoints) ProbeTo(e env.Env) *Checkpoints {
+	c.probe = e
 	return c
 }
 
@@ -232,6 +244,7 @@ func (c *Checkpoints) DeleteJob(job int64) error {
 		return fmt.Errorf("savepoint: delete checkpoints of job %d: %w", job, err)
 	}
 	if err := c.fs.SyncDir(c.root); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		env.Hit(c.probe, env.ProbeCheckpointJobSyncFails)
 		return fmt.Errorf("savepoint: delete checkpoints of job %d: %w", job, err)
 	}
 	return nil

@@ -235,9 +235,11 @@ func (s *Store) listOne(job int64, de fs.DirEntry) (*Manifest, error) {
 func (s *Store) Delete(job, id int64) error {
 	dir := s.bundleDir(job, id)
 	if err := s.fs.Remove(path.Join(dir, MetadataFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		env.Hit(s.env, env.ProbeSavepointMarkerRemoveFails)
 		return fmt.Errorf("savepoint: delete %s: %w", dir, err)
 	}
 	if err := s.fs.SyncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		env.Hit(s.env, env.ProbeSavepointDeleteSyncFails)
 		return fmt.Errorf("savepoint: delete %s: %w", dir, err)
 	}
 	if err := s.fs.RemoveAll(dir); err != nil {
@@ -253,6 +255,7 @@ func (s *Store) DeleteAll(job int64) error {
 		return nil
 	}
 	if err != nil {
+		env.Hit(s.env, env.ProbeSavepointDeleteAllListFails)
 		return fmt.Errorf("savepoint: delete all of job %d: %w", job, err)
 	}
 	for _, de := range entries {

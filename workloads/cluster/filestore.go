@@ -51,7 +51,7 @@ func newFileStore(c *Cluster) *fileStore {
 	// (the oracle judges it); the store never rotates behind it.
 	f.cps = savepoint.NewCheckpoints(f.fs, fileNS, 0, func(format string, args ...any) {
 		f.log = append(f.log, fmt.Sprintf(format, args...))
-	})
+	}).ProbeTo(c.W) // the store's code probes count in the run
 	if c.cfg.Coord.Variants.CheckpointDelete == variant.DeleteNoSync {
 		f.cps.SkipDeleteSync() // upstream's unsynced delete (F036)
 	}

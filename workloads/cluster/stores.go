@@ -95,22 +95,21 @@ func (s *Storage) settle(k PipelineID, cp *coord.Completed, err error, landed bo
 // copy (a copy, so the caller's states stay intact) gets one byte of one
 // task's state flipped, the checksum it carries left as written.
 //
-// As in rotFile, a checkpoint rots only while every other one its pipeline
-// stores is intact and there is one: a restore always finds an intact
-// checkpoint. When none is intact core fails the restore closed
-// (coord.ErrNoIntactCheckpoint), an outcome that needs an operator, which
-// a campaign's liveness checks would report as a stuck pipeline.
+// A checkpoint rots only while another of its pipeline's newest
+// max_retained stored checkpoints stays intact (mayRot): a restore always
+// finds an intact checkpoint, yet may meet a rotted newest one and a
+// rotted one below it, which it skips in turn (coord latestIntact, probe
+// restore-skips-corrupt). When none is intact core fails the restore
+// closed (coord.ErrNoIntactCheckpoint), an outcome that needs an
+// operator, which a campaign's liveness checks would report as a stuck
+// pipeline.
 func (s *Storage) rot(k PipelineID, cp *coord.Completed) {
-	intact := 0
+	ids := make([]int64, 0, len(s.m[k]))
 	for _, o := range s.m[k] {
-		if s.rotted[k][o.ID] {
-			return
-		}
-		if o.ID != cp.ID {
-			intact++
-		}
+		ids = append(ids, o.ID)
 	}
-	if intact == 0 || len(cp.States) == 0 || !s.c.injected(s.c.cfg.Faults.BitRot, FaultBitRot, cp.Job, cp.Pipeline, cp.ID) {
+	if len(cp.States) == 0 || !s.mayRot(ids, cp.ID, s.rotted[k]) ||
+		!s.c.injected(s.c.cfg.Faults.BitRot, FaultBitRot, cp.Job, cp.Pipeline, cp.ID) {
 		return
 	}
 	tasks := slices.Sorted(maps.Keys(cp.States))
@@ -134,6 +133,25 @@ func (s *Storage) rot(k PipelineID, cp *coord.Completed) {
 	s.c.W.Note("fault: bit rot job %d pipeline %d id %d task %d", cp.Job, cp.Pipeline, cp.ID, t)
 	l := s.m[k]
 	l[slices.Index(l, cp)] = &r
+}
+
+// mayRot reports whether checkpoint id of a pipeline may rot, given the
+// pipeline's stored ids (oldest first, id among them) and those rotted
+// already: another of the newest max_retained ids must stay intact. The
+// newest max_retained stored are never deleted by retention (the
+// coordinator deletes only ids with max_retained newer ones it stored,
+// all of them in storage), so an intact one among them stays stored
+// until a newer intact one, or a rotted one beside an intact one, takes
+// its place: a restore always finds one.
+func (s *Storage) mayRot(ids []int64, id int64, rotted map[int64]bool) bool {
+	n := s.c.cfg.Coord.MaxRetained
+	if n <= 0 {
+		n = 20 // coord.Config's default
+	}
+	if len(ids) > n {
+		ids = ids[len(ids)-n:]
+	}
+	return slices.ContainsFunc(ids, func(o int64) bool { return o != id && !rotted[o] })
 }
 
 // Delete removes checkpoints by id. Under StorageDeleteFail the call

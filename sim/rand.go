@@ -77,6 +77,10 @@ const (
 	// savepoint request of its job, and when (workloads: the redeploy
 	// fault in a scenario that has the savepoint fault on).
 	StreamRedeploySavepoint
+	// StreamNotifyStart draws the notify_start_failure fault: whether a
+	// Transport.NotifyStart call fails (workloads/cluster). A stream of its
+	// own, so that the kind leaves the draws of StreamFaults as they were.
+	StreamNotifyStart
 
 	streamEnd // one past the last stream
 )
@@ -86,7 +90,7 @@ var streamNames = [streamEnd]string{StreamSched: "sched", StreamFaults: "faults"
 	StreamCrashFS: "crash-fs", StreamPipelines: "pipelines", StreamSinkFaults: "sink-faults", StreamIdle: "idle",
 	StreamSwarmConfig: "swarm-config", StreamCrashStore: "crash-store",
 	StreamSavepointRot: "savepoint-rot", StreamSavepointFail: "savepoint-fail", StreamBuggifyLate: "buggify-late",
-	StreamRedeploySavepoint: "redeploy-savepoint"}
+	StreamRedeploySavepoint: "redeploy-savepoint", StreamNotifyStart: "notify-start"}
 
 // String is the stream's name in the registry.
 func (s Stream) String() string {

@@ -208,6 +208,9 @@ type Faults struct {
 	// WritePipeline, Commit, List, Read, Delete, DeleteAll, Restore)
 	// fails at one of its file-system steps or reads.
 	SavepointFailure float64 `yaml:"savepoint_failure,omitempty"`
+	// NotifyStartFailure: the start notice to a task (Transport.NotifyStart,
+	// once every task of a pipeline reported READY_START) fails.
+	NotifyStartFailure float64 `yaml:"notify_start_failure,omitempty"`
 }
 
 // Buggify switches core's rare paths (env.Site, FoundationDB's BUGGIFY) on

@@ -81,6 +81,10 @@ const (
 	// the instant the harness closes the scheduler at the end of the run:
 	// at a lease task's due instant or a timer lead before it (workloads).
 	StreamCloseAtFiring
+	// StreamNotifyStart draws the notify_start_failure fault: whether a
+	// Transport.NotifyStart call fails (workloads/cluster). A stream of its
+	// own, so that the kind leaves the draws of StreamFaults as they were.
+	StreamNotifyStart
 
 	streamEnd // one past the last stream
 )
@@ -90,7 +94,8 @@ var streamNames = [streamEnd]string{StreamSched: "sched", StreamFaults: "faults"
 	StreamCrashFS: "crash-fs", StreamPipelines: "pipelines", StreamSinkFaults: "sink-faults", StreamIdle: "idle",
 	StreamSwarmConfig: "swarm-config", StreamCrashStore: "crash-store",
 	StreamSavepointRot: "savepoint-rot", StreamSavepointFail: "savepoint-fail", StreamBuggifyLate: "buggify-late",
-	StreamRedeploySavepoint: "redeploy-savepoint", StreamCloseAtFiring: "close-at-firing"}
+	StreamRedeploySavepoint: "redeploy-savepoint", StreamCloseAtFiring: "close-at-firing",
+	StreamNotifyStart: "notify-start"}
 
 // String is the stream's name in the registry.
 func (s Stream) String() string {

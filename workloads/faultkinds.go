@@ -125,6 +125,8 @@ var faultKinds = []FaultKind{
 	rareRateKind("storage_delete_failure", func(f *Faults) *float64 { return &f.StorageDeleteFailure }, func(c *cluster.FaultRates) *float64 { return &c.StorageDeleteFail }),
 	rareRateKind("storage_torn", func(f *Faults) *float64 { return &f.StorageTorn }, func(c *cluster.FaultRates) *float64 { return &c.StorageTorn }),
 	rareRateKind("savepoint_failure", func(f *Faults) *float64 { return &f.SavepointFailure }, func(c *cluster.FaultRates) *float64 { return &c.SavepointFail }),
+	// Last, for the same reason, and as rare in swarm.
+	rareRateKind("notify_start_failure", func(f *Faults) *float64 { return &f.NotifyStartFailure }, func(c *cluster.FaultRates) *float64 { return &c.NotifyStartFail }),
 }
 
 // rareRateKind is rateKind kept by swarm in one seed in eight.

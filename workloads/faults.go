@@ -106,7 +106,11 @@ func (in *injector) stepDown(sc Schedule) {
 	}
 	if sc.Graceful {
 		start := in.w.Elapsed()
-		in.c.StepDownGraceful(d)
+		grace := d
+		if sc.Grace.D > 0 {
+			grace = sc.Grace.D
+		}
+		in.c.StepDownGraceful(grace)
 		if left := d - (in.w.Elapsed() - start); left > 0 {
 			in.w.Sleep(left)
 		}

@@ -66,8 +66,13 @@ type Schedule struct {
 	KeepCoordinators bool `yaml:"keep_coordinators,omitempty"`
 	// Graceful (step-down only): the executor is shut down gracefully
 	// (exec.Pool.Shutdown) and the step-down waits for its threads to end
-	// (AwaitTermination, up to `for`), instead of ShutdownNow.
+	// (AwaitTermination, up to `for`, or Grace), instead of ShutdownNow.
 	Graceful bool `yaml:"graceful,omitempty"`
+	// Grace (step-down with graceful only): how long the graceful
+	// step-down's AwaitTermination waits for the executor's threads (unset:
+	// up to `for`). A wait that runs out leaves the old threads finishing
+	// their work beside the fresh executor that replaces it after `for`.
+	Grace Duration `yaml:"grace,omitempty"`
 	// WholeJob (failover only): the job restores through core's own loop,
 	// coord.Manager.Restore, instead of the harness's pipeline by pipeline.
 	WholeJob bool `yaml:"whole_job,omitempty"`
@@ -208,6 +213,9 @@ type Faults struct {
 	// WritePipeline, Commit, List, Read, Delete, DeleteAll, Restore)
 	// fails at one of its file-system steps or reads.
 	SavepointFailure float64 `yaml:"savepoint_failure,omitempty"`
+	// NotifyStartFailure: the start notice to a task (Transport.NotifyStart,
+	// once every task of a pipeline reported READY_START) fails.
+	NotifyStartFailure float64 `yaml:"notify_start_failure,omitempty"`
 }
 
 // Buggify switches core's rare paths (env.Site, FoundationDB's BUGGIFY) on

@@ -230,7 +230,33 @@ func (s *Scenario) validateFaults() error {
 			return err
 		}
 	}
+	if err := s.validateGrace(); err != nil {
+		return err
+	}
 	return s.validateRedeploy()
+}
+
+// validateGrace refuses a grace where no graceful step-down waits for it:
+// on a step-down without graceful: true, or on another schedule kind.
+func (s *Scenario) validateGrace() error {
+	for _, k := range faultKinds {
+		if k.Shape != ShapeSchedule || k.Field == "redeploy" { // redeploy refuses every option of its own
+			continue
+		}
+		sc := k.sched(&s.Faults)
+		if sc.Grace.Raw == "" {
+			continue
+		}
+		path := "$.faults." + k.Field + ".grace"
+		if k.Field != "step_down" {
+			return s.errorf(path, "not an option of %s (only of step_down, with graceful: true)", k.Field)
+		}
+		if !sc.Graceful {
+			return s.errorf(path, "only with graceful: true (it bounds the graceful step-down's wait for the executor's threads)")
+		}
+		return s.duration(path, sc.Grace, false, Dur(1))
+	}
+	return nil
 }
 
 // validateRedeploy refuses what a redeploy does not take: the options of
@@ -241,7 +267,7 @@ func (s *Scenario) validateRedeploy() error {
 	for _, o := range []struct {
 		field string
 		set   bool
-	}{{"for", r.For.D > 0 || r.For.Raw != ""}, {"keep_coordinators", r.KeepCoordinators}, {"graceful", r.Graceful}, {"whole_job", r.WholeJob}} {
+	}{{"for", r.For.D > 0 || r.For.Raw != ""}, {"keep_coordinators", r.KeepCoordinators}, {"graceful", r.Graceful}, {"grace", r.Grace.Raw != ""}, {"whole_job", r.WholeJob}} {
 		if o.set {
 			return s.errorf("$.faults.redeploy."+o.field, "not an option of redeploy (it redeploys one pipeline, at once)")
 		}

@@ -290,3 +290,43 @@ func TestMalformedReadySetFailsTheRestore(t *testing.T) {
 		}
 	})
 }
+
+// TestBatchCheckpointArmsNoWatchdog: a coordinator without an interval (a
+// batch job: Config.Interval 0, no periodic trigger) arms no timeout
+// watchdog for a checkpoint it triggers other than a COMPLETED_POINT or a
+// savepoint (continuation): a schema change's checkpoint whose tasks never
+// acknowledge stays pending past every timeout instead of expiring. Every
+// scenario sets checkpoint.interval (at least 10 ms): no simulation runs
+// a coordinator without one.
+func TestBatchCheckpointArmsNoWatchdog(t *testing.T) {
+	inSim(t, 5, func(t testing.TB, e env.Env) {
+		r := newRig(t, e, Config{Timeout: time.Second, SchemaTimeout: time.Second})
+		defer r.close()
+		r.c.cfg.Interval = 0
+		r.withhold = true
+		r.c.Start()
+		if !r.waitFor(5*time.Second, func() bool { return r.c.allTaskReady.Load() }) {
+			t.Fatal("the pipeline never started")
+		}
+		if !r.c.SchemaChangeBefore() {
+			t.Fatal("SchemaChangeBefore refused")
+		}
+		if !r.waitFor(5*time.Second, func() bool { return r.c.PendingCount() == 1 && len(r.barriers) == 2 }) {
+			t.Fatalf("no schema-change checkpoint pending with its barriers sent: %d pending, %d barriers", r.c.PendingCount(), len(r.barriers))
+		}
+		e.Sleep(10 * time.Second) // ten timeouts
+		ps := r.c.pendingSnapshot()
+		if len(ps) != 1 || ps[0].Type != SchemaChangeBefore {
+			t.Fatalf("pending %v; want the one SCHEMA_CHANGE_BEFORE checkpoint", ps)
+		}
+		if ps[0].watchdog.Load() != nil {
+			t.Fatal("a watchdog was armed for a checkpoint of a coordinator without an interval")
+		}
+		if n := r.count(EvGenFailed, nil); n != 0 || len(r.failures) != 0 {
+			t.Fatalf("the checkpoint expired: %v", r.events)
+		}
+		if got := r.count(EvTriggered, nil); got != 1 {
+			t.Fatalf("%d triggers; want the schema change's only (no periodic trigger without an interval)", got)
+		}
+	})
+}

@@ -57,6 +57,7 @@ func (c *Coordinator) allTaskReadyCheck() error {
 	}
 	for _, t := range c.tasks {
 		if err := c.d.Transport.NotifyStart(c.job, c.pipeline, t); err != nil {
+			env.Hit(c.e, env.ProbeNotifyStartFails)
 			return fmt.Errorf("notify start task %d: %w", t, err)
 		}
 	}

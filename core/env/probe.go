@@ -111,6 +111,11 @@ const (
 	// earlier tasks were told (coord notifyCompleted: the fan-out fails
 	// part-way).
 	ProbeNotifyPartial
+	// ProbeNotifyStartFails: the start notice to a task failed once every
+	// task reported READY_START (coord allTaskReadyCheck): the generation
+	// fails before its first trigger is armed. No site: the fault is the
+	// transport's (workloads' notify_start_failure widens it).
+	ProbeNotifyStartFails
 	// ProbeTaskErrorStale: a task's error report named a checkpoint no
 	// longer pending and was dropped as stale (coord ReportTaskError).
 	ProbeTaskErrorStale
@@ -221,6 +226,11 @@ const (
 	// ShutdownNow (exec Pool.submit): a hand-off racing a step-down or a
 	// scheduler close. Widened by failovers' executor shut-downs; no site.
 	ProbePoolRejectsShutdown
+	// ProbePoolAwaitTimeout: a wait for a shut-down pool's threads to end
+	// ran out with threads still running (exec Pool.AwaitTermination).
+	// Widened by a short grace on a graceful step-down (workloads'
+	// step_down grace) while coordinator work is in flight; no site.
+	ProbePoolAwaitTimeout
 	// ProbeTimerClaimCancelled: a cancel took a timer entry that a thread
 	// had claimed within the lead and was sleeping out (exec
 	// Handle.Cancel). Only with a timer lead (swarm draws one); no site.
@@ -277,15 +287,15 @@ var probeNames = [...]string{"", "register-late", "trigger-stale-after-lock", "r
 	"fail-replaced-during-status", "fail-lost-the-future", "expiry-stale", "expiry-inline",
 	"watchdog-fully-acked", "continuation-fallback", "completion-inline", "ack-after-abort",
 	"idle-ack-after-clean", "complete-stale-generation", "complete-replaced-during-store",
-	"complete-after-clean", "barrier-partial", "notify-partial", "task-error-stale",
+	"complete-after-clean", "barrier-partial", "notify-partial", "notify-start-fails", "task-error-stale",
 	"savepoint-aborted", "savepoint-part-fails", "savepoint-not-ready", "savepoint-not-ready-after-wait",
 	"job-restore-part-fails",
 	"retain-listed", "trigger-generation-ended", "restore-skips-corrupt", "savepoint-marker-remove-fails",
 	"savepoint-delete-sync-fails", "savepoint-delete-all-list-fails", "checkpoint-job-sync-fails",
 	"task-cancel-after-fire", "task-skipped-cancelled", "task-runs-after-cancel", "lease-arm-refused",
 	"claim-hand-off-refused", "pool-reap-declined", "pool-worker-reaped", "pool-rejects-saturated",
-	"pool-rejects-shutdown", "timer-claim-cancelled", "timer-claim-dropped", "timer-schedule-closed",
-	"epoch-drops-pending",
+	"pool-rejects-shutdown", "pool-await-timeout", "timer-claim-cancelled", "timer-claim-dropped",
+	"timer-schedule-closed", "epoch-drops-pending",
 	"epoch-drops-partition", "epoch-extended", "revoke-with-pending", "stale-registration",
 	"stale-resolution", "stall-begins", "quarantine", "issuer-epoch-resync"}
 

@@ -373,6 +373,7 @@ func (p *Pool) AwaitTermination(d time.Duration) bool {
 	for p.s.Threads > 0 {
 		left := deadline.Sub(p.e.Now())
 		if left <= 0 {
+			env.Hit(p.e, env.ProbePoolAwaitTimeout)
 			return false
 		}
 		p.ended.WaitFor(left)

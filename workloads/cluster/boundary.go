@@ -71,23 +71,24 @@ const (
 
 // Fault names carried by ObsFault.
 const (
-	FaultStorage    = "storage"          // Storage.Store fails (ID)
-	FaultReplyLost  = "store-reply-lost" // Storage.Store's write of ID took effect, its reply is lost (the caller sees an error)
-	FaultBitRot     = "bit-rot"          // the stored bytes of ID rotted after the store committed
-	FaultTorn       = "storage-torn"     // the committed file of ID lost its tail (file storage): a rot, for the checks
-	FaultRead       = "storage-read"     // a read of checkpoint storage fails (Storage.Latest, Load, IDs; ID: the id Load was asked for)
-	FaultDelete     = "storage-delete"   // a delete of checkpoint storage fails (Storage.Delete, DeleteJob)
-	FaultBarrier    = "barrier"          // Transport.TriggerBarrier fails (ID)
-	FaultTaskError  = "task-error"       // a task will report an error for ID instead of acknowledging
-	FaultAckDrop    = "ack-drop"         // a task will never acknowledge ID
-	FaultNotify     = "notify"           // Transport.NotifyComplete fails (ID)
-	FaultID         = "id"               // IDCounter.Next fails
-	FaultTrigger    = "trigger"          // the trigger path throws (H4 hook)
-	FaultStatus     = "status"           // a status-store call fails with a retryable error
-	FaultSavepoint  = "savepoint-write"  // the savepoint store refused a pipeline's write (ID; reported by the harness's SavepointWriter)
-	FaultStepDown   = "step-down"        // the coordinator executor shuts down (Pipeline -1: every pipeline)
-	FaultReactivate = "reactivated"      // a fresh executor replaces it (the end of a step-down window)
-	FaultPanic      = "boundary-panic"   // a boundary call panicked instead of returning an error (Value: the call)
+	FaultStorage     = "storage"          // Storage.Store fails (ID)
+	FaultReplyLost   = "store-reply-lost" // Storage.Store's write of ID took effect, its reply is lost (the caller sees an error)
+	FaultBitRot      = "bit-rot"          // the stored bytes of ID rotted after the store committed
+	FaultTorn        = "storage-torn"     // the committed file of ID lost its tail (file storage): a rot, for the checks
+	FaultRead        = "storage-read"     // a read of checkpoint storage fails (Storage.Latest, Load, IDs; ID: the id Load was asked for)
+	FaultDelete      = "storage-delete"   // a delete of checkpoint storage fails (Storage.Delete, DeleteJob)
+	FaultBarrier     = "barrier"          // Transport.TriggerBarrier fails (ID)
+	FaultTaskError   = "task-error"       // a task will report an error for ID instead of acknowledging
+	FaultAckDrop     = "ack-drop"         // a task will never acknowledge ID
+	FaultNotify      = "notify"           // Transport.NotifyComplete fails (ID)
+	FaultNotifyStart = "notify-start"     // Transport.NotifyStart fails (Task: the task told)
+	FaultID          = "id"               // IDCounter.Next fails
+	FaultTrigger     = "trigger"          // the trigger path throws (H4 hook)
+	FaultStatus      = "status"           // a status-store call fails with a retryable error
+	FaultSavepoint   = "savepoint-write"  // the savepoint store refused a pipeline's write (ID; reported by the harness's SavepointWriter)
+	FaultStepDown    = "step-down"        // the coordinator executor shuts down (Pipeline -1: every pipeline)
+	FaultReactivate  = "reactivated"      // a fresh executor replaces it (the end of a step-down window)
+	FaultPanic       = "boundary-panic"   // a boundary call panicked instead of returning an error (Value: the call)
 	// FaultSaturated: the coordinator executor (Config.ExecutorMax) rejected
 	// a submission for want of a thread (exec.ErrSaturated), on the thread
 	// that submitted it (Pipeline -1: the executor does not know whose it was).

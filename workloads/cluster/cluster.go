@@ -59,6 +59,9 @@ type FaultRates struct {
 	AckDrop         float64 // a task never acknowledges a barrier (expiry)
 	BarrierFail     float64 // barrier dispatch fails
 	NotifyFail      float64 // notify-complete fails
+	// NotifyStartFail: a Transport.NotifyStart call fails (the start
+	// notice of allTaskReady), drawn from sim.StreamNotifyStart.
+	NotifyStartFail float64
 	TriggerThrow    float64 // an exception in the trigger path (H4)
 	TaskError       float64 // a task reports a checkpoint error instead of acknowledging
 	// SavepointRot: a committed savepoint rots (a state bit of a payload
@@ -125,17 +128,20 @@ type Config struct {
 
 // Cluster is one simulated member running jobs.
 type Cluster struct {
-	W        *sim.World
-	cfg      Config
-	work     *rand.Rand
-	faults   *rand.Rand
-	Storage  *Storage
-	Status   *StatusStore
-	IDs      *IDs
-	Sched    sched.Scheduler
-	Managers []*coord.Manager
-	Recorder *Recorder
-	exec     *exec.Pool
+	W      *sim.World
+	cfg    Config
+	work   *rand.Rand
+	faults *rand.Rand
+	// notifyStart: sim.StreamNotifyStart, made at the first NotifyStart
+	// the fault is on for (NotifyStartFail).
+	notifyStart *rand.Rand
+	Storage     *Storage
+	Status      *StatusStore
+	IDs         *IDs
+	Sched       sched.Scheduler
+	Managers    []*coord.Manager
+	Recorder    *Recorder
+	exec        *exec.Pool
 	// ExecutorPanics counts the coordinator executor's tasks that panicked.
 	ExecutorPanics int
 	// Panicked counts the BoundaryPanic faults injected, by boundary call.

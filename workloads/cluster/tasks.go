@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/coord"
+	"github.com/ckptsim/ckptsim/sim"
 )
 
 // Transport delivers coordinator calls to simulated tasks.
@@ -128,9 +129,21 @@ func (t *Transport) NotifyComplete(job int64, pipeline int, task coord.TaskID, c
 	return nil
 }
 
-// NotifyStart does nothing.
-func (t *Transport) NotifyStart(int64, int, coord.TaskID) error {
-	t.c.call("Transport.NotifyStart")
+// NotifyStart tells a task that its pipeline starts; it may fail
+// (NotifyStartFail, drawn from its own stream).
+func (t *Transport) NotifyStart(job int64, pipeline int, task coord.TaskID) error {
+	c := t.c
+	c.call("Transport.NotifyStart")
+	if p := c.cfg.Faults.NotifyStartFail; p > 0 && !c.healed {
+		if c.notifyStart == nil {
+			c.notifyStart = c.W.Rand(sim.StreamNotifyStart)
+		}
+		if chance(c.notifyStart, p) {
+			c.observe(Obs{Kind: ObsFault, Job: job, Pipeline: pipeline, Task: int(task), Fault: FaultNotifyStart})
+			c.W.Note("fault: notify-start fails job %d pipeline %d task %d", job, pipeline, task)
+			return fmt.Errorf("simulated notify-start failure")
+		}
+	}
 	return nil
 }
 

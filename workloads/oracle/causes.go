@@ -12,8 +12,8 @@ import (
 // Causes is fault-surfaces: a fault the harness injected into a live
 // generation, of a kind core must fail the generation for on the thread
 // that met it (a barrier that cannot be sent, a store or its reply that
-// fails, a completion notice that fails, an id the counter cannot hand
-// out, a trigger path that throws), surfaces as itself: the thread that
+// fails, a completion notice that fails, a start notice that fails, an
+// id the counter cannot hand out, a trigger path that throws), surfaces as itself: the thread that
 // met it writes the pipeline's FAILED status (where a failure begins)
 // before the generation is failed for an expiry. A generation whose
 // failure notification (JobMaster.HandleCheckpointError, with its reason)
@@ -72,7 +72,7 @@ type deferredFault struct {
 // surfacing are the fault kinds core must fail the generation for on the
 // thread that met them.
 var surfacing = []string{cluster.FaultBarrier, cluster.FaultStorage, cluster.FaultReplyLost, cluster.FaultNotify,
-	cluster.FaultID, cluster.FaultTrigger}
+	cluster.FaultNotifyStart, cluster.FaultID, cluster.FaultTrigger}
 
 // causeWithin: a failure that begins this soon after a fault may be a
 // race the fault's own failure lost; one that begins later, with the

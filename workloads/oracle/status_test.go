@@ -8,10 +8,13 @@ import (
 	"github.com/ckptsim/ckptsim/workloads/cluster"
 )
 
-// TestEndedStaysEnded: after an ending status write, an allocation is a
-// finding until a restore begins or writes RUNNING; a restore in flight
-// before the end does not excuse it (F044: the savepoint ended the
-// generation the restore had installed).
+// TestEndedStaysEnded: after an ending status write, a checkpoint id
+// allocated and sent in a barrier is a finding until a restore begins or
+// writes RUNNING; a restore that wrote RUNNING before the end does not
+// excuse it (F044: the savepoint ended the generation the restore had
+// installed). An id allocated after the end and never sent takes nothing;
+// one allocated while a restore that had not written RUNNING when the end
+// came is still in flight may be that restore's new generation's.
 func TestEndedStaysEnded(t *testing.T) {
 	var now time.Duration
 	var f Findings
@@ -22,6 +25,7 @@ func TestEndedStaysEnded(t *testing.T) {
 	}
 	alloc := func(sec, p int, id int64) {
 		at(sec, cluster.Obs{Kind: cluster.ObsAllocate, Job: 0, Pipeline: p, ID: id})
+		at(sec, cluster.Obs{Kind: cluster.ObsBarrier, Job: 0, Pipeline: p, ID: id})
 	}
 	// Pipeline 0: a whole-job restore begins, the old generation's
 	// savepoint ends it, the restore reaches it and writes RUNNING: fine.
@@ -34,9 +38,26 @@ func TestEndedStaysEnded(t *testing.T) {
 	set(2, 1, "FINISHED")
 	at(3, cluster.Obs{Kind: cluster.ObsRestoreBegin, Job: 0, Pipeline: 1})
 	alloc(4, 1, 8)
+	// Pipeline 3: a trigger that passed its guards before the cancel
+	// allocates after CANCELED and is refused: no barrier, no finding.
+	set(2, 3, "CANCELED")
+	at(3, cluster.Obs{Kind: cluster.ObsAllocate, Job: 0, Pipeline: 3, ID: 11})
+	// Pipeline 4: a whole-job restore begins, the old generation's
+	// savepoint ends it, and the restore, reaching the pipeline, installs
+	// a generation that takes an id before its RUNNING write: not judged
+	// while that restore is in flight.
+	at(1, cluster.Obs{Kind: cluster.ObsRestoreBegin, Job: 0, Pipeline: 4})
+	set(2, 4, "SUSPEND")
+	alloc(3, 4, 12)
 	if got := f.List(); len(got) != 0 {
-		t.Fatalf("allocations after a restore re-started the pipeline: %v", got)
+		t.Fatalf("allocations after a restore re-started the pipeline, or never sent: %v", got)
 	}
+	at(4, cluster.Obs{Kind: cluster.ObsRestoreEnd, Job: 0, Pipeline: 4})
+	alloc(5, 4, 13)
+	if got := f.List(); len(got) != 1 || !strings.Contains(got[0].Message, "checkpoint 13 allocated at 5s after the status store was told SUSPEND at 2s") {
+		t.Fatalf("want ended-stays-ended on checkpoint 13, once the restore returned without RUNNING: %v", got)
+	}
+	f = Findings{}
 	// Pipeline 2: the restore begins and writes RUNNING, then a savepoint
 	// ends the generation it installed, and ids keep coming (F044).
 	at(1, cluster.Obs{Kind: cluster.ObsRestoreBegin, Job: 0, Pipeline: 2})
@@ -46,7 +67,7 @@ func TestEndedStaysEnded(t *testing.T) {
 	alloc(5, 2, 9)
 	alloc(7, 2, 10)
 	got := f.List()
-	if len(got) != 1 || got[0].Check != EndedStaysEnded || !strings.Contains(got[0].Message, "checkpoint 9 allocated after the status store was told SUSPEND at 2s") {
+	if len(got) != 1 || got[0].Check != EndedStaysEnded || !strings.Contains(got[0].Message, "checkpoint 9 allocated at 5s after the status store was told SUSPEND at 2s") {
 		t.Fatalf("want one ended-stays-ended on checkpoint 9: %v", got)
 	}
 }

@@ -102,7 +102,7 @@ var DefaultCampaign = []CampaignEntry{
 	{Name: "watermarks", Seeds: 20}, {Name: "double-failure", Seeds: 10}, {Name: "idle-close", Seeds: 6},
 	{Name: "idle-close-late", Seeds: 10}, {Name: "lifecycle", Seeds: 20}, {Name: "windows", Seeds: 200},
 	{Name: "redeploy-savepoint", Seeds: 10}, {Name: "close-at-firing", Seeds: 100},
-	{Name: "cleanup", Seeds: 10}, {Name: "bit-rot", Seeds: 10},
+	{Name: "cleanup", Seeds: 40}, {Name: "bit-rot", Seeds: 10},
 	{Name: "smoke", Seeds: 30, Variants: map[string]string{"design": "per-pipeline"}},
 	{Name: "smoke", Seeds: 30, Variants: map[string]string{"design": "shared-inline"}},
 	{Name: "smoke", Seeds: 30, Variants: map[string]string{"design": "leader-follower"}},

@@ -78,6 +78,7 @@ var ProbeTable = []ProbeRow{
 	{Probe: "savepoint-marker-remove-fails", Entry: ProbeEntry{Name: "cleanup"}},
 	{Probe: "savepoint-delete-sync-fails", Entry: ProbeEntry{Name: "cleanup"}},
 	{Probe: "savepoint-delete-all-list-fails", Entry: ProbeEntry{Name: "cleanup"}},
+	{Probe: "savepoint-parent-sync-fails", Entry: ProbeEntry{Name: "cleanup"}},
 	{Probe: "checkpoint-job-sync-fails", Entry: ProbeEntry{Name: "cleanup"}},
 	{Probe: "task-cancel-after-fire", Entry: ProbeEntry{Name: "smoke"}},
 	{Probe: "task-skipped-cancelled", Entry: ProbeEntry{Name: "smoke"}},

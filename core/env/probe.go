@@ -175,6 +175,12 @@ const (
 	// that begins DeleteAll failed (savepoint Store.DeleteAll). Widened as
 	// ProbeSavepointMarkerRemoveFails.
 	ProbeSavepointDeleteAllListFails
+	// ProbeSavepointParentSyncFails: a savepoint delete removed the bundle
+	// (or DeleteAll the job's folder) and then failed to sync the folder
+	// above it: the removal may not be durable, and the delete reports an
+	// error the operator retries (savepoint Store.syncIfExists). Widened
+	// by the cleanup scenario's deletes under savepoint_failure.
+	ProbeSavepointParentSyncFails
 	// ProbeCheckpointJobSyncFails: a job's checkpoint cleanup removed its
 	// directory and failed to sync the checkpoint root (savepoint
 	// Checkpoints.DeleteJob). Widened by storage_delete_failure during a
@@ -291,7 +297,8 @@ var probeNames = [...]string{"", "register-late", "trigger-stale-after-lock", "r
 	"savepoint-aborted", "savepoint-part-fails", "savepoint-not-ready", "savepoint-not-ready-after-wait",
 	"job-restore-part-fails",
 	"retain-listed", "trigger-generation-ended", "restore-skips-corrupt", "savepoint-marker-remove-fails",
-	"savepoint-delete-sync-fails", "savepoint-delete-all-list-fails", "checkpoint-job-sync-fails",
+	"savepoint-delete-sync-fails", "savepoint-delete-all-list-fails", "savepoint-parent-sync-fails",
+	"checkpoint-job-sync-fails",
 	"task-cancel-after-fire", "task-skipped-cancelled", "task-runs-after-cancel", "lease-arm-refused",
 	"claim-hand-off-refused", "pool-reap-declined", "pool-worker-reaped", "pool-rejects-saturated",
 	"pool-rejects-shutdown", "pool-await-timeout", "timer-claim-cancelled", "timer-claim-dropped",

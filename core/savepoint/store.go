@@ -273,6 +273,7 @@ func (s *Store) DeleteAll(job int64) error {
 
 func (s *Store) syncIfExists(dir string) error {
 	if err := s.fs.SyncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		env.Hit(s.env, env.ProbeSavepointParentSyncFails)
 		return fmt.Errorf("savepoint: sync %s: %w", dir, err)
 	}
 	return nil

@@ -820,12 +820,13 @@ func cpuGoal(w io.Writer, rows []*row, one bool) {
 		where, cells-misses, cells, strings.Join(figs, ", "), verdict(misses == 0))
 }
 
-// simGoals prints issue 27's simulator goals when the files hold their
-// benchmarks: a scheduling point at 1 000 live threads within 1.3x of one
-// at 2 (per step as the goal states it, and per switch: at 2 threads the
-// random strategy hands the processor on at only half the points, so the
-// per-step figure at 2 threads counts half a switch), and sim.World at
-// least 3x cheaper than testing/synctest per timed wake at 500 threads.
+// simGoals prints the simulator goals when the files hold their
+// benchmarks: a switch's growth from 10 to 1 000 live threads no more than
+// the bare coroutine switch's in the same run (issue 46's restatement of
+// issue 27's 1.3x per step; per switch from 10 threads up, since at 2 the
+// random strategy hands the processor on at only half the points), and
+// sim.World at least 3x cheaper than testing/synctest per timed wake at
+// 500 threads.
 func simGoals(w io.Writer, rows []*row) {
 	at := func(base, n string) *row {
 		for _, r := range rows {
@@ -842,15 +843,21 @@ func simGoals(w io.Writer, rows []*row) {
 		// at half the points, and a point that does not switch is not free,
 		// so ns/op over switches/step overstates a switch there.
 		perSwitch := func(r *row) float64 { return r.get("ns/op") / r.get("switches/step") }
-		more := ""
-		if c := th("10"); c != nil {
-			more = fmt.Sprintf("; per switch, 1000 / 10 threads: %.1f / %.1f ns = %.2f", perSwitch(b), perSwitch(c), perSwitch(b)/perSwitch(c))
+		c, c10, c1000 := th("10"), at("CoroutineThreads", "10"), at("CoroutineThreads", "1000")
+		if c != nil && c10 != nil && c1000 != nil {
+			// The goal as restated (issue 46): the simulator's own share of
+			// a switch flat in threads, measured as its growth per switch
+			// from 10 to 1000 threads against the bare coroutine switch's
+			// growth in the same run; a per-step ratio of 1.3 is below the
+			// coroutine's own (experiments/README.md, sim-flat-floor).
+			sg, cg := perSwitch(b)-perSwitch(c), c1000.get("ns/op")-c10.get("ns/op")
+			fmt.Fprintf(w, "| BenchmarkSchedPointThreads: the growth of a switch from 10 to 1000 threads <= the bare coroutine switch's (BenchmarkCoroutineThreads, same run) | sim per switch %.1f -> %.1f ns (+%.1f ns, %.2fx); coroutine %.1f -> %.1f ns (+%.1f ns, %.2fx); per step, 1000 / 2 threads: %.1f / %.1f ns = %.2f (the earlier goal, <= 1.3) | %s |\n",
+				perSwitch(c), perSwitch(b), sg, perSwitch(b)/perSwitch(c), c10.get("ns/op"), c1000.get("ns/op"), cg, c1000.get("ns/op")/c10.get("ns/op"),
+				b.get("ns/op"), a.get("ns/op"), step, verdict(sg <= cg))
+		} else {
+			fmt.Fprintf(w, "| BenchmarkSchedPointThreads: a step at 1000 threads <= 1.3 x a step at 2 | per step %.1f / %.1f ns = %.2f | %s |\n",
+				b.get("ns/op"), a.get("ns/op"), step, verdict(step <= 1.3))
 		}
-		if c10, c1000 := at("CoroutineThreads", "10"), at("CoroutineThreads", "1000"); c10 != nil && c1000 != nil {
-			more += fmt.Sprintf("; the bare coroutine switch under it (BenchmarkCoroutineThreads), 1000 / 10: %.1f / %.1f ns = %.2f", c1000.get("ns/op"), c10.get("ns/op"), c1000.get("ns/op")/c10.get("ns/op"))
-		}
-		fmt.Fprintf(w, "| BenchmarkSchedPointThreads: a step at 1000 threads <= 1.3 x a step at 2 | per step %.1f / %.1f ns = %.2f%s | %s |\n",
-			b.get("ns/op"), a.get("ns/op"), step, more, verdict(step <= 1.3))
 	}
 	if r := at("TimedWakeRatio", "500"); r != nil {
 		c, x := r.get("cpu-synctest/sim"), r.get("synctest/sim")

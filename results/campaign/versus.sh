@@ -3,10 +3,10 @@
 # the working tree's, on this machine in one run: each side's simrun is
 # built once, then the two campaigns alternate ROUNDS times (default 2),
 # base first, so that a host that slows down during the run slows both
-# alike. One line per campaign in the Go benchmark format under
-# bench/header.sh's lines, as cost.sh writes it (seeds, CPU seconds of the
-# simrun process, user + sys from /usr/bin/time, wall, seeds per
-# CPU-second, peak RSS), the commit in the name
+# alike. Each campaign is measured by cost.sh (SIMRUN, NAME): one line per
+# campaign in the Go benchmark format under bench/header.sh's lines
+# (seeds, CPU seconds of the simrun process, user + sys from
+# /usr/bin/time, wall, seeds per CPU-second, peak RSS), the commit in the name
 # (BenchmarkDefaultCampaign/commit=...). Each side's seeds per CPU-second is
 # the median of its rounds; the ratio is printed at the end, not written.
 # Run from the repository root (issue 46: seeds per CPU-second against
@@ -22,20 +22,12 @@ mkdir "$tmp/base"
 git archive "$base" | tar x -C "$tmp/base"
 (cd "$tmp/base" && go build -o "$tmp/simrun-base" ./cmd/simrun)
 go build -o "$tmp/simrun-head" ./cmd/simrun
-run() { # side round
-	/usr/bin/time -f '%U %S %e %M' -o "$tmp/time" "$tmp/simrun-$1" --out "$tmp/run-$1-$2" >"$tmp/log" 2>&1 || {
-		echo "versus.sh: the $1 campaign did not pass; see its summary:" >&2
-		tail -20 "$tmp/log" >&2
-		exit 1
-	}
-	read -r user sys wall rss <"$tmp/time"
-	seeds=$(sed -n 's/.*"seeds": *\([0-9]*\).*/\1/p' "$tmp/run-$1-$2/summary.json" | head -1)
+run() { # side round: cost.sh on that side's simrun, its line kept
 	name=$base
 	[ "$1" = head ] && name=$head
-	awk -v n="$name" -v s="$seeds" -v u="$user" -v y="$sys" -v w="$wall" -v r="$rss" 'BEGIN {
-		cpu = u + y
-		printf "BenchmarkDefaultCampaign/commit=%s 1 %.0f ns/op %d seeds %.2f cpu-s %.3f seeds/cpu-s %.0f peak-rss-kb\n", n, w * 1e9, s, cpu, s / cpu, r
-	}' >>"$tmp/lines"
+	SIMRUN="$tmp/simrun-$1" NAME="BenchmarkDefaultCampaign/commit=$name" \
+		"$(dirname "$0")/cost.sh" "$tmp/cost-$1-$2.txt" >/dev/null
+	grep '^BenchmarkDefaultCampaign' "$tmp/cost-$1-$2.txt" >>"$tmp/lines"
 }
 i=1
 while [ "$i" -le "$rounds" ]; do

@@ -96,12 +96,11 @@ type stPipe struct {
 	subj string
 	keep []int64          // the ids the rule retains, oldest first
 	sums map[int64]uint64 // id -> the states digest its landed store carried
-	// spSums: id -> the states digest of the pipeline's part of a
-	// savepoint (ObsSavepointWrite), and the observation it was handed at: a
-	// savepoint is never stored as a checkpoint, and a restore that finds
-	// none stored newer keeps it (a redeployed task may be handed it).
-	spSums map[int64]uint64
-	spAt   map[int64]int64
+	// savepoints: id -> the pipeline's part of a savepoint
+	// (ObsSavepointWrite): a savepoint is never stored as a checkpoint,
+	// and a restore that finds none stored newer keeps it (a redeployed
+	// task may be handed it).
+	savepoints map[int64]spWrite
 	// redeployAt: the observation (Storage.obs) the latest redeploy began at
 	redeployAt int64
 	storing    map[int32]stCall // thread -> its Storage.Store in flight
@@ -167,7 +166,7 @@ func (k *Storage) pipe(job int64, p int) *stPipe {
 	key := cluster.PipelineID{Job: job, Pipeline: p}
 	s, ok := k.pipes[key]
 	if !ok {
-		s = &stPipe{subj: Subject(job, p), sums: map[int64]uint64{}, spSums: map[int64]uint64{}, spAt: map[int64]int64{}, storing: map[int32]stCall{},
+		s = &stPipe{subj: Subject(job, p), sums: map[int64]uint64{}, savepoints: map[int64]spWrite{}, storing: map[int32]stCall{},
 			landedAt: map[int64]int64{}, rotted: map[int64]bool{}, gone: map[int64]bool{}, stranded: map[int64]bool{}, unsure: map[int64]bool{}}
 		k.pipes[key] = s
 	}
@@ -239,7 +238,7 @@ func (k *Storage) Observe(o cluster.Obs) {
 		}
 		p.trim(k.n)
 	case cluster.ObsSavepointWrite:
-		p.spSums[o.ID], p.spAt[o.ID] = o.Sum, k.obs
+		p.savepoints[o.ID] = spWrite{sum: o.Sum, at: k.obs}
 	case cluster.ObsNotify, cluster.ObsRestoreState:
 		k.integrity(p, o)
 		if w := k.restores[rnKey{o.Thread, p}]; w != nil && o.Kind == cluster.ObsNotify {
@@ -387,11 +386,18 @@ func (p *stPipe) trim(n int) {
 	}
 }
 
+// spWrite is a pipeline's part of a savepoint: the states digest core
+// handed the savepoint session, and the observation (Storage.obs) it came at.
+type spWrite struct {
+	sum uint64
+	at  int64
+}
+
 func (k *Storage) integrity(p *stPipe, o cluster.Obs) {
 	want, ok := p.sums[o.ID]
-	if sum, sp := p.spSums[o.ID]; !ok && sp && o.Kind == cluster.ObsRestoreState &&
-		(p.redeploy == nil || p.spAt[o.ID] < p.redeployAt) {
-		want, ok = sum, true // a savepoint of the pipeline's ready tasks, before the redeploy began
+	if w, sp := p.savepoints[o.ID]; !ok && sp && o.Kind == cluster.ObsRestoreState &&
+		(p.redeploy == nil || w.at < p.redeployAt) {
+		want, ok = w.sum, true // a savepoint of the pipeline's ready tasks, before the redeploy began
 	}
 	if !ok && o.Kind == cluster.ObsRestoreState && o.ID != 0 && !p.finished {
 		// A redeployed task is handed what the restore read back from

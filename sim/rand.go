@@ -85,6 +85,10 @@ const (
 	// Transport.NotifyStart call fails (workloads/cluster). A stream of its
 	// own, so that the kind leaves the draws of StreamFaults as they were.
 	StreamNotifyStart
+	// StreamCancelAtFailure draws, for a scenario with run.cancel.at_failure,
+	// how many scheduling points the harness yields at the instant a task
+	// of a job reports an error before it cancels the job (workloads).
+	StreamCancelAtFailure
 
 	streamEnd // one past the last stream
 )
@@ -95,7 +99,7 @@ var streamNames = [streamEnd]string{StreamSched: "sched", StreamFaults: "faults"
 	StreamSwarmConfig: "swarm-config", StreamCrashStore: "crash-store",
 	StreamSavepointRot: "savepoint-rot", StreamSavepointFail: "savepoint-fail", StreamBuggifyLate: "buggify-late",
 	StreamRedeploySavepoint: "redeploy-savepoint", StreamCloseAtFiring: "close-at-firing",
-	StreamNotifyStart: "notify-start"}
+	StreamNotifyStart: "notify-start", StreamCancelAtFailure: "cancel-at-failure"}
 
 // String is the stream's name in the registry.
 func (s Stream) String() string {

@@ -95,14 +95,17 @@ func Lookup(ref string) (*Scenario, error) {
 // each, about a CPU-second together) widen windows no other row reaches
 // on purpose: deletes of the savepoint and checkpoint stores failing at
 // their first steps, and restores skipping a rotted checkpoint below a
-// rotted newest one (workloads.ProbeTable).
+// rotted newest one (workloads.ProbeTable). cancel-at-failure (100
+// seeds, about two CPU-seconds) cancels jobs at the instants failures
+// reach them: the cancel-versus-failure race (F045) and cancels of timer
+// entries claimed within the lead.
 var DefaultCampaign = []CampaignEntry{
 	{Name: "smoke", Seeds: 200}, {Name: "failovers", Seeds: 30}, {Name: "expiries", Seeds: 20},
 	{Name: "savepoint-storm", Seeds: 6}, {Name: "saturation", Seeds: 6}, {Name: "swarm", Seeds: 150},
 	{Name: "watermarks", Seeds: 20}, {Name: "double-failure", Seeds: 10}, {Name: "idle-close", Seeds: 6},
 	{Name: "idle-close-late", Seeds: 10}, {Name: "lifecycle", Seeds: 20}, {Name: "windows", Seeds: 200},
 	{Name: "redeploy-savepoint", Seeds: 10}, {Name: "close-at-firing", Seeds: 100},
-	{Name: "cleanup", Seeds: 40}, {Name: "bit-rot", Seeds: 10},
+	{Name: "cleanup", Seeds: 40}, {Name: "bit-rot", Seeds: 10}, {Name: "cancel-at-failure", Seeds: 100},
 	{Name: "smoke", Seeds: 30, Variants: map[string]string{"design": "per-pipeline"}},
 	{Name: "smoke", Seeds: 30, Variants: map[string]string{"design": "shared-inline"}},
 	{Name: "smoke", Seeds: 30, Variants: map[string]string{"design": "leader-follower"}},

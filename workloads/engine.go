@@ -319,7 +319,24 @@ func (r *runner) main() {
 	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamInjector), end: d, sp: r.sp}
 	r.in = in
 	in.start()
-	if cs := r.s.Run.Cancel; cs.Jobs > 0 {
+	if cs := r.s.Run.Cancel; cs.Jobs > 0 && cs.AtFailure {
+		r.c.TrackFailures()
+		rnd := r.w.Rand(sim.StreamCancelAtFailure)
+		for j := r.s.Cluster.Jobs - 1; j >= r.s.Cluster.Jobs-cs.Jobs; j-- {
+			lead, yields := time.Duration(0), rnd.IntN(cancelAtFailureYields)
+			if rnd.IntN(2) == 0 {
+				lead = time.Duration(rnd.Int64N(int64(cancelAtFailureLead)))
+			}
+			r.w.Go(fmt.Sprintf("cancel-%d", j), func() {
+				r.w.Sleep(cs.At.D)
+				r.cancelAtFailure(int64(j), lead, yields)
+				if cs.DeleteSavepoints {
+					r.in.awaitSavepoints(int64(j))
+					r.sp.deleteAll(int64(j))
+				}
+			})
+		}
+	} else if cs.Jobs > 0 {
 		r.w.Go("cancel", func() {
 			r.w.Sleep(cs.At.D)
 			for j := r.s.Cluster.Jobs - 1; j >= r.s.Cluster.Jobs-cs.Jobs; j-- {
@@ -395,6 +412,44 @@ func (r *runner) closeAtFiring() {
 		r.w.Yield()
 	}
 }
+
+// cancelAtFailure (run.cancel.at_failure) cancels job at the instant a
+// failure may next reach core from a task of it (a task's error report,
+// the end of a barrier's dispatch: Cluster.NextFailureDue), or lead
+// before it, after yields scheduling points, so that the cancel meets the
+// failure in flight: the failure's handler checks the generation's
+// future, writes FAILED and completes the future, while the cancel checks
+// it, cleans (a status delete), writes CANCELED and completes it (coord
+// failGeneration and Cancel). At the instant the failure's handler has
+// the status lock first; a lead of a few milliseconds lets the cancel's
+// write come first, with the failure past its look at the future. With no
+// failure due within cancelAtFailureWithin, it cancels where it stands.
+func (r *runner) cancelAtFailure(job int64, lead time.Duration, yields int) {
+	for waited := time.Duration(0); waited < cancelAtFailureWithin; waited += closeAtFiringPoll {
+		if due, ok := r.c.NextFailureDue(job, r.w.Elapsed()+lead); ok {
+			r.w.Note("cancel at failure: job %d is canceled at %v (%v before a failure may come) after %d yields", job, due-lead, lead, yields)
+			if wait := due - lead - r.w.Elapsed(); wait > 0 {
+				r.w.Sleep(wait)
+			}
+			for range yields {
+				r.w.Yield()
+			}
+			break
+		}
+		r.w.Sleep(closeAtFiringPoll)
+	}
+	r.c.CancelJob(job)
+}
+
+// cancelAtFailureWithin, cancelAtFailureLead and cancelAtFailureYields:
+// how long a cancel waits for a failure to come, the most it comes before
+// it (in half the cancels; the others come at the instant), and the
+// scheduling points it yields there (fewer than this many).
+const (
+	cancelAtFailureWithin = 10 * time.Second
+	cancelAtFailureLead   = 10 * time.Millisecond
+	cancelAtFailureYields = 40
+)
 
 // closeAtFiringPoll and closeAtFiringWithin: how often and for how long
 // closeAtFiring looks for a lease task due ahead before it gives up and

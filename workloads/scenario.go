@@ -257,6 +257,13 @@ type Cancel struct {
 	// requests were answered, the operator disposes of all its savepoints
 	// at once (savepoint.Store.DeleteAll).
 	DeleteSavepoints bool `yaml:"delete_savepoints,omitempty"`
+	// AtFailure: each job's cancel waits, from At, for the instant a task
+	// of the job next reports an injected error (faults.task_error; at
+	// most 10 s), yields a random number of scheduling points there and
+	// then cancels, so that the cancel meets a failure in flight (the
+	// cancel-versus-failure race: probe fail-lost-the-future). The jobs
+	// are canceled each on its own thread.
+	AtFailure bool `yaml:"at_failure,omitempty"`
 }
 
 // Checks tunes the verdicts.

@@ -317,6 +317,12 @@ func (s *Scenario) validateRun() error {
 	if end := r.Duration.D + s.heal(); r.Cancel.Jobs > 0 && r.Cancel.At.D >= end {
 		return s.errorf("$.run.cancel.at", "%v is not before the end of the run (%v)", r.Cancel.At.D, end)
 	}
+	if r.Cancel.AtFailure && r.Cancel.Jobs == 0 {
+		return s.errorf("$.run.cancel.at_failure", "needs run.cancel.jobs: no job is canceled")
+	}
+	if r.Cancel.AtFailure && s.Faults.TaskError <= 0 {
+		return s.errorf("$.run.cancel.at_failure", "needs faults.task_error: the cancel waits for a task's error report")
+	}
 	if r.CloseAtFiring && r.Cancel.Jobs == s.Cluster.Jobs {
 		return s.errorf("$.run.close_at_firing", "not with every job cancelled (run.cancel.jobs %d): no lease task is left to fire", r.Cancel.Jobs)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/ckptsim/ckptsim/core/coord"
@@ -160,6 +161,12 @@ type Cluster struct {
 	inCalls      int64          // calls the harness made into core (Into)
 	canceled     map[int64]bool // jobs the harness canceled (CancelJob)
 	restoring    map[int64]int  // job -> the harness's restores of it in flight
+	// failureDue: job -> the virtual instants at which a task of it will
+	// report an injected error (TaskError) or a barrier's dispatch to it
+	// ends, failed or not (BarrierFail), while TrackFailures is on, for
+	// NextFailureDue
+	failureDue    map[int64][]time.Duration
+	trackFailures bool
 	// redeploying: pipeline -> its redeploys in flight (RedeployPipeline),
 	// whose tasks have not all reported READY_START
 	redeploying map[PipelineID]int
@@ -198,7 +205,7 @@ func (c *Cluster) taskEvent(job int64, pipeline int, task coord.TaskID, id int64
 // Call it from a simulated thread.
 func New(w *sim.World, cfg Config) (*Cluster, error) {
 	c := &Cluster{W: w, cfg: cfg, work: w.Rand(sim.StreamWorkload), faults: w.Rand(sim.StreamFaults),
-		canceled: map[int64]bool{}, restoring: map[int64]int{}, redeploying: map[PipelineID]int{},
+		canceled: map[int64]bool{}, restoring: map[int64]int{}, failureDue: map[int64][]time.Duration{}, redeploying: map[PipelineID]int{},
 		redeployRestart: map[PipelineID]int64{}, redeployHeld: map[PipelineID]int{}}
 	c.Recorder = newRecorder(w)
 	c.leases = NewLeases(w, c.observe)
@@ -294,6 +301,32 @@ func (c *Cluster) LeasePending() { c.leases.Pending() }
 // scheduler is open (Leases.NextDue); no scheduling point.
 func (c *Cluster) NextLeaseDue(after time.Duration) (time.Duration, bool) {
 	return c.leases.NextDue(after)
+}
+
+// TrackFailures has the cluster note, from now on, the instants at which a
+// failure may reach core: a task's report of an injected error
+// (Coordinator.ReportTaskError) and the end of a barrier's dispatch, which
+// fails under BarrierFail (NextFailureDue).
+func (c *Cluster) TrackFailures() { c.trackFailures = true }
+
+// noteFailureDue notes, under TrackFailures, that a failure may reach
+// core from a task of job at virtual instant at.
+func (c *Cluster) noteFailureDue(job int64, at time.Duration) {
+	if c.trackFailures {
+		c.failureDue[job] = append(c.failureDue[job], at)
+	}
+}
+
+// NextFailureDue returns the earliest virtual instant at or after after
+// at which a failure may reach core from a task of job (TrackFailures),
+// forgetting the ones before it; no scheduling point.
+func (c *Cluster) NextFailureDue(job int64, after time.Duration) (time.Duration, bool) {
+	due := slices.DeleteFunc(c.failureDue[job], func(t time.Duration) bool { return t < after })
+	c.failureDue[job] = due
+	if len(due) == 0 {
+		return 0, false
+	}
+	return slices.Min(due), true
 }
 
 // SelfReport hands the lease observers, after the run, what the scheduler

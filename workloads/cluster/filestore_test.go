@@ -40,7 +40,7 @@ func TestFileStorageRotRefused(t *testing.T) {
 	w := sim.New(sim.Config{Seed: 1, MaxTime: time.Hour})
 	w.Run(func() {
 		c := &Cluster{W: w, cfg: Config{FileStorage: true, Faults: FaultRates{BitRot: 1}}, work: w.Rand(sim.StreamWorkload),
-			faults: w.Rand(sim.StreamFaults), canceled: map[int64]bool{}, restoring: map[int64]int{}, redeploying: map[PipelineID]int{}, redeployRestart: map[PipelineID]int64{}, redeployHeld: map[PipelineID]int{}}
+			faults: w.Rand(sim.StreamFaults), canceled: map[int64]bool{}, restoring: map[int64]int{}, failureDue: map[int64][]time.Duration{}, redeploying: map[PipelineID]int{}, redeployRestart: map[PipelineID]int64{}, redeployHeld: map[PipelineID]int{}}
 		c.leases = NewLeases(w, c.observe)
 		s := newStorage(c)
 		var read []int64

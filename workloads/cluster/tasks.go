@@ -61,7 +61,10 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 	c.call("Transport.TriggerBarrier")
 	c.observe(Obs{Kind: ObsBarrier, Job: job, Pipeline: pipeline, ID: b.ID, Task: int(task),
 		Stamp: b.Timestamp.UnixNano(), Final: b.Type == coord.CompletedPoint, InLeaseBody: c.leases.InBody()})
-	c.sleep(c.cfg.Workload.DispatchLatency)
+	if lat := c.cfg.Workload.DispatchLatency.Draw(c.work); lat > 0 {
+		c.noteFailureDue(job, c.W.Elapsed()+lat)
+		c.W.Sleep(lat)
+	}
 	c.panicAt("Transport.TriggerBarrier", job, pipeline, b.ID)
 	if c.injected(c.cfg.Faults.BarrierFail, FaultBarrier, job, pipeline, b.ID) {
 		c.W.Note("fault: barrier dispatch fails job %d pipeline %d", job, pipeline)
@@ -71,6 +74,9 @@ func (t *Transport) TriggerBarrier(job int64, pipeline int, task coord.TaskID, b
 	drop := c.injected(c.cfg.Faults.AckDrop, FaultAckDrop, job, pipeline, b.ID)
 	taskErr := !drop && c.injected(c.cfg.Faults.TaskError, FaultTaskError, job, pipeline, b.ID)
 	lat := c.cfg.Workload.AckLatency.Draw(c.work)
+	if taskErr {
+		c.noteFailureDue(job, c.W.Elapsed()+lat)
+	}
 	k := PipelineID{job, pipeline}
 	c.Recorder.inflight[k]++
 	d := t.newDelivery()

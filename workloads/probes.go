@@ -90,7 +90,7 @@ var ProbeTable = []ProbeRow{
 	{Probe: "pool-rejects-saturated", Entry: ProbeEntry{Name: "swarm"}},
 	{Probe: "pool-rejects-shutdown", Entry: ProbeEntry{Name: "swarm"}},
 	{Probe: "pool-await-timeout", Entry: ProbeEntry{Name: "lifecycle"}},
-	{Probe: "timer-claim-cancelled", Entry: ProbeEntry{Name: "swarm"}},
+	{Probe: "timer-claim-cancelled", Entry: ProbeEntry{Name: "cancel-at-failure"}},
 	{Probe: "timer-claim-dropped", Entry: ProbeEntry{Name: "swarm"}},
 	{Probe: "timer-schedule-closed", Entry: ProbeEntry{Name: "close-at-firing"}},
 	{Probe: "epoch-drops-pending", Entry: ProbeEntry{Name: "watermarks"}},
@@ -102,6 +102,7 @@ var ProbeTable = []ProbeRow{
 	{Probe: "stall-begins", Entry: ProbeEntry{Name: "watermarks"}},
 	{Probe: "quarantine", Entry: ProbeEntry{Name: "watermarks"}},
 	{Probe: "issuer-epoch-resync", Entry: ProbeEntry{Name: "watermarks"}},
+	{Probe: "fail-after-end", Entry: ProbeEntry{Name: "cancel-at-failure"}},
 }
 
 // ProbeEntryOf returns the table's entry for a probe.

@@ -55,8 +55,8 @@ func TestStatusStoreDownForEveryRetry(t *testing.T) {
 		key := r.c.statusKey()
 		before := r.status[key]
 		r.setFails, r.setFailsKey = 100, key
-		if !r.c.updateStatus(gen, Failed) {
-			t.Fatal("updateStatus of the current generation reported it replaced")
+		if w := r.c.updateStatus(gen, Failed); w != statusWritten {
+			t.Fatalf("updateStatus of the current generation: %d, want written", w)
 		}
 		if r.setFails != 97 || r.status[key] != before {
 			t.Fatalf("status write: %d tries, status %q; want 3 tries and %q kept", 100-r.setFails, r.status[key], before)
@@ -327,6 +327,36 @@ func TestBatchCheckpointArmsNoWatchdog(t *testing.T) {
 		}
 		if got := r.count(EvTriggered, nil); got != 1 {
 			t.Fatalf("%d triggers; want the schema change's only (no periodic trigger without an interval)", got)
+		}
+	})
+}
+
+// TestFailureAfterEndingBeganWritesNoFailed: a failure that looked at its
+// generation's future while a cancel had begun to end the generation (the
+// cancel stores endedGen first, then cleans, writes CANCELED and completes
+// the future) writes no FAILED: under the status lock it either lands
+// before the cancel's write or sees the ending (F045: it wrote FAILED over
+// CANCELED, then lost the future to the cancel and reported nothing).
+func TestFailureAfterEndingBeganWritesNoFailed(t *testing.T) {
+	inSim(t, 10, func(t testing.TB, e env.Env) {
+		r := startedRig(t, e, Config{})
+		defer r.close()
+		gen, fut := r.c.Generation()
+		key := r.c.statusKey()
+		r.c.endedGen.Store(gen) // Cancel's first step
+		if w := r.c.updateStatus(gen, Failed); w != statusEnded {
+			t.Fatalf("updateStatus(FAILED) of an ending generation: %d, want ended", w)
+		}
+		r.c.handleError(gen, ReasonTaskReported, errors.New("a task's error, as the cancel cleans"), fenceDeferred)
+		if got := r.status[key]; got == Failed.String() {
+			t.Fatalf("status %q after a failure of a generation a cancel is ending", got)
+		}
+		if n := r.count(EvGenFailed, nil); n != 0 || fut.Done() {
+			t.Fatalf("the failure failed the ending generation: %d failures, future done %v", n, fut.Done())
+		}
+		r.c.Cancel()
+		if got := r.status[key]; got != Canceled.String() || !fut.Done() || func() GenStatus { v, _ := fut.Get(); return v }() != Canceled {
+			t.Fatalf("after the cancel: status %q; want CANCELED, and the future CANCELED", got)
 		}
 	})
 }

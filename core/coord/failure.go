@@ -151,9 +151,17 @@ func (c *Coordinator) failGeneration(armed uint64, r Reason, err error, f fencin
 		c.emit(Event{Kind: EvEffectNoop, ArmedGen: armed, Gen: cur, Reason: r, Op: op})
 		return 0, false // first error wins
 	}
-	if !c.updateStatus(cur, Failed) {
+	switch c.updateStatus(cur, Failed) {
+	case statusReplaced:
 		env.Hit(c.e, env.ProbeFailReplacedDuringStatus)
 		c.stale(armed, r, op) // a restore replaced the generation while this effect ran: it needs no failover
+		return 0, false
+	case statusEnded:
+		// A cancel or a finish began to end the generation after this
+		// failure looked at its future: the ending writes its own status
+		// and completes the future (F045).
+		env.Hit(c.e, env.ProbeFailAfterEnd)
+		c.emit(Event{Kind: EvEffectNoop, ArmedGen: armed, Gen: cur, Reason: r, Op: op})
 		return 0, false
 	}
 	if !fut.Complete(Failed) {
@@ -175,13 +183,24 @@ func (c *Coordinator) failGeneration(armed uint64, r Reason, err error, f fencin
 // while a restore installs the next one, could land after the new
 // generation's RUNNING and leave a running pipeline marked FAILED (found
 // by the generation model once it read the status store in simulation,
-// issue 13). It returns false when it skipped the write for that reason.
-func (c *Coordinator) updateStatus(gen uint64, s GenStatus) bool {
+// issue 13). So is a FAILED for a generation a cancel or a finish began
+// to end: a failure that looked at the future before the ending completed
+// it would otherwise write FAILED after the ending's CANCELED (or
+// FINISHED), and then lose the future to it, reporting nothing: the store
+// says FAILED for a canceled pipeline no one fails over (F045; the
+// cancel-at-failure scenario, status-justified). Cancel and finish store
+// endedGen before their own write, so under the status lock a FAILED
+// either lands first, or sees the ending and is not written.
+func (c *Coordinator) updateStatus(gen uint64, s GenStatus) statusWrite {
 	c.statusMu.Lock()
 	defer c.statusMu.Unlock()
 	if cur, _ := c.Generation(); cur != gen && c.cfg.Variants.StatusFence == variant.StatusGeneration {
 		c.log().Info("skipping the status write of a replaced generation", "status", s, "generation", gen, "current", cur)
-		return false
+		return statusReplaced
+	}
+	if s == Failed && c.endedGen.Load() == gen {
+		c.log().Info("skipping the FAILED write of a generation a cancel or a finish is ending", "generation", gen)
+		return statusEnded
 	}
 	if env.Buggify(c.e, env.SiteStatusSlow) {
 		c.e.Sleep(c.cfg.StatusBackoff) // BUGGIFY: the write is slow
@@ -189,8 +208,17 @@ func (c *Coordinator) updateStatus(gen uint64, s GenStatus) bool {
 	if err := c.retryStatus(func() error { return c.d.Status.Set(c.statusKey(), s.String()) }); err != nil {
 		c.log().Error("status update failed", "status", s, "err", err)
 	}
-	return true
+	return statusWritten
 }
+
+// statusWrite is what updateStatus did.
+type statusWrite int
+
+const (
+	statusWritten  statusWrite = iota
+	statusReplaced             // skipped: a restore replaced the generation
+	statusEnded                // skipped: a FAILED for a generation a cancel or a finish is ending
+)
 
 // retryStatus runs a status-store operation with the IMap retry loop, retrying a panicked one (PluginPanic) too, as every status operation is idempotent; status-panic=drop retries none (F039: upstream's loop retries three exception types).
 func (c *Coordinator) retryStatus(op func() error) error {

@@ -285,6 +285,13 @@ const (
 	// ProbeIssuerEpochResync: an issuer saw a newer published epoch and
 	// restarted its sequences (watermark Issuer.syncEpoch).
 	ProbeIssuerEpochResync
+	// ProbeFailAfterEnd: a failure saw its generation's future open, then
+	// found, at its status write, that a cancel or a finish had begun to
+	// end the generation, and wrote no FAILED over the ending's status
+	// (coord updateStatus, F045). Widened by run.cancel.at_failure (the
+	// cancel lands at a failure's instant or a few milliseconds before
+	// it) and SiteStatusSlow.
+	ProbeFailAfterEnd
 	probeEnd
 )
 
@@ -304,7 +311,7 @@ var probeNames = [...]string{"", "register-late", "trigger-stale-after-lock", "r
 	"pool-rejects-shutdown", "pool-await-timeout", "timer-claim-cancelled", "timer-claim-dropped",
 	"timer-schedule-closed", "epoch-drops-pending",
 	"epoch-drops-partition", "epoch-extended", "revoke-with-pending", "stale-registration",
-	"stale-resolution", "stall-begins", "quarantine", "issuer-epoch-resync"}
+	"stale-resolution", "stall-begins", "quarantine", "issuer-epoch-resync", "fail-after-end"}
 
 func (p Probe) String() string {
 	if p == 0 || p >= probeEnd {

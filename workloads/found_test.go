@@ -219,6 +219,16 @@ func TestFoundSeeds(t *testing.T) {
 		{"windows", 0, "", "an ended generation revived by the restore in flight", ""},
 		{"windows", 10, "", "the same", ""},
 		{"windows", 12, "", "the same", ""},
+		// A failure's handler looked at the generation's future, then a
+		// cancel of the job cleaned, wrote CANCELED and completed the
+		// future, and the handler wrote FAILED after it, lost the future
+		// and reported nothing: the store said FAILED for a canceled
+		// pipeline no one failed over (status-justified; cancel-at-failure
+		// seeds 0, 1, 3 and 22 more of 0-99 before the fix; core/coord
+		// updateStatus, F045).
+		{"cancel-at-failure", 0, "", "a failure's FAILED written over a cancel's CANCELED", ""},
+		{"cancel-at-failure", 1, "", "the same", ""},
+		{"cancel-at-failure", 3, "", "the same", ""},
 	} {
 		var s *Scenario
 		var err error

@@ -140,8 +140,10 @@ func fail(err error) {
 }
 
 // headCommit is the commit the tree is at, abbreviated, with "-dirty" when
-// the tree outside results/ (what a run writes) differs from it, untracked
-// files included; "unknown" outside a git checkout.
+// the tree outside results/ and README.md (what a run writes: make mutants,
+// which make verdicts runs before make hazards, re-renders README.md's
+// figures block from results/) differs from it, untracked files included;
+// "unknown" outside a git checkout.
 func headCommit() string {
 	git := func(args ...string) (string, error) {
 		b, err := exec.Command("git", args...).Output()
@@ -152,7 +154,7 @@ func headCommit() string {
 		fmt.Fprintln(os.Stderr, "hazards: no git commit to record:", err)
 		return "unknown"
 	}
-	st, err := git("status", "--porcelain", "--", ".", ":(exclude)results")
+	st, err := git("status", "--porcelain", "--", ".", ":(exclude)results", ":(exclude)README.md")
 	if err != nil || st != "" {
 		commit += "-dirty"
 	}

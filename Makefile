@@ -193,7 +193,7 @@ results:
 
 ## hazards: regenerate results/hazards.md, results/lock-order.md and the repro targets from the
 ## rows of workloads/hazards/catalog.yaml, each row recording the commit it ran at
-## (the fixed design runs 1000 seeds per hazard with every strategy that detects it: about 20 minutes on 2 cores at 2c30fdd, see README "What make hazards takes";
+## (the fixed design runs 1000 seeds per hazard with every strategy that detects it: about 25 minutes on 2 cores at c1786a0, see README "What make hazards takes";
 ## `go run ./cmd/hazards -quick` is the few-minute check)
 ## campaign-cost: the default campaign's CPU seconds, seeds per CPU-second and peak RSS on this
 ## machine (results/campaign/default-cost.txt; run it on a quiet machine at a clean commit)
@@ -241,8 +241,8 @@ mutants-default:
 ## catalog, measured one after the other at one commit (refused on a dirty tree: every result then
 ## names the same commit); run it in the background. The mutation score runs as recorded in
 ## results/mutants.json (300 seeds, targeted tests off: about 20 minutes at ac81c0e); measured one at
-## a time on 2 cores at d3939b7..2c30fdd the four took 10 + 20 + 20 + 21 minutes (make mutants exits 1
-## while a planted bug is not found; verdicts goes on to the next)
+## a time on 2 cores at d3939b7..2c30fdd the four took 10 + 20 + 20 + 21 minutes; run whole at c1786a0,
+## 75 minutes (make mutants exits 1 while a planted bug is not found; verdicts goes on to the next)
 verdicts:
 	@test -z "$$(git status --porcelain --untracked-files=no -- . ':(exclude)results')" || { echo "verdicts: the tree has uncommitted changes outside results/"; exit 1; }
 	$(MAKE) coverage

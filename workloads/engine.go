@@ -319,7 +319,15 @@ func (r *runner) main() {
 	in := &injector{w: r.w, c: r.c, s: r.s, f: r.faults, r: r.w.Rand(sim.StreamInjector), end: d, sp: r.sp}
 	r.in = in
 	in.start()
-	if cs := r.s.Run.Cancel; cs.Jobs > 0 && cs.AtFailure {
+	cs := r.s.Run.Cancel
+	cancel := func(j int64) { // the operator's cancel of job j, then its savepoints' disposal
+		r.c.CancelJob(j)
+		if cs.DeleteSavepoints {
+			r.in.awaitSavepoints(j)
+			r.sp.deleteAll(j)
+		}
+	}
+	if cs.Jobs > 0 && cs.AtFailure {
 		r.c.TrackFailures()
 		rnd := r.w.Rand(sim.StreamCancelAtFailure)
 		for j := r.s.Cluster.Jobs - 1; j >= r.s.Cluster.Jobs-cs.Jobs; j-- {
@@ -329,22 +337,15 @@ func (r *runner) main() {
 			}
 			r.w.Go(fmt.Sprintf("cancel-%d", j), func() {
 				r.w.Sleep(cs.At.D)
-				r.cancelAtFailure(int64(j), lead, yields)
-				if cs.DeleteSavepoints {
-					r.in.awaitSavepoints(int64(j))
-					r.sp.deleteAll(int64(j))
-				}
+				r.awaitFailure(int64(j), lead, yields)
+				cancel(int64(j))
 			})
 		}
 	} else if cs.Jobs > 0 {
 		r.w.Go("cancel", func() {
 			r.w.Sleep(cs.At.D)
 			for j := r.s.Cluster.Jobs - 1; j >= r.s.Cluster.Jobs-cs.Jobs; j-- {
-				r.c.CancelJob(int64(j))
-				if cs.DeleteSavepoints {
-					r.in.awaitSavepoints(int64(j))
-					r.sp.deleteAll(int64(j))
-				}
+				cancel(int64(j))
 			}
 		})
 	}
@@ -384,7 +385,7 @@ func (r *runner) closeAtFiring() {
 	// only as they run: look again a little later until a task is due
 	// far enough ahead (at most closeAtFiringWithin).
 	var due time.Duration
-	for waited := time.Duration(0); ; waited += closeAtFiringPoll {
+	for waited := time.Duration(0); ; waited += lookAgainEvery {
 		var ok bool
 		if due, ok = r.c.NextLeaseDue(r.w.Elapsed() + lead); ok {
 			break
@@ -392,7 +393,7 @@ func (r *runner) closeAtFiring() {
 		if waited >= closeAtFiringWithin {
 			return
 		}
-		r.w.Sleep(closeAtFiringPoll)
+		r.w.Sleep(lookAgainEvery)
 	}
 	// Where in the firing the close lands: the threads at the instant
 	// run in a random order, and the harness yields a number of
@@ -413,19 +414,20 @@ func (r *runner) closeAtFiring() {
 	}
 }
 
-// cancelAtFailure (run.cancel.at_failure) cancels job at the instant a
-// failure may next reach core from a task of it (a task's error report,
-// the end of a barrier's dispatch: Cluster.NextFailureDue), or lead
-// before it, after yields scheduling points, so that the cancel meets the
+// awaitFailure (run.cancel.at_failure) waits, before the cancel of job,
+// for the instant a failure may next reach core from a task of it (a
+// task's error report, the end of a barrier's dispatch:
+// Cluster.NextFailureDue), or lead before it, then yields scheduling
+// points, so that the cancel meets the
 // failure in flight: the failure's handler checks the generation's
 // future, writes FAILED and completes the future, while the cancel checks
 // it, cleans (a status delete), writes CANCELED and completes it (coord
 // failGeneration and Cancel). At the instant the failure's handler has
 // the status lock first; a lead of a few milliseconds lets the cancel's
 // write come first, with the failure past its look at the future. With no
-// failure due within cancelAtFailureWithin, it cancels where it stands.
-func (r *runner) cancelAtFailure(job int64, lead time.Duration, yields int) {
-	for waited := time.Duration(0); waited < cancelAtFailureWithin; waited += closeAtFiringPoll {
+// failure due within cancelAtFailureWithin, the cancel comes where it stands.
+func (r *runner) awaitFailure(job int64, lead time.Duration, yields int) {
+	for waited := time.Duration(0); waited < cancelAtFailureWithin; waited += lookAgainEvery {
 		if due, ok := r.c.NextFailureDue(job, r.w.Elapsed()+lead); ok {
 			r.w.Note("cancel at failure: job %d is canceled at %v (%v before a failure may come) after %d yields", job, due-lead, lead, yields)
 			if wait := due - lead - r.w.Elapsed(); wait > 0 {
@@ -434,11 +436,10 @@ func (r *runner) cancelAtFailure(job int64, lead time.Duration, yields int) {
 			for range yields {
 				r.w.Yield()
 			}
-			break
+			return
 		}
-		r.w.Sleep(closeAtFiringPoll)
+		r.w.Sleep(lookAgainEvery)
 	}
-	r.c.CancelJob(job)
 }
 
 // cancelAtFailureWithin, cancelAtFailureLead and cancelAtFailureYields:
@@ -451,11 +452,12 @@ const (
 	cancelAtFailureYields = 40
 )
 
-// closeAtFiringPoll and closeAtFiringWithin: how often and for how long
-// closeAtFiring looks for a lease task due ahead before it gives up and
-// closes the scheduler where it stands.
+// lookAgainEvery: how often closeAtFiring looks for a lease task due
+// ahead and awaitFailure for a failure to come; closeAtFiringWithin: how
+// long closeAtFiring looks before it gives up and closes the scheduler
+// where it stands.
 const (
-	closeAtFiringPoll   = time.Millisecond
+	lookAgainEvery      = time.Millisecond
 	closeAtFiringWithin = 10 * time.Second
 )
 

@@ -7,8 +7,8 @@
 # campaign in the Go benchmark format under bench/header.sh's lines
 # (seeds, CPU seconds of the simrun process, user + sys from
 # /usr/bin/time, wall, seeds per CPU-second, peak RSS), the commit in the name
-# (BenchmarkDefaultCampaign/commit=...). Each side's seeds per CPU-second is
-# the median of its rounds; the ratio is printed at the end, not written.
+# (BenchmarkDefaultCampaign/commit=...). Each side's seeds per CPU-second,
+# one figure per round, is printed at the end; the file holds the lines.
 # Run from the repository root (issue 46: seeds per CPU-second against
 # 81e9f4a's, both measured in one run).
 set -eu
@@ -41,5 +41,5 @@ done
 } >"$out.tmp"
 mv "$out.tmp" "$out"
 cat "$out"
-awk -v b="$base" '/^BenchmarkDefaultCampaign/ { split($1, a, "="); v[a[2]] = v[a[2]] " " $9; n[a[2]]++ }
+awk '/^BenchmarkDefaultCampaign/ { split($1, a, "="); v[a[2]] = v[a[2]] " " $9 }
 END { for (k in v) print k ": seeds/cpu-s" v[k] }' "$out"

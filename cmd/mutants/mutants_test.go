@@ -141,7 +141,7 @@ func TestMutantsApplyAndNameKnownChecks(t *testing.T) {
 		cmd := exec.Command(git, "apply", "--check", m.File)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("%s no longer applies: %s", m.File, out)
+			t.Errorf("%s no longer applies (plant the bug again in the new code: MAINTAINING.md, \"A planted bug no longer applies\"): %s", m.File, out)
 		}
 	}
 	if gitErr != nil {

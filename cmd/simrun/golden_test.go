@@ -30,6 +30,11 @@ import (
 func TestGolden(t *testing.T) {
 	wallFrozen = true
 	defer func() { wallFrozen = false }()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log("if the difference is on purpose: go test ./cmd/simrun -run TestGolden -rewrite")
+		}
+	})
 	datadriven.Walk(t, "testdata/golden", func(t *testing.T, path string) {
 		tmp := t.TempDir()
 		t.Setenv("TMPDIR", tmp) // replay's artefact folder (os.TempDir) reads $TMP too

@@ -32,6 +32,11 @@ type Script interface {
 // with -rewrite. The world stands still while the test reads the next
 // command, so a transcript is deterministic for a given simulator.
 func Transcripts(t *testing.T, dir string, start func(w *sim.World) (Script, *Transcript)) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("if the difference is on purpose, rewrite the transcripts of this package: go test -run '^%s$' -rewrite (make transcripts does coord's and sched's)", t.Name())
+		}
+	})
 	datadriven.Walk(t, dir, func(t *testing.T, path string) {
 		in, out, done := make(chan *datadriven.TestData), make(chan string), make(chan sim.Result, 1)
 		w := sim.New(sim.Config{Seed: 1, MaxTime: 24 * time.Hour})

@@ -301,7 +301,8 @@ func simSpeed(b *strings.Builder, root string) error {
 	fmt.Fprintf(b, "- **Simulator speed against a peer** (`BenchmarkTimedWakeRatio`: N threads, each waking every 10 ms of virtual time and taking one lock, "+
 		"on `sim.World` and in a `testing/synctest` bubble, the two arms alternating in one process): at 500 threads `sim.World` spends "+
 		"**%.1fx less CPU per wake** than synctest (median of %d; %.1f-%.1f; %.0f against %.0f ns), %.1fx less real time; %s and %s less CPU at 10 and 100 threads. "+
-		"A ratio of two arms run side by side, the figure to compare across machines.\n",
+		"A ratio of two arms run side by side; synctest's arm moves with the host far more than sim's, and on one P synctest is the cheaper "+
+		"([`bench/experiments/`](bench/experiments/README.md#synctest-modes), synctest-modes).\n",
 		median(cpu500), len(cpu500), slices.Min(cpu500), slices.Max(cpu500), median(simNs), median(stNs), median(wall500), fewer[0], fewer[1])
 	source(b, "bench/timedwake.txt", code(tw.command), code(tw.commit)+", "+tw.date)
 
